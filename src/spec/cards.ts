@@ -1,0 +1,67 @@
+/**
+ * Sandbox test cards (spec "Test mode rules"). The spec omits the digits, so the
+ * cards file (`--cards FILE`) maps each outcome to a number; a missing entry means
+ * that outcome is not exercised. The reference service's defaults are below.
+ */
+import { z } from 'zod';
+
+export const CARD_OUTCOMES = ['succeeds', 'do_not_honor', 'insufficient_funds', 'three_ds_challenge', 'upstream_error'] as const;
+export type CardOutcome = (typeof CARD_OUTCOMES)[number];
+
+export const cardsFileSchema = z
+  .object({
+    succeeds: z.string().regex(/^\d{12,19}$/, 'a card number of 12 to 19 digits').optional(),
+    do_not_honor: z.string().regex(/^\d{12,19}$/, 'a card number of 12 to 19 digits').optional(),
+    insufficient_funds: z.string().regex(/^\d{12,19}$/, 'a card number of 12 to 19 digits').optional(),
+    three_ds_challenge: z.string().regex(/^\d{12,19}$/, 'a card number of 12 to 19 digits').optional(),
+    upstream_error: z.string().regex(/^\d{12,19}$/, 'a card number of 12 to 19 digits').optional(),
+  })
+  .strict();
+export type CardsFile = z.infer<typeof cardsFileSchema>;
+
+/** Luhn-valid numbers the reference service uses unless --cards replaces them. */
+export const DEFAULT_TEST_CARDS: Required<CardsFile> = {
+  succeeds: '4242424242424242',
+  do_not_honor: '4000000000000002',
+  insufficient_funds: '4000000000009995',
+  three_ds_challenge: '4000000000003220',
+  upstream_error: '4000000000000119',
+};
+
+/** What each outcome should end in (SM-3, PAY-16). */
+export const CARD_EXPECTED: Readonly<Record<CardOutcome, { status: 'succeeded' | 'failed' | 'requires_action'; code: string | null }>> = {
+  succeeds: { status: 'succeeded', code: null },
+  do_not_honor: { status: 'failed', code: 'do_not_honor' },
+  insufficient_funds: { status: 'failed', code: 'insufficient_funds' },
+  three_ds_challenge: { status: 'requires_action', code: null },
+  // The reference service ends these failed with generic_decline after retrying; the spec does not name it.
+  upstream_error: { status: 'failed', code: null },
+};
+
+export function luhnValid(num: string): boolean {
+  let sum = 0;
+  let dbl = false;
+  for (let i = num.length - 1; i >= 0; i--) {
+    let d = num.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return false;
+    if (dbl) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+    dbl = !dbl;
+  }
+  return sum % 10 === 0;
+}
+
+/** Brand by leading digits; American Express takes 4-digit CVCs (TEST-2). */
+export function cardBrand(num: string): 'visa' | 'mastercard' | 'amex' | 'discover' | 'unknown' {
+  if (/^3[47]/.test(num)) return 'amex';
+  if (/^4/.test(num)) return 'visa';
+  if (/^(5[1-5]|2[2-7])/.test(num)) return 'mastercard';
+  if (/^6(011|5)/.test(num)) return 'discover';
+  return 'unknown';
+}
+export function cvcLength(num: string): 3 | 4 {
+  return cardBrand(num) === 'amex' ? 4 : 3;
+}

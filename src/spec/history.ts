@@ -1,0 +1,275 @@
+/**
+ * history.ndjson, format v1: one JSON record a line. Everything the oracle reads is
+ * here, so `paystorm check` judges a saved run exactly as a live one. Keys and card
+ * numbers never appear: a key is its label, a card its last four and its outcome.
+ *
+ * Times: `t*` fields are milliseconds on the run's monotonic clock (0 = run start,
+ * fractional); `wall` fields are Unix epoch milliseconds.
+ */
+import { z } from 'zod';
+import { OPERATIONS } from './operations.ts';
+import { CARD_OUTCOMES } from './cards.ts';
+import { EVENT_TYPES } from './events.ts';
+import { PAYMENT_STATUSES, REFUND_STATUSES } from './statuses.ts';
+
+export const HISTORY_VERSION = 1 as const;
+
+const canonicalRefund = z.object({
+  id: z.string(),
+  paymentId: z.string(),
+  amount: z.number(),
+  status: z.enum(REFUND_STATUSES),
+  created: z.number().nullable(),
+});
+
+const canonicalPayment = z.object({
+  id: z.string(),
+  presentation: z.enum(['A', 'B']),
+  status: z.enum(PAYMENT_STATUSES),
+  wireStatus: z.string(),
+  amount: z.number(),
+  currency: z.string(),
+  livemode: z.boolean().nullable(),
+  created: z.number().nullable(),
+  hosted: z.boolean().nullable(),
+  nextAction: z.object({ type: z.string(), reason: z.string().nullable(), redirectUrl: z.string().nullable() }).nullable(),
+  amountRefunded: z.number().nullable(),
+  amountRefundable: z.number().nullable(),
+  card: z
+    .object({
+      brand: z.string().nullable(),
+      last4: z.string().nullable(),
+      exp_month: z.number().nullable(),
+      exp_year: z.number().nullable(),
+      country: z.string().nullable().optional(),
+    })
+    .nullable(),
+  failureCode: z.string().nullable(),
+  description: z.string().nullable(),
+  metadata: z.record(z.string(), z.any()).nullable(),
+  merchantReference: z.number().nullable(),
+  redirectUrl: z.string().nullable(),
+  succeededAt: z.number().nullable(),
+  failedAt: z.number().nullable(),
+  refundedAt: z.number().nullable(),
+  refunds: z.array(canonicalRefund).nullable(),
+});
+
+export const keyInfoSchema = z.object({
+  label: z.string(),
+  merchant: z.string(),
+  mode: z.enum(['test', 'live']),
+  prefix: z.string(),
+  last4: z.string(),
+  /** Capabilities known to the run (e.g. the reference service's no-Direct-API key). */
+  directApi: z.boolean().optional(),
+});
+export type KeyInfo = z.infer<typeof keyInfoSchema>;
+
+export const runRecordSchema = z.object({
+  v: z.literal(HISTORY_VERSION),
+  kind: z.literal('run'),
+  runId: z.string(),
+  wall: z.number(),
+  target: z.object({ url: z.string(), embedded: z.boolean(), presentation: z.enum(['A', 'B']).nullable() }),
+  /** Learned from X-RateLimit-Limit and the window edges; null when unknown. */
+  rateLimit: z.object({ limit: z.number(), windowMs: z.number() }).nullable(),
+  keys: z.array(keyInfoSchema),
+  scenarios: z.array(z.object({ name: z.string(), rules: z.array(z.string()) })),
+  seed: z.number(),
+  timeScale: z.number(),
+  /** SM-6 / FT-2 bound in ms (already scaled). */
+  settleBoundMs: z.number(),
+  webhooks: z
+    .object({
+      receiverUrl: z.string(),
+      /** Whether the target is known to deliver to the receiver (embedded: yes). */
+      wired: z.boolean(),
+      failShare: z.number(),
+      ackTimeoutMs: z.number(),
+    })
+    .nullable(),
+  /** Which test card outcomes the cards file provides (a missing one is not exercised). */
+  cardOutcomes: z.array(z.enum(CARD_OUTCOMES)),
+  /** Free-form facts (tool version, host, options) for the report only. */
+  facts: z.record(z.string(), z.any()).optional(),
+});
+export type RunRecord = z.infer<typeof runRecordSchema>;
+
+export const rateInfoSchema = z.object({
+  limit: z.number().nullable(),
+  remaining: z.number().nullable(),
+  reset: z.number().nullable(),
+  /** Raw header values when they did not parse as integers. */
+  raw: z.record(z.string(), z.string()).optional(),
+});
+
+export const errorInfoSchema = z.object({
+  type: z.any(),
+  code: z.any(),
+  message: z.any(),
+  param: z.any(),
+  decline_code: z.any(),
+  doc_url: z.any(),
+  request_id: z.any(),
+  /** Error-object fields that were absent (ERR-1). */
+  missing: z.array(z.string()),
+});
+export type ErrorInfo = z.infer<typeof errorInfoSchema>;
+
+/** What was sent that rules compare against. Never the card number or the key. */
+export const sentSchema = z.object({
+  path: z.string().optional(),
+  method: z.string().optional(),
+  amount: z.any().optional(),
+  currency: z.any().optional(),
+  description: z.any().optional(),
+  metadata: z.any().optional(),
+  merchantReference: z.any().optional(),
+  returnUrl: z.any().optional(),
+  cardLast4: z.string().optional(),
+  cardOutcome: z.enum(CARD_OUTCOMES).optional(),
+  cardBrand: z.string().optional(),
+  paymentId: z.string().optional(),
+  threeDsResult: z.enum(['success', 'fail']).optional(),
+  list: z
+    .object({
+      limit: z.any().optional(),
+      startingAfter: z.string().optional(),
+      status: z.string().optional(),
+      createdGte: z.any().optional(),
+      createdLt: z.any().optional(),
+    })
+    .optional(),
+  /** Auth variant of a probe: what the Authorization header held (described, never the key). */
+  auth: z.enum(['ok', 'missing', 'malformed', 'basic', 'bad-prefix', 'unknown-key']).optional(),
+  /** Which body fields a bad-input probe broke, and the param it expects named. */
+  badInput: z.object({ case: z.string(), expectStatus: z.number(), expectCode: z.string(), expectParam: z.string().nullable() }).optional(),
+  /** Which presentation's input shape the body used. */
+  inputShape: z.enum(['A', 'B']).optional(),
+  /** Idempotency-Key sent but deliberately unusual: 'missing' | 'oversized'. */
+  idemVariant: z.enum(['missing', 'oversized']).optional(),
+});
+export type Sent = z.infer<typeof sentSchema>;
+
+export const FAILURE_KINDS = ['timeout', 'reset', 'refused', 'other'] as const;
+
+export const exchangeRecordSchema = z.object({
+  v: z.literal(HISTORY_VERSION),
+  kind: z.literal('exchange'),
+  seq: z.number(),
+  scenario: z.string(),
+  /** A group of exchanges one probe judges together (e.g. an idempotency race). */
+  group: z.string().optional(),
+  op: z.enum(OPERATIONS),
+  key: z.string(),
+  idemKey: z.string().optional(),
+  /** sha256 hex (first 16) of the exact request body. */
+  bodyDigest: z.string().optional(),
+  sent: sentSchema,
+  /** When the iteration should have started (open model), actual start, end: run-monotonic ms. */
+  tIntended: z.number(),
+  tStart: z.number(),
+  tEnd: z.number(),
+  wall: z.number(),
+  /** 0 when no response came (see failure). */
+  status: z.number(),
+  contentType: z.string().nullable(),
+  rate: rateInfoSchema.nullable(),
+  retryAfter: z.number().nullable(),
+  /** Whether the body parsed as JSON (ERR-5). */
+  json: z.boolean(),
+  error: errorInfoSchema.nullable(),
+  payment: canonicalPayment.nullable(),
+  refund: canonicalRefund.nullable(),
+  list: z
+    .object({
+      object: z.any(),
+      ids: z.array(z.string()),
+      hasMore: z.boolean().nullable(),
+      url: z.any(),
+      statuses: z.array(z.string()),
+      created: z.array(z.number().nullable()),
+      livemodes: z.array(z.boolean().nullable()),
+    })
+    .nullable(),
+  /** Shape problems of the body against its presentation (validatePaymentShape). */
+  shapeProblems: z.array(z.string()).optional(),
+  /** Non-integer amount fields and leaked secrets found in the body (ERR-5, SEC-2, PAY-9). */
+  leaks: z.array(z.string()).optional(),
+  /** Trimmed, redacted body for evidence. */
+  bodySnippet: z.string().optional(),
+  /** For complete_3ds / submit_hpp: where the 303 pointed. */
+  location: z.string().nullable().optional(),
+  failure: z.enum(FAILURE_KINDS).nullable(),
+  /** Retry number when the client retried the same logical request (0 = first). */
+  attempt: z.number().optional(),
+});
+export type ExchangeRecord = z.infer<typeof exchangeRecordSchema>;
+
+export const webhookRecordSchema = z.object({
+  v: z.literal(HISTORY_VERSION),
+  kind: z.literal('webhook'),
+  seq: z.number(),
+  tReceived: z.number(),
+  wall: z.number(),
+  path: z.string(),
+  signature: z.enum(['ok', 'missing', 'malformed', 'mismatch', 'stale']),
+  /** Signature timestamp `t` (Unix seconds) when the header parsed. */
+  t: z.number().nullable(),
+  eventId: z.string().nullable(),
+  type: z.string().nullable(),
+  createdAt: z.any(),
+  livemode: z.any(),
+  /** Envelope problems (WH-3). */
+  envelopeProblems: z.array(z.string()),
+  payment: canonicalPayment.nullable(),
+  refund: canonicalRefund.nullable(),
+  /** What the receiver answered: HTTP status, or 0 when it stalled past the ack time. */
+  answered: z.number(),
+  stalledMs: z.number().optional(),
+  duplicate: z.boolean(),
+  leaks: z.array(z.string()).optional(),
+});
+export type WebhookRecord = z.infer<typeof webhookRecordSchema>;
+
+export const faultRecordSchema = z.object({
+  v: z.literal(HISTORY_VERSION),
+  kind: z.literal('fault'),
+  proxy: z.string(),
+  /** 'upstream' (service to processor) or 'client' (paystorm to service). */
+  link: z.enum(['upstream', 'client']),
+  toxic: z.object({
+    name: z.string(),
+    type: z.string(),
+    stream: z.enum(['upstream', 'downstream']),
+    toxicity: z.number(),
+    attributes: z.record(z.string(), z.any()),
+  }),
+  tStart: z.number(),
+  tEnd: z.number(),
+  wallStart: z.number(),
+});
+export type FaultRecord = z.infer<typeof faultRecordSchema>;
+
+export const endRecordSchema = z.object({
+  v: z.literal(HISTORY_VERSION),
+  kind: z.literal('end'),
+  tEnd: z.number(),
+  wall: z.number(),
+  /** False when the run was interrupted or a cap stopped it before the scenarios finished. */
+  complete: z.boolean(),
+  reason: z.string(),
+  requests: z.number(),
+  dropped: z.number(),
+});
+export type EndRecord = z.infer<typeof endRecordSchema>;
+
+export const historyRecordSchema = z.discriminatedUnion('kind', [
+  runRecordSchema,
+  exchangeRecordSchema,
+  webhookRecordSchema,
+  faultRecordSchema,
+  endRecordSchema,
+]);
+export type HistoryRecord = z.infer<typeof historyRecordSchema>;
