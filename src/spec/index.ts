@@ -15,3 +15,5 @@ export * from './history.ts';
 export * from './summary.ts';
 export * from './metrics.ts';
 export * from './exit-codes.ts';
+export * from './inputs.ts';
+export * from './scenario.ts';
