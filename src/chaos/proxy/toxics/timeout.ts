@@ -1,0 +1,34 @@
+// timeout: stops all data (it is dropped) and closes the connection once `timeout` ms pass with
+// no data arriving in this direction; `timeout: 0` never closes. Removing the toxic closes the
+// connections it stalled (Toxiproxy's TimeoutToxic + Cleanup).
+import type { ToxicDefinition } from './index.ts';
+
+export interface TimeoutAttributes {
+  [k: string]: number;
+  timeout: number;
+}
+
+export const timeout: ToxicDefinition<TimeoutAttributes> = {
+  type: 'timeout',
+  defaults: { timeout: 0 },
+  create(attrs) {
+    return {
+      async pipe(stub) {
+        // Go re-arms time.After on every loop turn, so each chunk received restarts the clock.
+        const ms = attrs.timeout > 0 ? attrs.timeout : undefined;
+        for (;;) {
+          const ev = await stub.next(ms);
+          if (ev.kind === 'interrupt') return;
+          if (ev.kind === 'timeout' || ev.kind === 'eof') {
+            stub.close();
+            return;
+          }
+          // chunk: drop the data on the ground
+        }
+      },
+      cleanup(stub) {
+        stub.close();
+      },
+    };
+  },
+};
