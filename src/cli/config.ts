@@ -1,0 +1,112 @@
+/**
+ * Options of `paystorm run`, from flags and `paystorm.config.json` (flags win).
+ * One zod schema validates both; an error names the path of each bad field and the fix.
+ */
+import { readFileSync, existsSync } from 'node:fs';
+import { z } from 'zod';
+import { EXIT, PaystormError, cardsFileSchema, type CardsFile } from '../spec/index.ts';
+import { parseDuration } from './duration.ts';
+
+const durationSchema = z.union([z.number().nonnegative(), z.string()]);
+
+export const runConfigSchema = z
+  .object({
+    scenarios: z.array(z.string()).optional(),
+    target: z.url({ message: 'a URL such as https://staging.example.com' }).optional(),
+    keys: z.array(z.string()).optional(),
+    allowLive: z.boolean().optional(),
+    cards: z.union([z.string(), cardsFileSchema]).optional(),
+    duration: durationSchema.optional(),
+    rate: z.number().positive().optional(),
+    out: z.string().optional(),
+    webhookPort: z.number().int().min(0).max(65535).optional(),
+    webhookSecret: z.string().optional(),
+    webhookFailShare: z.number().min(0).max(1).optional(),
+    webhookStallShare: z.number().min(0).max(1).optional(),
+    toxiproxy: z.url().optional(),
+    proxies: z.array(z.string()).optional(),
+    thresholds: z.array(z.string()).optional(),
+    seed: z.number().int().optional(),
+    maxRequests: z.number().int().positive().optional(),
+    maxDuration: durationSchema.optional(),
+    requestTimeout: durationSchema.optional(),
+    settleBound: durationSchema.optional(),
+    /** Embedded target only. */
+    presentation: z.enum(['A', 'B']).optional(),
+    timeScale: z.number().positive().max(10).optional(),
+    rateLimit: z.number().int().positive().optional(),
+    windowMs: z.number().int().min(1000).refine((v) => v % 1000 === 0, 'whole seconds (a multiple of 1000)').optional(),
+    bugs: z.array(z.string()).optional(),
+    /** Fault schedule steps (see docs/chaos.md); validated by the chaos layer. */
+    faults: z.array(z.any()).optional(),
+  })
+  .strict();
+export type RunConfig = z.infer<typeof runConfigSchema>;
+
+/** Formats zod issues as `field.path: problem`. */
+export function formatIssues(issues: readonly z.core.$ZodIssue[], prefix: string): string {
+  return issues
+    .map((i) => {
+      const path = i.path.length ? i.path.map(String).join('.') : '(top level)';
+      return `${prefix}${path}: ${i.message}`;
+    })
+    .join('\n');
+}
+
+export function loadConfigFile(path: string): RunConfig {
+  if (!existsSync(path)) throw new PaystormError(`--config: no file at ${path}. Pass the path of a paystorm.config.json.`, EXIT.usage, '--config');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new PaystormError(`--config: ${path} is not valid JSON (${(e as Error).message}). Fix the file.`, EXIT.usage, '--config');
+  }
+  const parsed = runConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new PaystormError(`--config ${path} has bad fields:\n${formatIssues(parsed.error.issues, '  ')}`, EXIT.usage, '--config');
+  }
+  return parsed.data;
+}
+
+export function loadCardsFile(pathOrObject: string | CardsFile): CardsFile {
+  if (typeof pathOrObject !== 'string') return pathOrObject;
+  if (!existsSync(pathOrObject)) throw new PaystormError(`--cards: no file at ${pathOrObject}. Pass a JSON file mapping outcomes to card numbers.`, EXIT.usage, '--cards');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(pathOrObject, 'utf8'));
+  } catch (e) {
+    throw new PaystormError(`--cards: ${pathOrObject} is not valid JSON (${(e as Error).message}).`, EXIT.usage, '--cards');
+  }
+  const parsed = cardsFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new PaystormError(
+      `--cards ${pathOrObject} has bad fields (allowed: succeeds, do_not_honor, insufficient_funds, three_ds_challenge, upstream_error):\n${formatIssues(parsed.error.issues, '  ')}`,
+      EXIT.usage,
+      '--cards',
+    );
+  }
+  return parsed.data;
+}
+
+/** Merges flags over the config file and validates the result once. */
+export function resolveRunConfig(flags: RunConfig, file: RunConfig | null): RunConfig {
+  const merged: Record<string, unknown> = { ...(file ?? {}) };
+  for (const [k, v] of Object.entries(flags)) {
+    if (v === undefined) continue;
+    if (Array.isArray(v) && v.length === 0 && merged[k] !== undefined) continue;
+    merged[k] = v;
+  }
+  const parsed = runConfigSchema.safeParse(merged);
+  if (!parsed.success) throw new PaystormError(`bad options:\n${formatIssues(parsed.error.issues, '  --')}`, EXIT.usage);
+  for (const f of ['duration', 'maxDuration', 'requestTimeout', 'settleBound'] as const) {
+    const v = parsed.data[f];
+    if (v !== undefined) {
+      try {
+        parseDuration(v, `--${f.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}`);
+      } catch (e) {
+        throw new PaystormError((e as Error).message, EXIT.usage);
+      }
+    }
+  }
+  return parsed.data;
+}
