@@ -17,3 +17,4 @@ export * from './metrics.ts';
 export * from './exit-codes.ts';
 export * from './inputs.ts';
 export * from './scenario.ts';
+export * from './faults.ts';
