@@ -1,0 +1,71 @@
+/**
+ * The console summary printed at the end of a run: one aligned line per invariant and
+ * per threshold, failures first, then the verdict and what the exit code means.
+ * ANSI colour only when asked (the caller knows whether stdout is a TTY).
+ */
+import type { InvariantStatus, Summary } from '../spec/summary.ts';
+import { sortInvariants, sortThresholds } from './order.ts';
+import { redactSummary } from './redact.ts';
+import { formatDuration, formatValue, verdictLine } from './verdict.ts';
+
+const DETAIL_MAX = 100;
+
+const ANSI = { red: '\x1b[31m', green: '\x1b[32m', yellow: '\x1b[33m', magenta: '\x1b[35m', dim: '\x1b[2m', bold: '\x1b[1m', reset: '\x1b[0m' } as const;
+type Tone = keyof typeof ANSI;
+
+const STATUS_LABEL: Record<InvariantStatus, [string, Tone]> = {
+  fail: ['FAIL', 'red'],
+  error: ['ERROR', 'magenta'],
+  'not-exercised': ['NOT EXERCISED', 'yellow'],
+  pass: ['pass', 'green'],
+};
+
+function oneLine(text: string, max = DETAIL_MAX): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? flat.slice(0, max - 1) + '…' : flat;
+}
+
+/** Pads plain cells to column widths, then colours whole cells (escape codes never count toward width). */
+function alignedRows(rows: { cells: string[]; tones: (Tone | null)[] }[], paint: (t: Tone | null, s: string) => string): string[] {
+  const widths: number[] = [];
+  for (const r of rows) r.cells.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, [...c].length)));
+  return rows.map((r) =>
+    ('  ' + r.cells.map((c, i) => paint(r.tones[i] ?? null, i === r.cells.length - 1 ? c : c + ' '.repeat(widths[i] - [...c].length))).join('  ')).trimEnd(),
+  );
+}
+
+export function renderConsole(input: Summary, opts: { color?: boolean } = {}): string {
+  const s = redactSummary(input);
+  const paint = (t: Tone | null, text: string) => (opts.color && t ? `${ANSI[t]}${text}${ANSI.reset}` : text);
+  const out: string[] = [];
+  const target = `${s.target.url}${s.target.embedded ? ' (embedded)' : ''}, presentation ${s.target.presentation ?? '?'}`;
+  out.push(paint('bold', `paystorm ${s.runId}`) + `  ${target}, ${formatDuration(s.duration_ms)}${s.complete ? '' : ', INCOMPLETE'}`);
+
+  out.push('', paint('bold', 'Invariants'));
+  if (s.invariants.length === 0) out.push('  (none evaluated)');
+  else {
+    const rows = [{ cells: ['STATUS', 'INVARIANT', 'VIOL', 'RULES', 'DETAIL'], tones: ['dim', 'dim', 'dim', 'dim', 'dim'] as (Tone | null)[] }];
+    for (const i of sortInvariants(s.invariants)) {
+      const [label, tone] = STATUS_LABEL[i.status];
+      const detail = i.reason ?? i.examples[0]?.message ?? (i.error ? i.error.split('\n')[0] : '');
+      rows.push({
+        cells: [label, i.id, i.status === 'fail' ? String(i.violations) : '-', i.rules.join(','), oneLine(detail)],
+        tones: [tone, i.status === 'pass' ? null : 'bold', null, 'dim', null],
+      });
+    }
+    out.push(...alignedRows(rows, paint));
+  }
+
+  out.push('', paint('bold', 'Thresholds'));
+  if (s.thresholds.length === 0) out.push('  (none set)');
+  else {
+    const rows = [{ cells: ['STATUS', 'METRIC', 'EXPR', 'VALUE'], tones: ['dim', 'dim', 'dim', 'dim'] as (Tone | null)[] }];
+    for (const t of sortThresholds(s.thresholds)) {
+      rows.push({ cells: [t.ok ? 'ok' : 'BREACHED', t.metric, t.expr, formatValue(t.value)], tones: [t.ok ? 'green' : 'red', null, null, null] });
+    }
+    out.push(...alignedRows(rows, paint));
+  }
+
+  out.push('', paint(s.verdict === 'pass' ? 'green' : 'red', verdictLine(s)));
+  return out.join('\n') + '\n';
+}

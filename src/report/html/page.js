@@ -1,0 +1,120 @@
+// Browser side of report.html: draws the chart specs built by chart-data.ts with uPlot.
+// Inlined into the page as-is (not compiled), so plain modern JS only.
+(function () {
+  'use strict';
+  var data = JSON.parse(document.getElementById('paystorm-data').textContent);
+  var FAULT_FILL = 'rgba(220, 38, 38, 0.10)';
+  var FAULT_EDGE = 'rgba(220, 38, 38, 0.55)';
+  var EDGE_STROKE = 'rgba(107, 114, 128, 0.8)';
+
+  // Shades fault windows behind the series and draws window-edge markers on top.
+  function overlays(spec) {
+    function xPos(u, v) { return u.valToPos(v, 'x', true); }
+    return {
+      hooks: {
+        drawClear: [function (u) {
+          var ctx = u.ctx, top = u.bbox.top, height = u.bbox.height;
+          var left = u.bbox.left, right = u.bbox.left + u.bbox.width;
+          ctx.save();
+          spec.faults.forEach(function (f) {
+            var x0 = Math.max(left, xPos(u, f.start));
+            var x1 = Math.min(right, xPos(u, f.end));
+            if (!(x1 > x0)) x1 = Math.min(right, x0 + 2 * devicePixelRatio); // an instant fault still shows
+            if (x0 >= right || x1 <= left) return;
+            ctx.fillStyle = FAULT_FILL;
+            ctx.fillRect(x0, top, x1 - x0, height);
+            ctx.fillStyle = FAULT_EDGE;
+            ctx.fillRect(x0, top, 1 * devicePixelRatio, height);
+            ctx.fillRect(x1 - devicePixelRatio, top, 1 * devicePixelRatio, height);
+          });
+          ctx.restore();
+        }],
+        draw: [function (u) {
+          var ctx = u.ctx, top = u.bbox.top, height = u.bbox.height;
+          var left = u.bbox.left, right = u.bbox.left + u.bbox.width;
+          ctx.save();
+          ctx.strokeStyle = EDGE_STROKE;
+          ctx.lineWidth = 1 * devicePixelRatio;
+          ctx.setLineDash([4 * devicePixelRatio, 3 * devicePixelRatio]);
+          spec.edges.forEach(function (t) {
+            var x = Math.round(xPos(u, t));
+            if (x < left || x > right) return;
+            ctx.beginPath();
+            ctx.moveTo(x, top);
+            ctx.lineTo(x, top + height);
+            ctx.stroke();
+          });
+          ctx.setLineDash([]);
+          ctx.fillStyle = FAULT_EDGE;
+          ctx.font = (10 * devicePixelRatio) + 'px system-ui, sans-serif';
+          ctx.textBaseline = 'top';
+          spec.faults.forEach(function (f) {
+            var x0 = Math.max(left, xPos(u, f.start));
+            if (x0 >= right) return;
+            ctx.fillText(f.label, x0 + 3 * devicePixelRatio, top + 2 * devicePixelRatio);
+          });
+          ctx.restore();
+        }],
+      },
+    };
+  }
+
+  function seriesOpts(s) {
+    var o = { label: s.label, stroke: s.color, width: s.width || 1.25, spanGaps: false, scale: s.scale || 'y', points: { show: false } };
+    if (s.dash) o.dash = s.dash;
+    if (s.stepped) o.paths = uPlot.paths.stepped({ align: 1 });
+    if (s.pointsOnly) {
+      o.paths = function () { return null; };
+      o.points = { show: true, size: 7, stroke: s.color, fill: s.color, width: 1 };
+    }
+    return o;
+  }
+
+  function chartWidth(el) {
+    return Math.max(280, Math.floor(el.getBoundingClientRect().width) - 4);
+  }
+
+  var plots = [];
+  var rendered = 0;
+  data.charts.forEach(function (spec) {
+    var el = document.getElementById(spec.id);
+    if (!el) return;
+    var body = el.querySelector('.chart-body');
+    var points = 0;
+    spec.series.forEach(function (s) { s.values.forEach(function (v) { if (v !== null) points++; }); });
+    if (spec.x.length === 0 || points === 0) {
+      body.innerHTML = '<div class="nodata">no data</div>';
+      el.dataset.points = '0';
+      return;
+    }
+    var hasY2 = spec.series.some(function (s) { return s.scale === 'y2'; });
+    var axes = [
+      { label: 'seconds since start', size: 40, labelSize: 18, grid: { stroke: '#eef0f3' }, ticks: { stroke: '#d1d5db' } },
+      { label: spec.yLabel, scale: 'y', size: 56, labelSize: 18, grid: { stroke: '#eef0f3' }, ticks: { stroke: '#d1d5db' } },
+    ];
+    if (hasY2) axes.push({ label: spec.y2Label || '', scale: 'y2', side: 1, size: 50, labelSize: 18, grid: { show: false } });
+    var scales = { x: { time: false }, y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.08 : 1]; } } };
+    if (hasY2) scales.y2 = { range: function (u, min, max) { return [0, max > 0 ? max * 1.15 : 1]; } };
+    var height = spec.group === 'throughput' ? 280 : 220;
+    var opts = {
+      width: chartWidth(body),
+      height: height,
+      scales: scales,
+      axes: axes,
+      series: [{ label: 't (s)' }].concat(spec.series.map(seriesOpts)),
+      legend: { live: true },
+      cursor: { drag: { x: true, y: false } },
+      plugins: [overlays(spec)],
+    };
+    var cols = [spec.x].concat(spec.series.map(function (s) { return s.values; }));
+    var plot = new uPlot(opts, cols, body);
+    plots.push({ plot: plot, body: body });
+    el.dataset.points = String(points);
+    rendered++;
+  });
+
+  window.addEventListener('resize', function () {
+    plots.forEach(function (p) { p.plot.setSize({ width: chartWidth(p.body), height: p.plot.height }); });
+  });
+  document.body.dataset.chartsRendered = String(rendered);
+})();

@@ -1,0 +1,7 @@
+/** Reports of a run: summary.json, junit.xml, summary.md, report.html and the console summary. */
+export { writeReports, REPORT_FILES, HISTORY_FILE, type WriteReportsOptions } from './write.ts';
+export { renderJUnit } from './junit.ts';
+export { renderMarkdown } from './markdown.ts';
+export { renderHtml } from './html/render.ts';
+export { renderConsole } from './console.ts';
+export { redactSecrets, redactSummary } from './redact.ts';

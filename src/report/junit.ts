@@ -1,0 +1,83 @@
+/**
+ * junit.xml: one testcase per invariant and per threshold, so CI test views list
+ * them. A violated invariant or breached threshold is a <failure> whose body is the
+ * evidence; an oracle exception is an <error> with its stack; not-exercised is <skipped>.
+ */
+import type { InvariantResult, Summary, ThresholdResult } from '../spec/summary.ts';
+import { escapeXml, escapeXmlAttr } from './escape.ts';
+import { redactSummary } from './redact.ts';
+import { evidenceText, formatValue, verdictLine } from './verdict.ts';
+
+export function renderJUnit(input: Summary): string {
+  const summary = redactSummary(input);
+  const seconds = (summary.duration_ms / 1000).toFixed(3);
+  const inv = summary.invariants;
+  const thr = summary.thresholds;
+  const invFailures = inv.filter((i) => i.status === 'fail').length;
+  const invErrors = inv.filter((i) => i.status === 'error').length;
+  const invSkipped = inv.filter((i) => i.status === 'not-exercised').length;
+  const thrFailures = thr.filter((t) => !t.ok).length;
+
+  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
+  out.push(
+    `<testsuites name="paystorm" tests="${inv.length + thr.length}" failures="${invFailures + thrFailures}" errors="${invErrors}" skipped="${invSkipped}" time="${seconds}">`,
+  );
+  out.push(
+    `  <testsuite name="paystorm.invariants" tests="${inv.length}" failures="${invFailures}" errors="${invErrors}" skipped="${invSkipped}" time="${seconds}" timestamp="${escapeXmlAttr(summary.started_at)}">`,
+  );
+  out.push('    <properties>');
+  const props: [string, string][] = [
+    ['runId', summary.runId],
+    ['target', summary.target.url],
+    ['presentation', summary.target.presentation ?? 'unknown'],
+    ['verdict', summary.verdict],
+    ['complete', String(summary.complete)],
+    ['exitCode', String(summary.exitCode)],
+    ['scenarios', summary.scenarios.map((s) => s.name).join(',')],
+  ];
+  for (const [name, value] of props) out.push(`      <property name="${escapeXmlAttr(name)}" value="${escapeXmlAttr(value)}"/>`);
+  out.push('    </properties>');
+  for (const i of inv) out.push(...invariantCase(i));
+  out.push(`    <system-out>${escapeXml(verdictLine(summary))}</system-out>`);
+  out.push('  </testsuite>');
+  out.push(`  <testsuite name="paystorm.thresholds" tests="${thr.length}" failures="${thrFailures}" errors="0" skipped="0" time="0">`);
+  for (const t of thr) out.push(...thresholdCase(t));
+  out.push('  </testsuite>');
+  out.push('</testsuites>');
+  return out.join('\n') + '\n';
+}
+
+function invariantCase(i: InvariantResult): string[] {
+  const name = `${i.id}: ${i.title}`;
+  const head = `    <testcase classname="paystorm.invariants" name="${escapeXmlAttr(name)}" assertions="${i.checked}">`;
+  const rules = `rules: ${i.rules.join(', ') || 'none'}; checked ${i.checked}`;
+  switch (i.status) {
+    case 'pass':
+      return [head, `      <system-out>${escapeXml([rules, i.reason].filter(Boolean).join('\n'))}</system-out>`, '    </testcase>'];
+    case 'not-exercised':
+      return [head, `      <skipped message="${escapeXmlAttr(i.reason ?? 'not exercised')}"/>`, '    </testcase>'];
+    case 'error':
+      return [
+        head,
+        `      <error type="oracle-error" message="${escapeXmlAttr(i.reason ?? firstLine(i.error) ?? 'the invariant could not be evaluated')}">${escapeXml(i.error ?? '')}</error>`,
+        '    </testcase>',
+      ];
+    case 'fail': {
+      const message = `${i.violations} violation${i.violations === 1 ? '' : 's'}` + (i.reason ? `: ${i.reason}` : '');
+      const body = [rules, ...i.examples.map((e, n) => `--- example ${n + 1} of ${i.violations}\n${evidenceText(e)}`)].join('\n');
+      return [head, `      <failure type="violation" message="${escapeXmlAttr(message)}">${escapeXml(body)}</failure>`, '    </testcase>'];
+    }
+  }
+}
+
+function thresholdCase(t: ThresholdResult): string[] {
+  const name = `${t.metric}: ${t.expr}`;
+  const head = `    <testcase classname="paystorm.thresholds" name="${escapeXmlAttr(name)}">`;
+  const observed = `observed ${formatValue(t.value)}`;
+  if (t.ok) return [head, `      <system-out>${escapeXml(observed)}</system-out>`, '    </testcase>'];
+  return [head, `      <failure type="threshold" message="${escapeXmlAttr(`${name} breached: ${observed}`)}">${escapeXml(`${name}\n${observed}`)}</failure>`, '    </testcase>'];
+}
+
+function firstLine(s: string | null): string | undefined {
+  return s?.split('\n')[0];
+}

@@ -1,0 +1,70 @@
+/** summary.md: the run at a glance for a CI step summary (GitHub-flavoured Markdown). */
+import type { InvariantStatus, Summary } from '../spec/summary.ts';
+import { escapeMdCell, mdCodeCell, mdFence } from './escape.ts';
+import { sortInvariants, sortThresholds } from './order.ts';
+import { redactSummary } from './redact.ts';
+import { evidenceText, formatDuration, formatValue, verdictLine } from './verdict.ts';
+
+const BADGE: Record<InvariantStatus, string> = { fail: '❌ fail', error: '💥 error', 'not-exercised': '⚪ not exercised', pass: '✅ pass' };
+
+function table(header: string[], rows: string[][]): string[] {
+  return [`| ${header.join(' | ')} |`, `|${header.map(() => ' --- ').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)];
+}
+
+export function renderMarkdown(input: Summary): string {
+  const s = redactSummary(input);
+  const c = escapeMdCell;
+  const out: string[] = [];
+  out.push(`## paystorm ${s.verdict === 'pass' ? '✅ PASS' : '❌ FAIL'}${s.complete ? '' : ' (incomplete)'}`, '');
+  out.push(c(verdictLine(s)), '');
+  out.push(
+    ...table(
+      ['Run', 'Target', 'Started', 'Duration', 'Scenarios'],
+      [[
+        c(s.runId),
+        c(`${s.target.url}${s.target.embedded ? ' (embedded)' : ''}, presentation ${s.target.presentation ?? '?'}`),
+        c(s.started_at),
+        c(formatDuration(s.duration_ms)),
+        c(s.scenarios.map((x) => x.name).join(', ') || 'none'),
+      ]],
+    ),
+    '',
+  );
+
+  out.push('### Invariants', '');
+  if (s.invariants.length === 0) out.push('_No invariants were evaluated._', '');
+  else {
+    const rows = sortInvariants(s.invariants).map((i) => [
+      BADGE[i.status],
+      `**${c(i.id)}** ${c(i.title)}`,
+      c(i.rules.join(', ')),
+      String(i.violations),
+      String(i.checked),
+      c(i.reason ?? (i.status === 'error' ? (i.error ?? '').split('\n')[0] : '')),
+    ]);
+    out.push(...table(['Status', 'Invariant', 'Rules', 'Violations', 'Checked', 'Reason'], rows), '');
+  }
+
+  out.push('### Thresholds', '');
+  if (s.thresholds.length === 0) out.push('_No thresholds were set._', '');
+  else {
+    const rows = sortThresholds(s.thresholds).map((t) => [t.ok ? '✅ ok' : '❌ breached', c(t.metric), mdCodeCell(t.expr), c(formatValue(t.value))]);
+    out.push(...table(['Status', 'Metric', 'Expression', 'Value'], rows), '');
+  }
+
+  const bad = sortInvariants(s.invariants).filter((i) => i.status === 'fail' || i.status === 'error');
+  if (bad.length) {
+    out.push('### Evidence', '');
+    for (const i of bad) {
+      const text =
+        i.status === 'error'
+          ? (i.error ?? i.reason ?? 'no stack')
+          : i.examples.map((e, n) => `--- example ${n + 1} of ${i.violations}\n${evidenceText(e)}`).join('\n') || (i.reason ?? 'no examples recorded');
+      // <details> keeps a long list of failures readable; the code block needs blank lines around it to render as Markdown.
+      out.push(`<details><summary>${BADGE[i.status]} ${c(i.id)}: ${c(i.title)} (${i.violations} violation${i.violations === 1 ? '' : 's'})</summary>`, '');
+      out.push(mdFence(text, 'text'), '', '</details>', '');
+    }
+  }
+  out.push(`_Full report: \`report.html\` (charts, evidence), \`summary.json\`, \`junit.xml\`._`, '');
+  return out.join('\n');
+}

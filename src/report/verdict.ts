@@ -1,0 +1,87 @@
+/** One-line meanings of the verdict and the exit code, shared by every report. */
+import { EXIT } from '../spec/exit-codes.ts';
+import type { Summary } from '../spec/summary.ts';
+
+const EXIT_MEANING: Record<number, string> = {
+  [EXIT.pass]: 'all invariants held and all thresholds were met',
+  [EXIT.violation]: 'an invariant was violated (or could not be checked)',
+  [EXIT.threshold]: 'a threshold was breached',
+  [EXIT.usage]: 'usage or configuration error',
+  [EXIT.target]: 'the target could not be reached',
+  [EXIT.interrupted]: 'the run was interrupted',
+};
+
+export function exitMeaning(code: number): string {
+  return EXIT_MEANING[code] ?? 'unknown exit code';
+}
+
+export interface Counts {
+  invariants: Record<'pass' | 'fail' | 'error' | 'not-exercised', number>;
+  thresholds: { ok: number; breached: number };
+}
+
+export function countResults(summary: Summary): Counts {
+  const invariants = { pass: 0, fail: 0, error: 0, 'not-exercised': 0 };
+  for (const inv of summary.invariants) invariants[inv.status]++;
+  const breached = summary.thresholds.filter((t) => !t.ok).length;
+  return { invariants, thresholds: { ok: summary.thresholds.length - breached, breached } };
+}
+
+/** e.g. `FAIL  2 failed, 1 error, 3 not exercised, 12 passed; 1 of 4 thresholds breached; exit 1: an invariant was violated` */
+export function verdictLine(summary: Summary): string {
+  const c = countResults(summary);
+  const inv = [
+    c.invariants.fail && `${c.invariants.fail} failed`,
+    c.invariants.error && `${c.invariants.error} error${c.invariants.error > 1 ? 's' : ''}`,
+    c.invariants['not-exercised'] && `${c.invariants['not-exercised']} not exercised`,
+    `${c.invariants.pass} passed`,
+  ].filter(Boolean);
+  const thr = summary.thresholds.length
+    ? `${c.thresholds.breached} of ${summary.thresholds.length} threshold${summary.thresholds.length > 1 ? 's' : ''} breached`
+    : 'no thresholds';
+  const incomplete = summary.complete ? '' : ' (incomplete run)';
+  return `${summary.verdict.toUpperCase()}${incomplete}: invariants ${inv.join(', ')}; ${thr}; exit ${summary.exitCode}: ${exitMeaning(summary.exitCode)}`;
+}
+
+/** Evidence as plain text lines, for JUnit bodies, Markdown code blocks and the console. */
+export function evidenceText(ev: {
+  message: string;
+  requestIds?: string[];
+  seqs?: number[];
+  times?: number[];
+  keys?: string[];
+  idemKeys?: string[];
+  paymentIds?: string[];
+  bodies?: string[];
+}): string {
+  const lines = [ev.message];
+  const list = (name: string, xs: readonly (string | number)[] | undefined) => {
+    if (xs && xs.length) lines.push(`  ${name}: ${xs.join(', ')}`);
+  };
+  list('request ids', ev.requestIds);
+  list('payment ids', ev.paymentIds);
+  list('keys', ev.keys);
+  list('idempotency keys', ev.idemKeys);
+  list('times (ms)', ev.times?.map(formatMs));
+  list('history seqs', ev.seqs);
+  for (const b of ev.bodies ?? []) lines.push(`  body: ${b}`);
+  return lines.join('\n');
+}
+
+export function formatMs(ms: number): string {
+  return Number.isInteger(ms) ? String(ms) : ms.toFixed(1);
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 120) return `${s.toFixed(1)} s`;
+  const m = Math.floor(s / 60);
+  return `${m} min ${Math.round(s - m * 60)} s`;
+}
+
+export function formatValue(v: number | null): string {
+  if (v === null) return 'n/a';
+  if (Number.isInteger(v)) return String(v);
+  return Math.abs(v) < 1 ? v.toPrecision(3) : v.toFixed(2);
+}

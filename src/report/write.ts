@@ -1,0 +1,85 @@
+/**
+ * Writes the report files of a run into its directory, then publishes a copy as
+ * `reports/latest/`: built in a temporary sibling and swapped in by rename, so a
+ * reader never sees a half-written latest directory mixed with an older run's files.
+ */
+import { randomBytes } from 'node:crypto';
+import { copyFile, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { summarySchema, type Summary } from '../spec/summary.ts';
+import { renderHtml } from './html/render.ts';
+import { renderJUnit } from './junit.ts';
+import { renderMarkdown } from './markdown.ts';
+import { redactSummary } from './redact.ts';
+
+export const REPORT_FILES = ['summary.json', 'junit.xml', 'summary.md', 'report.html'] as const;
+/** Copied to latest with the reports when the run directory has it. */
+export const HISTORY_FILE = 'history.ndjson';
+
+export interface WriteReportsOptions {
+  /** Where the latest copy goes; default: `latest` next to runDir. */
+  latestDir?: string;
+}
+
+/** Returns every file written: the run directory's first, then the latest copies. */
+export async function writeReports(runDir: string, summary: Summary, opts: WriteReportsOptions = {}): Promise<{ files: string[] }> {
+  // Validate first: a summary that does not match schema v1 must not be published.
+  const valid = redactSummary(summarySchema.parse(summary));
+  const contents: Record<(typeof REPORT_FILES)[number], string> = {
+    'summary.json': JSON.stringify(valid, null, 2) + '\n',
+    'junit.xml': renderJUnit(valid),
+    'summary.md': renderMarkdown(valid),
+    'report.html': renderHtml(valid),
+  };
+  await mkdir(runDir, { recursive: true });
+  const files: string[] = [];
+  for (const name of REPORT_FILES) {
+    const path = join(runDir, name);
+    await writeFile(path, contents[name], 'utf8');
+    files.push(path);
+  }
+
+  const latestDir = opts.latestDir ?? join(dirname(resolve(runDir)), 'latest');
+  if (resolve(latestDir) === resolve(runDir)) return { files };
+  const toCopy: string[] = [...REPORT_FILES];
+  if (await isFile(join(runDir, HISTORY_FILE))) toCopy.push(HISTORY_FILE);
+  files.push(...(await publishLatest(runDir, latestDir, toCopy)));
+  return { files };
+}
+
+async function publishLatest(runDir: string, latestDir: string, names: string[]): Promise<string[]> {
+  const parent = dirname(resolve(latestDir));
+  const suffix = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  const tmp = join(parent, `.${basename(latestDir)}.tmp-${suffix}`);
+  const old = join(parent, `.${basename(latestDir)}.old-${suffix}`);
+  await mkdir(tmp, { recursive: true });
+  try {
+    for (const name of names) await copyFile(join(runDir, name), join(tmp, name));
+    // rename(2) cannot replace a non-empty directory, so move the old one aside first.
+    let movedOld = false;
+    try {
+      await rename(latestDir, old);
+      movedOld = true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+    try {
+      await rename(tmp, latestDir);
+    } catch (e) {
+      if (movedOld) await rename(old, latestDir).catch(() => undefined);
+      throw e;
+    }
+    if (movedOld) await rm(old, { recursive: true, force: true });
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+  return names.map((n) => join(latestDir, n));
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
