@@ -9,6 +9,7 @@ import type { PaymentInput, InputShape } from './inputs.ts';
 import type { CanonicalPayment } from './payment.ts';
 import type { Presentation } from './payment.ts';
 import type { ThreeDsResult } from './sandbox.ts';
+import type { FaultStep } from './faults.ts';
 
 // ---------------------------------------------------------------- executors
 
@@ -185,6 +186,22 @@ export interface ScenarioContext {
   log(message: string): void;
   /** Webhook receiver wiring, when the run has one. */
   readonly webhooks: { url: string; deliveries(): number } | null;
+  /**
+   * Writes a mid-run report snapshot (summary and HTML so far) so an operator sees
+   * trouble early in a long run (soak). Optional: absent when the engine has no report.
+   */
+  snapshot?(label: string): Promise<void>;
+}
+
+/** What decides which rules a scenario can exercise in one run: a subset of the run record. */
+export interface ScenarioEnv {
+  presentation: Presentation | null;
+  embedded: boolean;
+  keys: readonly KeyInfo[];
+  /** Test card outcomes the cards file provides. */
+  cardOutcomes: readonly CardOutcome[];
+  /** The webhook receiver, when the run has one: whether the target delivers to it, and the share it answers with a failure. */
+  webhooks: { wired: boolean; failShare: number } | null;
 }
 
 export interface Scenario {
@@ -193,6 +210,14 @@ export interface Scenario {
   description: string;
   /** Rule ids of rules.md it exercises (an invariant covering one of these must not end not-exercised). */
   rules: string[];
+  /**
+   * The rules it exercises in a given run, when that depends on the run's keys, cards,
+   * presentation or webhook receiver (a missing card or a single key leaves some probes out).
+   * The engine writes this, not `rules`, to the run record when present. Defaults to `rules`.
+   */
+  rulesFor?(env: ScenarioEnv): string[];
+  /** Fault schedule the engine applies to the named proxies while the scenario runs (chaos). */
+  faults?: { schedule: FaultStep[] };
   /** Default thresholds in k6 syntax. */
   thresholds?: string[];
   /** Whether it is part of the default suite (`paystorm run` with no scenario names). */
