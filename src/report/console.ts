@@ -29,9 +29,13 @@ function oneLine(text: string, max = DETAIL_MAX): string {
 function alignedRows(rows: { cells: string[]; tones: (Tone | null)[] }[], paint: (t: Tone | null, s: string) => string): string[] {
   const widths: number[] = [];
   for (const r of rows) r.cells.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, [...c].length)));
-  return rows.map((r) =>
-    ('  ' + r.cells.map((c, i) => paint(r.tones[i] ?? null, i === r.cells.length - 1 ? c : c + ' '.repeat(widths[i] - [...c].length))).join('  ')).trimEnd(),
-  );
+  return rows.map((r) => {
+    // Empty trailing cells are dropped so no line ends in (possibly coloured) padding.
+    let last = r.cells.length - 1;
+    while (last > 0 && r.cells[last] === '') last--;
+    const cells = r.cells.slice(0, last + 1).map((c, i) => paint(r.tones[i] ?? null, i === last ? c : c + ' '.repeat(widths[i] - [...c].length)));
+    return '  ' + cells.join('  ');
+  });
 }
 
 export function renderConsole(input: Summary, opts: { color?: boolean } = {}): string {

@@ -40,7 +40,7 @@ export function renderMarkdown(input: Summary): string {
       c(i.rules.join(', ')),
       String(i.violations),
       String(i.checked),
-      c(i.reason ?? (i.status === 'error' ? (i.error ?? '').split('\n')[0] : '')),
+      c(i.reason ?? i.examples[0]?.message ?? (i.error ?? '').split('\n')[0]),
     ]);
     out.push(...table(['Status', 'Invariant', 'Rules', 'Violations', 'Checked', 'Reason'], rows), '');
   }
@@ -61,7 +61,7 @@ export function renderMarkdown(input: Summary): string {
           ? (i.error ?? i.reason ?? 'no stack')
           : i.examples.map((e, n) => `--- example ${n + 1} of ${i.violations}\n${evidenceText(e)}`).join('\n') || (i.reason ?? 'no examples recorded');
       // <details> keeps a long list of failures readable; the code block needs blank lines around it to render as Markdown.
-      out.push(`<details><summary>${BADGE[i.status]} ${c(i.id)}: ${c(i.title)} (${i.violations} violation${i.violations === 1 ? '' : 's'})</summary>`, '');
+      out.push(`<details><summary>${BADGE[i.status]} ${c(i.id)}: ${c(i.title)} (${i.status === 'error' ? 'could not be evaluated' : `${i.violations} violation${i.violations === 1 ? '' : 's'}`})</summary>`, '');
       out.push(mdFence(text, 'text'), '', '</details>', '');
     }
   }
