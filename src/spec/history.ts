@@ -143,8 +143,16 @@ export const sentSchema = z.object({
     .optional(),
   /** Auth variant of a probe: what the Authorization header held (described, never the key). */
   auth: z.enum(['ok', 'missing', 'malformed', 'basic', 'bad-prefix', 'unknown-key']).optional(),
-  /** Which body fields a bad-input probe broke, and the param it expects named. */
-  badInput: z.object({ case: z.string(), expectStatus: z.number(), expectCode: z.string(), expectParam: z.string().nullable() }).optional(),
+  /**
+   * Which body fields a bad-input probe broke, and the param it expects named.
+   * `rule`: the rules.md id the probe exercises (PAY-2..5, PAY-17, LIST-3/4/6/7); when absent the
+   * oracle infers it from the op, `case` and `expectCode`.
+   */
+  badInput: z
+    .object({ case: z.string(), expectStatus: z.number(), expectCode: z.string(), expectParam: z.string().nullable(), rule: z.string().optional() })
+    .optional(),
+  /** Card details other than the number, for TEST-2 (never the number or the CVC itself). */
+  cardMeta: z.object({ expMonth: z.number(), expYear: z.number(), cvcLength: z.number(), holderName: z.string() }).optional(),
   /** Which presentation's input shape the body used. */
   inputShape: z.enum(['A', 'B']).optional(),
   /** Idempotency-Key sent but deliberately unusual: 'missing' | 'oversized'. */
@@ -153,6 +161,17 @@ export const sentSchema = z.object({
 export type Sent = z.infer<typeof sentSchema>;
 
 export const FAILURE_KINDS = ['timeout', 'reset', 'refused', 'other'] as const;
+
+/**
+ * What a `leaks` entry reports, written `<kind>: <where>` (e.g. `card_number: $.error.message`).
+ * card_number and cvc break PAY-9 and SEC-2, api_key SEC-2, non_integer_amount ERR-5.
+ */
+export const LEAK_KINDS = ['card_number', 'cvc', 'api_key', 'non_integer_amount'] as const;
+export type LeakKind = (typeof LEAK_KINDS)[number];
+export function leakKind(entry: string): LeakKind | undefined {
+  const head = entry.split(':', 1)[0].trim();
+  return (LEAK_KINDS as readonly string[]).includes(head) ? (head as LeakKind) : undefined;
+}
 
 export const exchangeRecordSchema = z.object({
   v: z.literal(HISTORY_VERSION),
@@ -195,7 +214,7 @@ export const exchangeRecordSchema = z.object({
     .nullable(),
   /** Shape problems of the body against its presentation (validatePaymentShape). */
   shapeProblems: z.array(z.string()).optional(),
-  /** Non-integer amount fields and leaked secrets found in the body (ERR-5, SEC-2, PAY-9). */
+  /** Non-integer amount fields and leaked secrets found in the body (ERR-5, SEC-2, PAY-9): `<LeakKind>: <where>`. */
   leaks: z.array(z.string()).optional(),
   /** Trimmed, redacted body for evidence. */
   bodySnippet: z.string().optional(),

@@ -186,6 +186,7 @@ export function validatePaymentShape(body: unknown): string[] {
     need('amount_refundable', isInt, 'an integer');
   } else {
     need('id', (v) => typeof v === 'string' && PAYMENT_ID_B_PATTERN.test(v), 'pay_ + UUID');
+    need('object', (v) => v === 'payment', '"payment"');
     need('status', (v) => typeof v === 'string' && v === v.toLowerCase() && v !== 'processing' && statusFromWire(v) !== undefined, 'a lowercase status');
     need('created', isInt, 'Unix seconds');
     need('refunded_amount', isInt, 'an integer');
