@@ -66,7 +66,7 @@ describe('report.html in headless Chromium', () => {
       const state = await page.evaluate(() => ({
         rendered: document.body.dataset.chartsRendered,
         expected: document.body.dataset.chartsExpected,
-        charts: [...document.querySelectorAll<HTMLElement>('.chart')].map((el) => {
+        charts: Array.from(document.querySelectorAll<HTMLElement>('.chart')).map((el) => {
           const canvas = el.querySelector('canvas');
           return { id: el.id, points: Number(el.dataset.points), w: canvas?.width ?? 0, h: canvas?.height ?? 0 };
         }),

@@ -35,6 +35,9 @@ export interface ChartSpec {
   /** Label of the right-hand axis, when some series use scale 'y2'. */
   y2Label?: string;
   x: number[];
+  /** The run's span in seconds: every chart shows all of it, so fault windows line up across charts. */
+  xMin: number;
+  xMax: number;
   series: SeriesSpec[];
   faults: FaultBand[];
   /** Vertical markers (rate-limit window edges), seconds. */
@@ -95,6 +98,8 @@ export function throughputChart(m: RunMetrics, faults: FaultBand[]): ChartSpec {
       s('failures', PALETTE.failures, (p) => p.failures, { dash: [4, 3] }),
       s('in flight', PALETTE.inFlight, (p) => p.inFlight, { scale: 'y2', dash: [2, 2] }),
     ],
+    xMin: 0,
+    xMax: 0,
     faults,
     edges: [],
   };
@@ -112,6 +117,8 @@ export function latencyCharts(m: RunMetrics, faults: FaultBand[]): ChartSpec[] {
       { label: 'p50', color: PALETTE.p50, values: m.timeline.map((p) => p.latency[op]?.p50 ?? null), width: 1.5 },
       { label: 'p99', color: PALETTE.p99, values: m.timeline.map((p) => p.latency[op]?.p99 ?? null), width: 1.5 },
     ],
+    xMin: 0,
+    xMax: 0,
     faults,
     edges: [],
   }));
@@ -147,6 +154,8 @@ export function rateCharts(m: RunMetrics, faults: FaultBand[]): ChartSpec[] {
         { label: 'limit', color: PALETTE.limit, values: samples.map((s) => s.limit), stepped: true, dash: [6, 4], width: 1.5 },
         { label: '429', color: PALETTE.refused, values: samples.map((s) => (s.status === 429 ? (s.remaining ?? 0) : null)), pointsOnly: true },
       ],
+      xMin: 0,
+      xMax: 0,
       faults,
       edges,
     };
@@ -156,7 +165,10 @@ export function rateCharts(m: RunMetrics, faults: FaultBand[]): ChartSpec[] {
 /** Every chart of the report, in page order. Charts with no x values are still listed: the page shows "no data". */
 export function buildCharts(summary: Summary, m: RunMetrics): ChartSpec[] {
   const faults = faultBands(summary);
-  return [throughputChart(m, faults), ...latencyCharts(m, faults), ...rateCharts(m, faults)];
+  const charts = [throughputChart(m, faults), ...latencyCharts(m, faults), ...rateCharts(m, faults)];
+  const xMax = Math.max(summary.duration_ms / 1000, m.durationMs / 1000, ...faults.map((f) => f.end), ...charts.map((c) => c.x.at(-1) ?? 0));
+  for (const c of charts) c.xMax = Math.ceil(xMax);
+  return charts;
 }
 
 /** Count of drawn values (non-null y across series), what `data-points` reports. */

@@ -5,6 +5,7 @@
   var data = JSON.parse(document.getElementById('paystorm-data').textContent);
   var FAULT_FILL = 'rgba(220, 38, 38, 0.10)';
   var FAULT_EDGE = 'rgba(220, 38, 38, 0.55)';
+  var FAULT_LABEL = '#991b1b';
   var EDGE_STROKE = 'rgba(107, 114, 128, 0.8)';
 
   // Shades fault windows behind the series and draws window-edge markers on top.
@@ -45,17 +46,45 @@
             ctx.stroke();
           });
           ctx.setLineDash([]);
-          ctx.fillStyle = FAULT_EDGE;
-          ctx.font = (10 * devicePixelRatio) + 'px system-ui, sans-serif';
+          // A small triangle above the plot marks each edge even where a series line covers the dashes.
+          var tri = 5 * devicePixelRatio;
+          ctx.fillStyle = EDGE_STROKE;
+          spec.edges.forEach(function (t) {
+            var x = Math.round(xPos(u, t));
+            if (x < left || x > right) return;
+            ctx.beginPath();
+            ctx.moveTo(x - tri, top - tri - 2);
+            ctx.lineTo(x + tri, top - tri - 2);
+            ctx.lineTo(x, top - 2);
+            ctx.closePath();
+            ctx.fill();
+          });
+          var pad = 3 * devicePixelRatio;
+          ctx.font = (11 * devicePixelRatio) + 'px system-ui, "DejaVu Sans", sans-serif';
+          ctx.textAlign = 'left';
           ctx.textBaseline = 'top';
           spec.faults.forEach(function (f) {
             var x0 = Math.max(left, xPos(u, f.start));
             if (x0 >= right) return;
-            ctx.fillText(f.label, x0 + 3 * devicePixelRatio, top + 2 * devicePixelRatio);
+            var w = ctx.measureText(f.label).width;
+            ctx.fillStyle = 'rgba(255, 255, 255, 0.85)';
+            ctx.fillRect(x0 + pad - 2, top + pad - 1, w + 4, 13 * devicePixelRatio);
+            ctx.fillStyle = FAULT_LABEL;
+            ctx.fillText(f.label, x0 + pad, top + pad);
           });
           ctx.restore();
         }],
       },
+    };
+  }
+
+  // Auto-ranging (first draw, double-click) shows the whole run, so fault windows line up
+  // across charts; a drag-zoom (any other min/max) is kept as asked.
+  function fullRunRange(spec) {
+    return function (u, min, max) {
+      var xs = u.data[0];
+      if (min === xs[0] && max === xs[xs.length - 1]) return [Math.min(min, spec.xMin), Math.max(max, spec.xMax)];
+      return [min, max];
     };
   }
 
@@ -93,7 +122,7 @@
       { label: spec.yLabel, scale: 'y', size: 56, labelSize: 18, grid: { stroke: '#eef0f3' }, ticks: { stroke: '#d1d5db' } },
     ];
     if (hasY2) axes.push({ label: spec.y2Label || '', scale: 'y2', side: 1, size: 50, labelSize: 18, grid: { show: false } });
-    var scales = { x: { time: false }, y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.08 : 1]; } } };
+    var scales = { x: { time: false, range: fullRunRange(spec) }, y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.08 : 1]; } } };
     if (hasY2) scales.y2 = { range: function (u, min, max) { return [0, max > 0 ? max * 1.15 : 1]; } };
     var height = spec.group === 'throughput' ? 280 : 220;
     var opts = {

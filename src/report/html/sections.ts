@@ -3,7 +3,7 @@ import type { RunMetrics } from '../../spec/scenario.ts';
 import type { Evidence, InvariantResult, Summary } from '../../spec/summary.ts';
 import { escapeHtml as h } from '../escape.ts';
 import { sortInvariants, sortThresholds } from '../order.ts';
-import { countResults, exitMeaning, formatDuration, formatMs, formatValue, verdictLine } from '../verdict.ts';
+import { countResults, formatDuration, formatMs, formatValue, verdictLine } from '../verdict.ts';
 import type { ChartSpec } from './chart-data.ts';
 
 const STATUS_TEXT: Record<InvariantResult['status'], string> = { pass: 'pass', fail: 'fail', error: 'error', 'not-exercised': 'not exercised' };
@@ -18,12 +18,12 @@ export function headerSection(s: Summary, m: RunMetrics): string {
 <dl class="facts">
 ${fact('Duration', formatDuration(s.duration_ms))}
 ${fact('Complete', s.complete ? 'yes' : 'no (interrupted or capped)')}
-${fact('Exit code', `${s.exitCode}`)}
+${fact('Exit code', String(s.exitCode))}
 ${fact('Invariants', `${c.invariants.fail} fail · ${c.invariants.error} error · ${c.invariants['not-exercised']} not exercised · ${c.invariants.pass} pass`)}
 ${fact('Thresholds', `${c.thresholds.breached} breached of ${s.thresholds.length}`)}
 ${fact('Requests', `${m.requests} (${m.failures} failed, ${m.dropped} dropped)`)}
 </dl>
-<p class="verdict-line">${h(verdictLine(s))}. Exit ${s.exitCode} means: ${h(exitMeaning(s.exitCode))}.</p>
+<p class="verdict-line">${h(verdictLine(s))}.</p>
 <nav class="toc"><a href="#invariants">Invariants</a><a href="#thresholds">Thresholds</a><a href="#charts">Charts</a><a href="#latency">Latency table</a><a href="#faults">Faults</a><a href="#run">Scenarios, target, keys</a></nav>
 </div></header>`;
 }
@@ -62,7 +62,7 @@ function invariantRow(i: InvariantResult): string {
 
 export function invariantsSection(s: Summary): string {
   const body = s.invariants.length
-    ? `<table id="invariants-table"><thead><tr><th>Status</th><th>Invariant</th><th>Rules</th><th class="num">Violations</th><th class="num">Checked</th><th>Reason and evidence</th></tr></thead><tbody>
+    ? `<table class="data" id="invariants-table"><thead><tr><th>Status</th><th>Invariant</th><th>Rules</th><th class="num">Violations</th><th class="num">Checked</th><th>Reason and evidence</th></tr></thead><tbody>
 ${sortInvariants(s.invariants).map(invariantRow).join('\n')}
 </tbody></table>`
     : '<p class="muted">No invariants were evaluated.</p>';
@@ -71,7 +71,7 @@ ${sortInvariants(s.invariants).map(invariantRow).join('\n')}
 
 export function thresholdsSection(s: Summary): string {
   const body = s.thresholds.length
-    ? `<table id="thresholds-table"><thead><tr><th>Status</th><th>Metric</th><th>Expression</th><th class="num">Value</th></tr></thead><tbody>
+    ? `<table class="data" id="thresholds-table"><thead><tr><th>Status</th><th>Metric</th><th>Expression</th><th class="num">Value</th></tr></thead><tbody>
 ${sortThresholds(s.thresholds)
   .map((t) => `<tr><td><span class="badge ${t.ok ? 'ok' : 'breached'}">${t.ok ? 'ok' : 'breached'}</span></td><td><code>${h(t.metric)}</code></td><td><code>${h(t.expr)}</code></td><td class="num">${h(formatValue(t.value))}</td></tr>`)
   .join('\n')}
@@ -96,7 +96,7 @@ export function chartsSection(charts: ChartSpec[], faultCount: number): string {
 <h2>Latency per operation (p50, p99)</h2>
 ${latency.length ? `<div class="charts two">${latency.map(chartBox).join('')}</div>` : '<div class="nodata">no data</div>'}
 <h2>Rate limit per key</h2>
-<p class="legend-note">remaining (X-RateLimit-Remaining) and the limit over time; red dots: 429 answers; <span class="swatch edge"></span> dashed vertical lines: window edges (X-RateLimit-Reset changed).</p>
+<p class="legend-note">remaining (X-RateLimit-Remaining) and the limit over time; red dots: 429 answers; ▼ and <span class="swatch edge"></span> dashed vertical lines: window edges (X-RateLimit-Reset changed).</p>
 ${rate.length ? `<div class="charts two">${rate.map(chartBox).join('')}</div>` : '<div class="nodata">no data</div>'}
 </section>`;
 }
@@ -110,11 +110,11 @@ export function latencySection(m: RunMetrics): string {
     }
   }
   const table = rows.length
-    ? `<table id="latency-table"><thead><tr><th>Operation</th><th>Outcome</th><th class="num">Count</th><th class="num">min</th><th class="num">mean</th><th class="num">p50</th><th class="num">p90</th><th class="num">p99</th><th class="num">p99.9</th><th class="num">max</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>`
+    ? `<table class="data" id="latency-table"><thead><tr><th>Operation</th><th>Outcome</th><th class="num">Count</th><th class="num">min</th><th class="num">mean</th><th class="num">p50</th><th class="num">p90</th><th class="num">p99</th><th class="num">p99.9</th><th class="num">max</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>`
     : '<div class="nodata">no data</div>';
   const trends = Object.entries(m.trends);
   const trendTable = trends.length
-    ? `<h2>paystorm trends (ms)</h2><table id="trends-table"><thead><tr><th>Trend</th><th class="num">Count</th><th class="num">min</th><th class="num">mean</th><th class="num">p50</th><th class="num">p90</th><th class="num">p99</th><th class="num">max</th></tr></thead><tbody>${trends
+    ? `<h2>paystorm trends (ms)</h2><table class="data" id="trends-table"><thead><tr><th>Trend</th><th class="num">Count</th><th class="num">min</th><th class="num">mean</th><th class="num">p50</th><th class="num">p90</th><th class="num">p99</th><th class="num">max</th></tr></thead><tbody>${trends
         .map(([name, t]) => `<tr><td><code>${h(name)}</code></td><td class="num">${t.count}</td>${[t.min, t.mean, t.p50, t.p90, t.p99, t.max].map((v) => `<td class="num">${h(formatValue(Math.round(v * 10) / 10))}</td>`).join('')}</tr>`)
         .join('\n')}</tbody></table>`
     : '';
@@ -123,7 +123,7 @@ export function latencySection(m: RunMetrics): string {
 
 export function faultsSection(s: Summary): string {
   const body = s.faults.length
-    ? `<table id="faults-table"><thead><tr><th>Window (s)</th><th>Type</th><th>Link</th><th>Proxy</th><th>Name</th><th>Stream</th><th class="num">Toxicity</th><th>Attributes</th></tr></thead><tbody>${s.faults
+    ? `<table class="data" id="faults-table"><thead><tr><th>Window (s)</th><th>Type</th><th>Link</th><th>Proxy</th><th>Name</th><th>Stream</th><th class="num">Toxicity</th><th>Attributes</th></tr></thead><tbody>${s.faults
         .map(
           (f) =>
             `<tr><td class="num">${(f.tStart / 1000).toFixed(1)} – ${(f.tEnd / 1000).toFixed(1)}</td><td>${h(f.type)}</td><td>${h(f.link)}</td><td>${h(f.proxy)}</td><td><code>${h(f.name)}</code></td><td>${h(f.stream)}</td><td class="num">${f.toxicity}</td><td><code>${h(JSON.stringify(f.attributes))}</code></td></tr>`,
@@ -135,16 +135,16 @@ export function faultsSection(s: Summary): string {
 
 export function runSection(s: Summary): string {
   const scenarios = s.scenarios.length
-    ? `<table id="scenarios-table"><thead><tr><th>Scenario</th><th>Rules</th></tr></thead><tbody>${s.scenarios
+    ? `<table class="data" id="scenarios-table"><thead><tr><th>Scenario</th><th>Rules</th></tr></thead><tbody>${s.scenarios
         .map((x) => `<tr><td><code>${h(x.name)}</code></td><td class="rules">${x.rules.map((r) => `<code>${h(r)}</code>`).join(' ')}</td></tr>`)
         .join('\n')}</tbody></table>`
     : '<p class="muted">No scenarios ran.</p>';
   const keys = s.keys.length
-    ? `<table id="keys-table"><thead><tr><th>Key (label)</th><th>Merchant</th><th>Mode</th></tr></thead><tbody>${s.keys
+    ? `<table class="data" id="keys-table"><thead><tr><th>Key (label)</th><th>Merchant</th><th>Mode</th></tr></thead><tbody>${s.keys
         .map((k) => `<tr><td><code>${h(k.label)}</code></td><td>${h(k.merchant)}</td><td>${h(k.mode)}</td></tr>`)
         .join('\n')}</tbody></table>`
     : '<p class="muted">No keys recorded.</p>';
-  const target = `<table id="target-table"><tbody>
+  const target = `<table class="data" id="target-table"><tbody>
 <tr><th>URL</th><td><code>${h(s.target.url)}</code></td></tr>
 <tr><th>Embedded</th><td>${s.target.embedded ? 'yes (paystorm started the reference service)' : 'no'}</td></tr>
 <tr><th>Presentation</th><td>${h(s.target.presentation ?? 'unknown')}</td></tr>
