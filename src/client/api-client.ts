@@ -1,0 +1,529 @@
+/**
+ * The API as scenarios call it (ApiClient of src/spec/scenario.ts), over undici.
+ * Every exchange, retries included, becomes one history record handed to the
+ * factory's sink. Secrets live only in the factory's private store: records
+ * carry the key's label, card numbers only as last four / outcome / brand.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  API_PATHS,
+  HPP_FORM_FIELDS,
+  LIMITS,
+  REFUND_PATHS,
+  THREE_DS_RESULT_PARAM,
+  cardBrand,
+  directCreateBody,
+  hostedCreateBody,
+  isTerminal,
+  type ApiClient,
+  type CallOptions,
+  type CanonicalPayment,
+  type CreateOptions,
+  type ExchangeRecord,
+  type ExchangeResult,
+  type KeyHandle,
+  type ListParams,
+  type Operation,
+  type PaymentInput,
+  type Presentation,
+  type RawRequest,
+  type Sent,
+  type ThreeDsResult,
+} from '../spec/index.ts';
+import { failureRecord, responseRecord, type ExchangeMeta } from './exchange.ts';
+import { LeakScanner } from './leaks.ts';
+import { HttpTransport, headersObject, type FailureKind, type RawResponse } from './transport.ts';
+
+/** Any run clock: monotonic run ms and epoch ms. */
+export interface Clock {
+  now(): number;
+  wall(): number;
+}
+
+/** A key as the engine holds it: the handle scenarios see, and the secret they never do. */
+export interface KeySecret {
+  handle: KeyHandle;
+  secret: string;
+}
+
+/** The run's request budget: asked before every request. */
+export interface RequestGate {
+  /** True when one more request may be sent. */
+  admit(): boolean;
+  /** Why the run stopped sending (when admit() said no). */
+  readonly stopReason: string;
+}
+
+/** Thrown by a client call once the run has stopped sending (cap hit, interrupted). Not a scenario failure. */
+export class RunStoppedError extends Error {
+  constructor(readonly reason: string) {
+    super(`run stopped: ${reason}`);
+    this.name = 'RunStoppedError';
+  }
+}
+
+export interface ClientFactoryOptions {
+  baseUrl: string;
+  keys: readonly KeySecret[];
+  presentation: Presentation;
+  clock: Clock;
+  /** Receives every exchange record (normally HistoryWriter.write). */
+  sink: (record: ExchangeRecord) => void;
+  /** Default per-request time-out (ms). */
+  timeoutMs?: number;
+  /** Scales polling and retry back-off (embedded target); 1 for a real deployment. */
+  timeScale?: number;
+  /** Scenario name stamped on records (changed with setScenario). */
+  scenario?: string;
+  /** Once aborted, clients send nothing more and sleeps end early. */
+  signal?: AbortSignal;
+  gate?: RequestGate;
+  /** Connections per origin (default unlimited). */
+  connections?: number | null;
+}
+
+/** Retry back-off for attempt n (0-based): 1 s doubling to 30 s, scaled, at least 20 ms. */
+export function retryBackoffMs(attempt: number, timeScale: number): number {
+  const base = Math.min(LIMITS.retryBackoffMaxMs, LIMITS.retryBackoffStartMs * 2 ** attempt);
+  return Math.max(20, base * timeScale);
+}
+
+/** Sleeps `ms`, ending early (resolving) when the signal aborts. */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const onAbort = () => {
+      clearTimeout(t);
+      resolve();
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+class Result implements ExchangeResult {
+  private headerCache: Record<string, string> | null = null;
+  constructor(
+    readonly record: ExchangeRecord,
+    readonly status: number,
+    readonly body: unknown,
+    readonly payment: CanonicalPayment | null,
+    private readonly rawHeaders: Buffer[] | null,
+  ) {}
+  /** Built on first use: the hot path never needs the full header map. */
+  get headers(): Record<string, string> {
+    return (this.headerCache ??= this.rawHeaders ? headersObject(this.rawHeaders) : {});
+  }
+}
+
+function digest(body: string | Buffer): string {
+  return createHash('sha256').update(body).digest('hex').slice(0, 16);
+}
+
+function stripUndefined<T extends object>(o: T): T {
+  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
+  return o;
+}
+
+interface SendSpec {
+  op: Operation;
+  method: string;
+  origin: string;
+  path: string;
+  /** Headers besides Idempotency-Key. */
+  headers: string[];
+  body: string | null;
+  sent: Sent;
+  /** Whether this request carries an Idempotency-Key (API POSTs). */
+  idempotent: boolean;
+}
+
+export class ClientFactory {
+  readonly handles: readonly KeyHandle[];
+  readonly scanner: LeakScanner;
+  readonly transport: HttpTransport;
+  readonly baseUrl: string;
+  readonly origin: string;
+  /** Path prefix of the base URL (a target mounted under a path). */
+  readonly basePath: string;
+  presentation: Presentation;
+  scenario: string;
+  readonly timeoutMs: number;
+  readonly timeScale: number;
+  readonly clock: Clock;
+  readonly sink: (record: ExchangeRecord) => void;
+  readonly signal: AbortSignal | undefined;
+  readonly gate: RequestGate | undefined;
+  readonly #secrets: string[] = [];
+  readonly #clients = new Map<number, UndiciApiClient>();
+  readonly #idemNonce = randomBytes(5).toString('hex');
+  #idemCounter = 0;
+  #pendingIntended: number | undefined;
+
+  constructor(opts: ClientFactoryOptions) {
+    const u = new URL(opts.baseUrl);
+    this.baseUrl = opts.baseUrl;
+    this.origin = u.origin;
+    this.basePath = u.pathname.replace(/\/+$/, '');
+    this.presentation = opts.presentation;
+    this.scenario = opts.scenario ?? '';
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.timeScale = opts.timeScale ?? 1;
+    this.clock = opts.clock;
+    this.sink = opts.sink;
+    this.signal = opts.signal;
+    this.gate = opts.gate;
+    this.scanner = new LeakScanner();
+    this.transport = new HttpTransport({ connections: opts.connections ?? null });
+    const handles: KeyHandle[] = [];
+    for (const k of opts.keys) {
+      this.#secrets[k.handle.index] = k.secret;
+      this.scanner.addKey(k.secret, k.handle.label);
+      handles.push(k.handle);
+    }
+    this.handles = handles;
+  }
+
+  setScenario(name: string): void {
+    this.scenario = name;
+  }
+
+  /** The client of one key (one per key, shared). */
+  client(handle: KeyHandle): ApiClient {
+    let c = this.#clients.get(handle.index);
+    if (!c) {
+      const secret = this.#secrets[handle.index];
+      if (secret === undefined) throw new Error(`no key with handle ${handle.label}`);
+      c = new UndiciApiClient(this, handle, secret);
+      this.#clients.set(handle.index, c);
+    }
+    return c;
+  }
+
+  /** The Authorization value of a key, for the engine's own senders (the autocannon burst); never recorded. */
+  authorizationFor(handle: KeyHandle): string {
+    const secret = this.#secrets[handle.index];
+    if (secret === undefined) throw new Error(`no key with handle ${handle.label}`);
+    return `Bearer ${secret}`;
+  }
+
+  /** A fresh Idempotency-Key, unique across runs (random run nonce + counter). */
+  newIdempotencyKey(): string {
+    return `ps_${this.#idemNonce}_${(++this.#idemCounter).toString(36)}`;
+  }
+
+  /**
+   * Open-model executors announce an iteration's intended start here just before
+   * calling it; the first request that iteration makes (synchronously, before
+   * its first await) takes it as its `tIntended`, so late starts are measured
+   * from when they were due even when the scenario does not pass `tIntended`.
+   */
+  setIntended(t: number | undefined): void {
+    this.#pendingIntended = t;
+  }
+
+  takeIntended(): number | undefined {
+    const t = this.#pendingIntended;
+    this.#pendingIntended = undefined;
+    return t;
+  }
+
+  async close(): Promise<void> {
+    await this.transport.close();
+  }
+}
+
+export class UndiciApiClient implements ApiClient {
+  readonly #auth: string;
+  readonly #getHeaders: string[];
+
+  constructor(
+    private readonly f: ClientFactory,
+    readonly key: KeyHandle,
+    secret: string,
+  ) {
+    this.#auth = `Bearer ${secret}`;
+    this.#getHeaders = ['authorization', this.#auth, 'accept', 'application/json'];
+  }
+
+  private apiPath(p: string): string {
+    return this.f.basePath + p;
+  }
+
+  private postHeaders(): string[] {
+    return ['authorization', this.#auth, 'accept', 'application/json', 'content-type', 'application/json'];
+  }
+
+  create(input: PaymentInput, opts?: CreateOptions): Promise<ExchangeResult> {
+    const shape = opts?.shape ?? this.f.presentation;
+    return this.createLike('create', API_PATHS.payments, directCreateBody(input, shape), input, shape, opts);
+  }
+
+  createHosted(input: PaymentInput, opts?: CreateOptions): Promise<ExchangeResult> {
+    return this.createLike('create_hpp', API_PATHS.hosted, hostedCreateBody(input), input, 'A', opts);
+  }
+
+  private createLike(op: Operation, path: string, bodyObj: Record<string, unknown>, input: PaymentInput, shape: 'A' | 'B', opts?: CreateOptions) {
+    if (input.card) this.f.scanner.addCard(input.card.number);
+    const sent: Sent = stripUndefined({
+      amount: input.amount,
+      currency: input.currency,
+      description: input.description,
+      metadata: input.metadata,
+      merchantReference: input.merchantReference,
+      returnUrl: input.returnUrl,
+      cardLast4: input.card ? input.card.number.slice(-4) : undefined,
+      cardBrand: input.card ? cardBrand(input.card.number) : undefined,
+      cardOutcome: opts?.cardOutcome,
+      inputShape: shape,
+    });
+    return this.send(
+      { op, method: 'POST', origin: this.f.origin, path: this.apiPath(path), headers: this.postHeaders(), body: JSON.stringify(bodyObj), sent, idempotent: true },
+      opts,
+    );
+  }
+
+  retrieve(paymentId: string, opts?: CallOptions): Promise<ExchangeResult> {
+    return this.send(
+      { op: 'retrieve', method: 'GET', origin: this.f.origin, path: this.apiPath(API_PATHS.payment(paymentId)), headers: this.#getHeaders, body: null, sent: { paymentId }, idempotent: false },
+      opts,
+    );
+  }
+
+  list(params: ListParams = {}, opts?: CallOptions): Promise<ExchangeResult> {
+    const q = new URLSearchParams();
+    for (const k of ['limit', 'starting_after', 'status', 'created[gte]', 'created[lt]'] as const) {
+      const v = params[k];
+      if (v !== undefined) q.set(k, String(v));
+    }
+    const qs = q.toString();
+    const sent: Sent = {
+      list: stripUndefined({
+        limit: params.limit,
+        startingAfter: params.starting_after,
+        status: params.status,
+        createdGte: params['created[gte]'],
+        createdLt: params['created[lt]'],
+      }),
+    };
+    return this.send(
+      { op: 'list', method: 'GET', origin: this.f.origin, path: this.apiPath(API_PATHS.payments) + (qs ? `?${qs}` : ''), headers: this.#getHeaders, body: null, sent, idempotent: false },
+      opts,
+    );
+  }
+
+  refund(paymentId: string, body: { amount?: number }, opts?: CallOptions & { path?: 'payment' | 'refunds' }): Promise<ExchangeResult> {
+    const topLevel = opts?.path === 'refunds';
+    const payload = topLevel ? stripUndefined({ payment_id: paymentId, amount: body.amount }) : stripUndefined({ amount: body.amount });
+    return this.send(
+      {
+        op: topLevel ? 'refund_create' : 'refund',
+        method: 'POST',
+        origin: this.f.origin,
+        path: this.apiPath(topLevel ? REFUND_PATHS.topLevel : REFUND_PATHS.paymentScoped(paymentId)),
+        headers: this.postHeaders(),
+        body: JSON.stringify(payload),
+        sent: stripUndefined({ paymentId, amount: body.amount }),
+        idempotent: true,
+      },
+      opts,
+    );
+  }
+
+  complete3ds(redirectUrl: string, result: ThreeDsResult, opts?: CallOptions): Promise<ExchangeResult> {
+    const url = new URL(redirectUrl, this.f.baseUrl);
+    url.searchParams.set(THREE_DS_RESULT_PARAM, result);
+    // The customer's browser follows this link: no API key is sent.
+    return this.send(
+      {
+        op: 'complete_3ds',
+        method: 'GET',
+        origin: url.origin,
+        path: url.pathname + url.search,
+        headers: ['accept', 'text/html,application/json'],
+        body: null,
+        sent: { method: 'GET', path: url.pathname, threeDsResult: result },
+        idempotent: false,
+      },
+      opts,
+    );
+  }
+
+  submitHosted(redirectUrl: string, card: NonNullable<PaymentInput['card']>, opts?: CreateOptions): Promise<ExchangeResult> {
+    const url = new URL(redirectUrl, this.f.baseUrl);
+    this.f.scanner.addCard(card.number);
+    const form = new URLSearchParams();
+    for (const k of HPP_FORM_FIELDS) form.set(k, String(card[k]));
+    return this.send(
+      {
+        op: 'submit_hpp',
+        method: 'POST',
+        origin: url.origin,
+        path: url.pathname + url.search,
+        headers: ['accept', 'text/html,application/json', 'content-type', 'application/x-www-form-urlencoded'],
+        body: form.toString(),
+        sent: stripUndefined({ method: 'POST', path: url.pathname, cardLast4: card.number.slice(-4), cardBrand: cardBrand(card.number), cardOutcome: opts?.cardOutcome }),
+        idempotent: false,
+      },
+      opts,
+    );
+  }
+
+  raw(req: RawRequest, opts?: CallOptions & { sent?: Partial<ExchangeRecord['sent']>; op?: ExchangeRecord['op'] }): Promise<ExchangeResult> {
+    const auth = req.auth ?? 'ok';
+    const headers: string[] = [];
+    const given = new Set<string>();
+    for (const [k, v] of Object.entries(req.headers ?? {})) {
+      headers.push(k, v);
+      given.add(k.toLowerCase());
+    }
+    if (!given.has('authorization')) {
+      const value = this.authVariant(auth);
+      if (value !== null) headers.push('authorization', value);
+    }
+    let body: string | null = null;
+    if (req.body !== undefined) {
+      body = typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
+      if (!given.has('content-type')) headers.push('content-type', 'application/json');
+    }
+    if (!given.has('accept')) headers.push('accept', 'application/json');
+    const url = new URL(req.path.startsWith('/') ? this.f.baseUrl.replace(/\/+$/, '') + req.path : req.path);
+    return this.send(
+      {
+        op: opts?.op ?? 'raw',
+        method: req.method,
+        origin: url.origin,
+        path: url.pathname + url.search,
+        headers,
+        body,
+        sent: { method: req.method, path: url.pathname + url.search, auth, ...(opts?.sent ?? {}) },
+        // An explicit Idempotency-Key header is the probe's own; otherwise POSTs get one unless omitted.
+        idempotent: req.method === 'POST' && !given.has('idempotency-key'),
+      },
+      opts,
+    );
+  }
+
+  /** The Authorization value for a probe's auth variant; the key itself only for 'ok'. */
+  private authVariant(auth: NonNullable<RawRequest['auth']>): string | null {
+    switch (auth) {
+      case 'ok':
+        return this.#auth;
+      case 'missing':
+        return null;
+      case 'malformed':
+        return 'Bearer';
+      case 'basic':
+        return `Basic ${Buffer.from(`${this.#auth.slice(7)}:`).toString('base64')}`;
+      case 'bad-prefix':
+        return `Bearer xyz_test_sk_${randomBytes(12).toString('hex')}`;
+      case 'unknown-key':
+        return `Bearer ${this.key.prefix}${randomBytes(12).toString('hex')}`;
+    }
+  }
+
+  async pollUntilSettled(paymentId: string, opts: CallOptions & { maxWaitMs?: number; until?: (p: CanonicalPayment) => boolean } = {}): Promise<CanonicalPayment | null> {
+    const f = this.f;
+    const deadline = f.clock.now() + (opts.maxWaitMs ?? 60_000 * f.timeScale);
+    const done = opts.until ?? ((p: CanonicalPayment) => isTerminal(p.status));
+    // Polling guidance: 1-3 s (scaled); start at the low end and widen.
+    let interval: number = LIMITS.pollIntervalMinMs;
+    let last: CanonicalPayment | null = null;
+    const { maxWaitMs: _m, until: _u, ...callOpts } = opts;
+    for (;;) {
+      if (f.signal?.aborted) return last;
+      let r: ExchangeResult;
+      try {
+        r = await this.retrieve(paymentId, callOpts);
+      } catch (err) {
+        if (err instanceof RunStoppedError) return last;
+        throw err;
+      }
+      if (r.payment) {
+        last = r.payment;
+        if (done(r.payment)) return r.payment;
+      }
+      const left = deadline - f.clock.now();
+      if (left <= 0) return last;
+      await abortableSleep(Math.min(left, Math.max(20, interval * f.timeScale)), f.signal);
+      interval = Math.min(LIMITS.pollIntervalMaxMs, interval * 1.5);
+    }
+  }
+
+  /** Sends with the client's retry policy: same Idempotency-Key on every attempt (FT-3). */
+  private async send(spec: SendSpec, opts: CallOptions | undefined): Promise<ExchangeResult> {
+    const f = this.f;
+    let idemKey: string | undefined;
+    if (spec.idempotent && !opts?.omitIdemKey) idemKey = opts?.idemKey ?? f.newIdempotencyKey();
+    if (spec.idempotent) {
+      if (opts?.omitIdemKey) spec.sent.idemVariant = 'missing';
+      else if (idemKey!.length > LIMITS.idempotencyKeyMaxLength) spec.sent.idemVariant = 'oversized';
+    }
+    const bodyDigest = spec.body !== null ? digest(spec.body) : undefined;
+    const tIntended = opts?.tIntended ?? f.takeIntended();
+    const retries = opts?.retries ?? 0;
+    if (retries <= 0) return this.once(spec, idemKey, bodyDigest, tIntended, undefined, opts);
+    for (let attempt = 0; ; attempt++) {
+      const res = await this.once(spec, idemKey, bodyDigest, attempt === 0 ? tIntended : undefined, attempt, opts);
+      if (attempt >= retries || !isRetryable(res.record)) return res;
+      await abortableSleep(retryBackoffMs(attempt, f.timeScale), f.signal);
+      if (f.signal?.aborted) return res;
+    }
+  }
+
+  private once(spec: SendSpec, idemKey: string | undefined, bodyDigest: string | undefined, tIntended: number | undefined, attempt: number | undefined, opts: CallOptions | undefined): Promise<ExchangeResult> {
+    const f = this.f;
+    if (f.signal?.aborted) return Promise.reject(new RunStoppedError(String(f.signal.reason ?? 'aborted')));
+    if (f.gate && !f.gate.admit()) return Promise.reject(new RunStoppedError(f.gate.stopReason));
+    const headers = idemKey === undefined ? spec.headers : [...spec.headers, 'idempotency-key', idemKey];
+    const tStart = f.clock.now();
+    const meta: ExchangeMeta = {
+      scenario: f.scenario,
+      op: spec.op,
+      key: this.key.label,
+      sent: attempt ? { ...spec.sent } : spec.sent,
+      tIntended: tIntended !== undefined && tIntended < tStart ? tIntended : tStart,
+      tStart,
+      wall: f.clock.wall(),
+    };
+    if (opts?.group !== undefined) meta.group = opts.group;
+    if (idemKey !== undefined) meta.idemKey = idemKey;
+    if (bodyDigest !== undefined) meta.bodyDigest = bodyDigest;
+    if (attempt !== undefined) meta.attempt = attempt;
+    return new Promise((resolve, reject) => {
+      f.transport.send(
+        { origin: spec.origin, method: spec.method, path: spec.path, headers, body: spec.body, timeoutMs: opts?.timeoutMs ?? f.timeoutMs },
+        (res: RawResponse | null, failure: FailureKind | null) => {
+          const tEnd = f.clock.now();
+          if (res === null) {
+            const record = failureRecord(meta, tEnd, failure ?? 'other');
+            try {
+              f.sink(record);
+            } catch (err) {
+              return reject(err);
+            }
+            resolve(new Result(record, 0, null, null, null));
+            return;
+          }
+          try {
+            const parsed = responseRecord(meta, tEnd, res, f.scanner);
+            f.sink(parsed.record);
+            resolve(new Result(parsed.record, res.status, parsed.body, parsed.payment, res.rawHeaders));
+          } catch (err) {
+            reject(err);
+          }
+        },
+      );
+    });
+  }
+}
+
+/** The spec's client rule: retry on api_error and 503 (and when no answer came); never on 429 or other 4xx. */
+export function isRetryable(r: ExchangeRecord): boolean {
+  if (r.failure !== null) return true;
+  if (r.status === 503 || r.status === 500) return true;
+  return r.error?.type === 'api_error';
+}

@@ -1,0 +1,188 @@
+/**
+ * Turns one request and what came back (a response, or a failure) into a
+ * history v1 exchange record: parsed rate headers, the error object, the
+ * normalized payment / refund / list page, shape problems, leaks, and a
+ * redacted evidence snippet where the record needs one.
+ */
+import {
+  ERROR_BODY_FIELDS,
+  HISTORY_VERSION,
+  normalizeList,
+  normalizePayment,
+  normalizeRefund,
+  detectPresentation,
+  validatePaymentShape,
+  type CanonicalPayment,
+  type ErrorInfo,
+  type ExchangeRecord,
+  type Operation,
+  type Sent,
+} from '../spec/index.ts';
+import type { LeakScanner } from './leaks.ts';
+import type { FailureKind, PickedHeaders, RawResponse } from './transport.ts';
+
+/** What is known about an exchange before the answer. */
+export interface ExchangeMeta {
+  scenario: string;
+  group?: string;
+  op: Operation;
+  key: string;
+  idemKey?: string;
+  bodyDigest?: string;
+  sent: Sent;
+  tIntended: number;
+  tStart: number;
+  wall: number;
+  attempt?: number;
+}
+
+export interface ParsedExchange {
+  record: ExchangeRecord;
+  body: unknown;
+  payment: CanonicalPayment | null;
+}
+
+const INT_RE = /^-?\d+$/;
+
+function intOrNull(v: string | null): number | null {
+  return v !== null && INT_RE.test(v.trim()) ? Number(v.trim()) : null;
+}
+
+/** X-RateLimit-* as numbers; unparsable values are kept raw (RL-4..6 judge them). Null when none was sent. */
+export function parseRateHeaders(p: PickedHeaders): ExchangeRecord['rate'] {
+  if (p.rateLimit === null && p.rateRemaining === null && p.rateReset === null) return null;
+  const limit = intOrNull(p.rateLimit);
+  const remaining = intOrNull(p.rateRemaining);
+  const reset = intOrNull(p.rateReset);
+  let raw: Record<string, string> | undefined;
+  if (p.rateLimit !== null && limit === null) (raw ??= {}).limit = p.rateLimit;
+  if (p.rateRemaining !== null && remaining === null) (raw ??= {}).remaining = p.rateRemaining;
+  if (p.rateReset !== null && reset === null) (raw ??= {}).reset = p.rateReset;
+  return raw ? { limit, remaining, reset, raw } : { limit, remaining, reset };
+}
+
+/** Retry-After in seconds (delta-seconds, or an HTTP date converted against `nowWall`). */
+export function parseRetryAfter(v: string | null, nowWall: number): number | null {
+  if (v === null) return null;
+  const t = v.trim();
+  if (/^\d+(\.\d+)?$/.test(t)) return Number(t);
+  const d = Date.parse(t);
+  return Number.isNaN(d) ? null : Math.max(0, Math.round((d - nowWall) / 1000));
+}
+
+export function readErrorInfo(body: unknown): ErrorInfo | null {
+  if (body === null || typeof body !== 'object') return null;
+  const e = (body as Record<string, unknown>).error;
+  if (e === null || typeof e !== 'object' || Array.isArray(e)) return null;
+  const o = e as Record<string, unknown>;
+  const missing: string[] = [];
+  for (const f of ERROR_BODY_FIELDS) if (!(f in o)) missing.push(f);
+  return {
+    type: o.type,
+    code: o.code,
+    message: o.message,
+    param: o.param,
+    decline_code: o.decline_code,
+    doc_url: o.doc_url,
+    request_id: o.request_id,
+    missing,
+  };
+}
+
+function baseRecord(meta: ExchangeMeta, tEnd: number): ExchangeRecord {
+  const r: ExchangeRecord = {
+    v: HISTORY_VERSION,
+    kind: 'exchange',
+    seq: 0,
+    scenario: meta.scenario,
+    op: meta.op,
+    key: meta.key,
+    sent: meta.sent,
+    tIntended: meta.tIntended,
+    tStart: meta.tStart,
+    tEnd,
+    wall: meta.wall,
+    status: 0,
+    contentType: null,
+    rate: null,
+    retryAfter: null,
+    json: false,
+    error: null,
+    payment: null,
+    refund: null,
+    list: null,
+    failure: null,
+  };
+  if (meta.group !== undefined) r.group = meta.group;
+  if (meta.idemKey !== undefined) r.idemKey = meta.idemKey;
+  if (meta.bodyDigest !== undefined) r.bodyDigest = meta.bodyDigest;
+  if (meta.attempt !== undefined) r.attempt = meta.attempt;
+  return r;
+}
+
+export function failureRecord(meta: ExchangeMeta, tEnd: number, failure: FailureKind): ExchangeRecord {
+  const r = baseRecord(meta, tEnd);
+  r.failure = failure;
+  return r;
+}
+
+export function responseRecord(meta: ExchangeMeta, tEnd: number, res: RawResponse, scanner: LeakScanner): ParsedExchange {
+  const r = baseRecord(meta, tEnd);
+  const p = res.picked;
+  r.status = res.status;
+  r.contentType = p.contentType;
+  r.rate = parseRateHeaders(p);
+  r.retryAfter = parseRetryAfter(p.retryAfter, meta.wall);
+  if (p.location !== null) r.location = p.location;
+
+  let body: unknown = null;
+  const text = res.body;
+  if (text.length > 0) {
+    try {
+      body = JSON.parse(text);
+      r.json = true;
+    } catch {
+      body = text;
+    }
+  }
+  let payment: CanonicalPayment | null = null;
+  let problems: string[] | undefined;
+  if (r.json && body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    const o = body as Record<string, unknown>;
+    if ('error' in o) r.error = readErrorInfo(body);
+    else if (Array.isArray(o.data)) {
+      const list = normalizeList(body)!;
+      r.list = {
+        object: list.object,
+        ids: list.ids,
+        hasMore: list.hasMore,
+        url: list.url,
+        statuses: (o.data as unknown[]).map((d) => (d && typeof d === 'object' && typeof (d as Record<string, unknown>).status === 'string' ? ((d as Record<string, unknown>).status as string).toLowerCase() : '')),
+        created: (o.data as unknown[]).map(createdOf),
+        livemodes: (o.data as unknown[]).map((d) => (d && typeof d === 'object' && typeof (d as Record<string, unknown>).livemode === 'boolean' ? ((d as Record<string, unknown>).livemode as boolean) : null)),
+      };
+      (o.data as unknown[]).forEach((d, i) => {
+        if (detectPresentation(d)) for (const s of validatePaymentShape(d)) (problems ??= []).push(`data[${i}].${s}`);
+      });
+    } else if (detectPresentation(body)) {
+      payment = normalizePayment(body);
+      r.payment = payment;
+      const s = validatePaymentShape(body);
+      if (s.length > 0) problems = s;
+    } else {
+      r.refund = normalizeRefund(body);
+    }
+  }
+  if (problems) r.shapeProblems = problems;
+  const leaks = text.length > 0 ? scanner.scan(text, r.json ? body : null) : undefined;
+  if (leaks) r.leaks = leaks;
+  // Evidence only where a judge may quote it: non-2xx, non-JSON, or something found wrong.
+  if (text.length > 0 && (res.status >= 300 || !r.json || leaks || problems)) r.bodySnippet = scanner.snippet(text);
+  return { record: r, body, payment };
+}
+
+function createdOf(d: unknown): number | null {
+  if (!d || typeof d !== 'object') return null;
+  const o = d as Record<string, unknown>;
+  return typeof o.created === 'number' ? o.created : typeof o.created_at === 'number' ? o.created_at : null;
+}

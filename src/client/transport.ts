@@ -1,0 +1,259 @@
+/**
+ * The HTTP hot path: undici Pools (keep-alive, one per origin) driven through
+ * the `dispatch` API with a small legacy-style handler. It skips undici's
+ * `request()` stream machinery, reads only the headers paystorm records from the
+ * raw header list, and enforces per-request time-outs with one sweeping timer
+ * instead of one timer per request.
+ */
+import { Pool } from 'undici';
+import type { Dispatcher } from 'undici';
+
+export type FailureKind = 'timeout' | 'reset' | 'refused' | 'other';
+
+/** Headers paystorm reads from every response (the rest stay raw until asked for). */
+export interface PickedHeaders {
+  contentType: string | null;
+  rateLimit: string | null;
+  rateRemaining: string | null;
+  rateReset: string | null;
+  retryAfter: string | null;
+  location: string | null;
+}
+
+export interface RawResponse {
+  status: number;
+  picked: PickedHeaders;
+  /** Flat [name, value, ...] as received. */
+  rawHeaders: Buffer[];
+  body: string;
+}
+
+export type SendCallback = (res: RawResponse | null, failure: FailureKind | null, error: Error | null) => void;
+
+export interface OutgoingRequest {
+  origin: string;
+  method: string;
+  /** Path with query, starting with '/'. */
+  path: string;
+  /** Flat [name, value, ...]. */
+  headers: string[];
+  body: string | Buffer | null;
+  timeoutMs: number;
+}
+
+class TimeoutError extends Error {
+  readonly code = 'PAYSTORM_TIMEOUT';
+  constructor(ms: number) {
+    super(`no complete response within ${ms} ms`);
+  }
+}
+
+export function classifyFailure(err: unknown): FailureKind {
+  const code = (err as { code?: string } | null)?.code ?? '';
+  switch (code) {
+    case 'PAYSTORM_TIMEOUT':
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'ETIMEDOUT':
+      return 'timeout';
+    case 'ECONNREFUSED':
+      return 'refused';
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'UND_ERR_SOCKET':
+    case 'UND_ERR_CLOSED':
+      return 'reset';
+    default: {
+      const cause = (err as { cause?: unknown } | null)?.cause;
+      return cause && cause !== err ? classifyFailure(cause) : 'other';
+    }
+  }
+}
+
+function emptyPicked(): PickedHeaders {
+  return { contentType: null, rateLimit: null, rateRemaining: null, rateReset: null, retryAfter: null, location: null };
+}
+
+/** Reads the recorded headers from undici's raw list, comparing names without building a header object. */
+export function pickHeaders(raw: Buffer[]): PickedHeaders {
+  const p = emptyPicked();
+  for (let i = 0; i < raw.length; i += 2) {
+    const nameBuf = raw[i];
+    const len = nameBuf.length;
+    // Only names of these lengths can matter: content-type 12, x-ratelimit-limit/-reset 17, -remaining 21, retry-after 11, location 8.
+    if (len !== 12 && len !== 17 && len !== 21 && len !== 11 && len !== 8) continue;
+    const name = nameBuf.toString('latin1').toLowerCase();
+    switch (name) {
+      case 'content-type':
+        p.contentType = raw[i + 1].toString('latin1');
+        break;
+      case 'x-ratelimit-limit':
+        p.rateLimit = raw[i + 1].toString('latin1');
+        break;
+      case 'x-ratelimit-remaining':
+        p.rateRemaining = raw[i + 1].toString('latin1');
+        break;
+      case 'x-ratelimit-reset':
+        p.rateReset = raw[i + 1].toString('latin1');
+        break;
+      case 'retry-after':
+        p.retryAfter = raw[i + 1].toString('latin1');
+        break;
+      case 'location':
+        p.location = raw[i + 1].toString('latin1');
+        break;
+    }
+  }
+  return p;
+}
+
+/** All headers, lower-cased names, repeated values joined by ', '. */
+export function headersObject(raw: Buffer[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < raw.length; i += 2) {
+    const k = raw[i].toString('latin1').toLowerCase();
+    const v = raw[i + 1].toString('latin1');
+    out[k] = k in out ? `${out[k]}, ${v}` : v;
+  }
+  return out;
+}
+
+/** One request's handler (undici's legacy handler interface, its native path). */
+class ExchangeHandler implements Dispatcher.DispatchHandler {
+  status = 0;
+  rawHeaders: Buffer[] = [];
+  chunk: Buffer | null = null;
+  chunks: Buffer[] | null = null;
+  abortFn: ((err: Error) => void) | null = null;
+  done = false;
+  deadline: number;
+
+  constructor(
+    private readonly transport: HttpTransport,
+    private readonly cb: SendCallback,
+    readonly timeoutMs: number,
+  ) {
+    this.deadline = performance.now() + timeoutMs;
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    this.abortFn = abort as (err: Error) => void;
+    // Timed out while queued for a connection: answered already, stop it now.
+    if (this.done) abort(new TimeoutError(this.timeoutMs));
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+    if (statusCode < 200) return true; // 1xx: the final response follows
+    this.status = statusCode;
+    this.rawHeaders = rawHeaders;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.chunk === null) this.chunk = chunk;
+    else (this.chunks ??= [this.chunk]).push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    if (this.done) return;
+    this.done = true;
+    this.transport.untrack(this);
+    const body = this.chunks ? Buffer.concat(this.chunks).toString('utf8') : this.chunk ? this.chunk.toString('utf8') : '';
+    this.cb({ status: this.status, picked: pickHeaders(this.rawHeaders), rawHeaders: this.rawHeaders, body }, null, null);
+  }
+
+  onError(err: Error): void {
+    if (this.done) return;
+    this.done = true;
+    this.transport.untrack(this);
+    this.cb(null, classifyFailure(err), err);
+  }
+
+  /** Called by the sweep once the deadline has passed. */
+  expire(): void {
+    if (this.done) return;
+    this.done = true;
+    const err = new TimeoutError(this.timeoutMs);
+    if (this.abortFn) this.abortFn(err);
+    this.cb(null, 'timeout', err);
+  }
+}
+
+export interface TransportOptions {
+  /** Connections per origin (default: unlimited, one per concurrent request). */
+  connections?: number | null;
+  keepAliveTimeoutMs?: number;
+}
+
+export class HttpTransport {
+  private readonly pools = new Map<string, Pool>();
+  private readonly inflight = new Set<ExchangeHandler>();
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(private readonly opts: TransportOptions = {}) {}
+
+  get inFlight(): number {
+    return this.inflight.size;
+  }
+
+  pool(origin: string): Pool {
+    let p = this.pools.get(origin);
+    if (!p) {
+      p = new Pool(origin, {
+        connections: this.opts.connections ?? null,
+        pipelining: 1,
+        keepAliveTimeout: this.opts.keepAliveTimeoutMs ?? 10_000,
+        // paystorm's own sweep enforces the per-request time-out; these are a safety net.
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      });
+      this.pools.set(origin, p);
+    }
+    return p;
+  }
+
+  send(req: OutgoingRequest, cb: SendCallback): void {
+    if (this.closed) {
+      cb(null, 'other', new Error('transport closed'));
+      return;
+    }
+    const handler = new ExchangeHandler(this, cb, req.timeoutMs);
+    this.inflight.add(handler);
+    if (this.sweepTimer === null) this.startSweep();
+    this.pool(req.origin).dispatch({ path: req.path, method: req.method as Dispatcher.HttpMethod, headers: req.headers, body: req.body }, handler);
+  }
+
+  untrack(h: ExchangeHandler): void {
+    this.inflight.delete(h);
+  }
+
+  private startSweep(): void {
+    this.sweepTimer = setInterval(() => {
+      if (this.inflight.size === 0) {
+        clearInterval(this.sweepTimer!);
+        this.sweepTimer = null;
+        return;
+      }
+      const now = performance.now();
+      for (const h of this.inflight) {
+        if (h.deadline <= now) {
+          this.inflight.delete(h);
+          h.expire();
+        }
+      }
+    }, 10);
+    this.sweepTimer.unref();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = null;
+    for (const h of [...this.inflight]) h.onError(Object.assign(new Error('transport closed'), { code: 'UND_ERR_CLOSED' }));
+    await Promise.all([...this.pools.values()].map((p) => p.destroy().catch(() => undefined)));
+    this.pools.clear();
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * The `burst` executor: N requests as fast as possible, aligned to a chosen
+ * instant (e.g. just before a rate-window boundary). Raw request rate is the
+ * point here, so this is autocannon's job; every response it gets is recorded
+ * through the same record builder as the undici client (status, rate headers,
+ * Retry-After, error object, normalized body).
+ */
+import autocannon from 'autocannon';
+import {
+  API_PATHS,
+  type BurstSpec,
+  type Operation,
+  type Sent,
+} from '../spec/index.ts';
+import { createHash } from 'node:crypto';
+import {
+  abortableSleep,
+  classifyFailure,
+  failureRecord,
+  responseRecord,
+  RunStoppedError,
+  type ClientFactory,
+  type ExchangeMeta,
+  type PickedHeaders,
+} from '../client/index.ts';
+
+export interface BurstResult {
+  sent: number;
+  statuses: Record<number, number>;
+}
+
+/** The operation a burst's method and path perform. */
+export function burstOperation(method: string, path: string): Operation {
+  const p = path.split('?')[0];
+  if (method === 'POST') {
+    if (p === API_PATHS.payments) return 'create';
+    if (p === API_PATHS.hosted) return 'create_hpp';
+    if (p === API_PATHS.refunds) return 'refund_create';
+    if (/^\/v1\/payments\/[^/]+\/refund$/.test(p)) return 'refund';
+  } else if (method === 'GET') {
+    if (p === API_PATHS.payments) return 'list';
+    if (/^\/v1\/payments\/[^/]+$/.test(p)) return 'retrieve';
+  }
+  return 'raw';
+}
+
+function pickFromObject(h: Record<string, unknown>): PickedHeaders {
+  const p: PickedHeaders = { contentType: null, rateLimit: null, rateRemaining: null, rateReset: null, retryAfter: null, location: null };
+  for (const k in h) {
+    const raw = h[k];
+    const v = Array.isArray(raw) ? raw.join(', ') : raw === undefined ? null : String(raw);
+    switch (k.toLowerCase()) {
+      case 'content-type':
+        p.contentType = v;
+        break;
+      case 'x-ratelimit-limit':
+        p.rateLimit = v;
+        break;
+      case 'x-ratelimit-remaining':
+        p.rateRemaining = v;
+        break;
+      case 'x-ratelimit-reset':
+        p.rateReset = v;
+        break;
+      case 'retry-after':
+        p.retryAfter = v;
+        break;
+      case 'location':
+        p.location = v;
+        break;
+    }
+  }
+  return p;
+}
+
+function sentOf(spec: BurstSpec, path: string): Sent {
+  const sent: Sent = { method: spec.method, path };
+  const b = spec.body as Record<string, unknown> | undefined;
+  if (b && typeof b === 'object') {
+    if ('amount' in b) sent.amount = b.amount;
+    if ('currency' in b) sent.currency = b.currency;
+    if ('description' in b) sent.description = b.description;
+  }
+  return sent;
+}
+
+export async function runBurst(factory: ClientFactory, spec: BurstSpec, timeoutMs: number): Promise<BurstResult> {
+  const { clock, signal } = factory;
+  // The run's request budget applies to bursts too: send only what it admits.
+  let amount = 0;
+  while (amount < spec.amount && (!factory.gate || factory.gate.admit())) amount++;
+  if (amount === 0) throw new RunStoppedError(factory.gate?.stopReason ?? 'stopped');
+  if (signal?.aborted) throw new RunStoppedError(String(signal.reason ?? 'aborted'));
+
+  const path = factory.basePath + spec.path;
+  const op = burstOperation(spec.method, spec.path);
+  const body = spec.body === undefined ? undefined : typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body);
+  const bodyDigest = body === undefined ? undefined : createHash('sha256').update(body).digest('hex').slice(0, 16);
+  const baseHeaders: Record<string, string> = { authorization: factory.authorizationFor(spec.key), accept: 'application/json' };
+  if (body !== undefined) baseHeaders['content-type'] = 'application/json';
+  const idempotent = spec.method === 'POST';
+  const scenario = factory.scenario;
+  const statuses: Record<number, number> = {};
+  let recorded = 0;
+
+  const record = (meta: ExchangeMeta, status: number, bodyText: string, headers: Record<string, unknown>) => {
+    const tEnd = clock.now();
+    const parsed = responseRecord(meta, tEnd, { status, picked: pickFromObject(headers), rawHeaders: [], body: bodyText }, factory.scanner);
+    factory.sink(parsed.record);
+    statuses[status] = (statuses[status] ?? 0) + 1;
+    recorded++;
+  };
+
+  if (spec.startAtWall !== undefined) await abortableSleep(spec.startAtWall - clock.wall(), signal);
+  if (signal?.aborted) throw new RunStoppedError(String(signal.reason ?? 'aborted'));
+
+  interface ConnContext {
+    meta?: ExchangeMeta;
+  }
+  const newMeta = (idemKey: string | undefined): ExchangeMeta => {
+    const tStart = clock.now();
+    const meta: ExchangeMeta = { scenario, op, key: spec.key.label, sent: sentOf(spec, spec.path), tIntended: tStart, tStart, wall: clock.wall() };
+    if (spec.group !== undefined) meta.group = spec.group;
+    if (idemKey !== undefined) meta.idemKey = idemKey;
+    if (bodyDigest !== undefined) meta.bodyDigest = bodyDigest;
+    return meta;
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: factory.origin,
+        connections: Math.max(1, Math.min(spec.connections, amount)),
+        amount,
+        pipelining: 1,
+        timeout: Math.max(1, Math.ceil(timeoutMs / 1000)),
+        requests: [
+          {
+            method: spec.method,
+            path,
+            body,
+            // Called as each request is built, just before it is written: a fresh key and its start time.
+            setupRequest: (req: autocannon.Request, context: object) => {
+              const idemKey = idempotent ? factory.newIdempotencyKey() : undefined;
+              (context as ConnContext).meta = newMeta(idemKey);
+              return { ...req, headers: idemKey ? { ...baseHeaders, 'idempotency-key': idemKey } : baseHeaders };
+            },
+            onResponse: (status: number, resBody: string, context: object, headers?: Record<string, unknown>) => {
+              const meta = (context as ConnContext).meta ?? newMeta(undefined);
+              record(meta, status, resBody ?? '', headers ?? {});
+            },
+          },
+        ],
+      },
+      (err: Error | null) => (err ? reject(err) : resolve()),
+    );
+    instance.on('reqError', (err: unknown) => {
+      const meta = newMeta(undefined);
+      factory.sink(failureRecord(meta, clock.now(), classifyFailure(err)));
+      recorded++;
+    });
+    const onAbort = () => instance.stop();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    instance.on('done', () => signal?.removeEventListener('abort', onAbort));
+  });
+  return { sent: recorded, statuses };
+}

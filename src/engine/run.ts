@@ -1,0 +1,288 @@
+/**
+ * Runs scenarios against a target: builds each scenario's context, enforces the
+ * run's hard caps (max requests, max duration: always on), and writes the `end`
+ * record. The `run` record is the caller's (makeRunRecord helps), since it needs
+ * facts learned before the run (presentation, rate limit).
+ */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import {
+  HISTORY_VERSION,
+  type BurstSpec,
+  type CardOutcome,
+  type ExecutorSpec,
+  type KeyHandle,
+  type KeyInfo,
+  type RunRecord,
+  type Scenario,
+  type ScenarioContext,
+  type TargetInfo,
+} from '../spec/index.ts';
+import { ClientFactory, RunStoppedError, abortableSleep, type KeySecret, type RequestGate } from '../client/index.ts';
+import type { RunClock } from './clock.ts';
+import { runBurst } from './burst.ts';
+import { runExecutor, type IterationFn } from './executors.ts';
+import type { HistoryWriter } from './history-writer.ts';
+import type { MetricsAggregator } from './metrics.ts';
+import type { Progress } from './progress.ts';
+
+export interface RunCaps {
+  maxRequests: number;
+  maxDurationMs: number;
+}
+
+/** Reasons a run stops early; a reason starting with `cap` means a cap was hit. */
+export const STOP_REASONS = {
+  maxRequests: 'cap:max-requests',
+  maxDuration: 'cap:max-duration',
+  interrupted: 'interrupted',
+} as const;
+
+export interface RunScenariosOptions {
+  scenarios: readonly Scenario[];
+  target: TargetInfo;
+  keys: readonly KeySecret[];
+  cards: Partial<Record<CardOutcome, string>>;
+  clock: RunClock;
+  writer: HistoryWriter;
+  caps: RunCaps;
+  seed: number;
+  timeScale: number;
+  /** External stop (SIGINT). */
+  signal?: AbortSignal;
+  progress?: Progress;
+  /** Fed every record and every dropped iteration. */
+  metrics?: MetricsAggregator;
+  webhooks?: { url: string; deliveries(): number } | null;
+  /** Default per-request time-out (default 30 s). */
+  timeoutMs?: number;
+  /** --duration / --rate, passed to scenarios. */
+  durationMs?: number;
+  rate?: number;
+  log?: (message: string) => void;
+  /** Connections per origin for the undici client (default unlimited). */
+  connections?: number | null;
+}
+
+export interface RunOutcome {
+  complete: boolean;
+  reason: string;
+  requests: number;
+  dropped: number;
+  /** Scenarios that threw (their exchanges are still recorded). */
+  scenarioErrors: { scenario: string; message: string }[];
+}
+
+/** The request budget and the stop switch of one run. */
+export class RunBudget implements RequestGate {
+  requests = 0;
+  stopReason = '';
+  readonly controller = new AbortController();
+
+  constructor(readonly maxRequests: number) {}
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  admit(): boolean {
+    if (this.controller.signal.aborted) return false;
+    if (this.requests >= this.maxRequests) {
+      this.stop(STOP_REASONS.maxRequests);
+      return false;
+    }
+    this.requests++;
+    // The last admitted request: stop executors from starting more iterations now.
+    if (this.requests >= this.maxRequests) this.stop(STOP_REASONS.maxRequests);
+    return true;
+  }
+
+  stop(reason: string): void {
+    if (this.controller.signal.aborted) return;
+    this.stopReason = reason;
+    this.controller.abort(reason);
+  }
+}
+
+/** A small, fast seeded PRNG (mulberry32): same seed, same sequence. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Per-scenario seed: independent of the order scenarios run in. */
+export function scenarioSeed(seed: number, name: string): number {
+  let h = 2166136261 ^ (seed >>> 0);
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+export function newRunId(now: Date = new Date()): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${now.getUTCFullYear()}${p(now.getUTCMonth() + 1)}${p(now.getUTCDate())}-${p(now.getUTCHours())}${p(now.getUTCMinutes())}${p(now.getUTCSeconds())}-${randomBytes(2).toString('hex')}`;
+}
+
+export function historyPath(runId: string, reportsDir = 'reports'): string {
+  return join(reportsDir, runId, 'history.ndjson');
+}
+
+export interface MakeRunRecordOptions {
+  runId: string;
+  clock: RunClock;
+  target: TargetInfo;
+  keys: readonly (KeyInfo | KeyHandle)[];
+  scenarios: readonly Pick<Scenario, 'name' | 'rules'>[];
+  seed: number;
+  timeScale: number;
+  settleBoundMs: number;
+  webhooks?: RunRecord['webhooks'];
+  cardOutcomes: readonly CardOutcome[];
+  facts?: Record<string, unknown>;
+}
+
+/** The `run` record (the caller writes it first). Keys appear as labels and facts only. */
+export function makeRunRecord(o: MakeRunRecordOptions): RunRecord {
+  return {
+    v: HISTORY_VERSION,
+    kind: 'run',
+    runId: o.runId,
+    wall: o.clock.originWall,
+    target: { url: o.target.url, embedded: o.target.embedded, presentation: o.target.presentation ?? null },
+    rateLimit: o.target.rateLimit,
+    keys: o.keys.map((k) => {
+      const info: KeyInfo = { label: k.label, merchant: k.merchant, mode: k.mode, prefix: k.prefix, last4: k.last4 };
+      if (k.directApi !== undefined) info.directApi = k.directApi;
+      return info;
+    }),
+    scenarios: o.scenarios.map((s) => ({ name: s.name, rules: [...s.rules] })),
+    seed: o.seed,
+    timeScale: o.timeScale,
+    settleBoundMs: o.settleBoundMs,
+    webhooks: o.webhooks ?? null,
+    cardOutcomes: [...o.cardOutcomes],
+    ...(o.facts ? { facts: o.facts } : {}),
+  };
+}
+
+export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> {
+  const { clock, writer } = o;
+  const budget = new RunBudget(o.caps.maxRequests);
+  const signal = budget.signal;
+  const timeoutMs = o.timeoutMs ?? 30_000;
+  const log = o.log ?? ((m: string) => (o.progress ? o.progress.log(m) : process.stderr.write(m + '\n')));
+  let dropped = 0;
+  const scenarioErrors: RunOutcome['scenarioErrors'] = [];
+
+  const onExternalAbort = () => budget.stop(STOP_REASONS.interrupted);
+  if (o.signal?.aborted) onExternalAbort();
+  o.signal?.addEventListener('abort', onExternalAbort, { once: true });
+  const durationCap = setTimeout(() => budget.stop(STOP_REASONS.maxDuration), Math.max(0, o.caps.maxDurationMs - clock.now()));
+
+  const unsubscribe = [o.metrics ? writer.subscribe((r) => o.metrics!.add(r)) : null, o.progress ? writer.subscribe(o.progress.onRecord) : null];
+  o.progress?.start();
+
+  const factory = new ClientFactory({
+    baseUrl: o.target.url,
+    keys: o.keys,
+    presentation: o.target.presentation,
+    clock,
+    sink: (r) => writer.write(r),
+    timeoutMs,
+    timeScale: o.timeScale,
+    signal,
+    gate: budget,
+    connections: o.connections,
+  });
+  const handles = factory.handles;
+  const onDropped = (n: number) => {
+    dropped += n;
+    o.metrics?.addDropped(n);
+    o.progress?.addDropped(n);
+  };
+
+  for (const scenario of o.scenarios) {
+    if (signal.aborted) break;
+    factory.setScenario(scenario.name);
+    const random = seededRandom(scenarioSeed(o.seed, scenario.name));
+    const ctx: ScenarioContext = {
+      scenario: scenario.name,
+      target: o.target,
+      keys: handles,
+      testKeys: handles.filter((h) => h.mode === 'test'),
+      client: (key: KeyHandle) => factory.client(key),
+      cards: o.cards,
+      execute: (spec: ExecutorSpec, iteration: IterationFn) =>
+        runExecutor(spec, iteration, {
+          clock,
+          signal,
+          onDropped,
+          setIntended: (t) => factory.setIntended(t),
+          backpressure: writer,
+          onIterationError: (err) => log(`[${scenario.name}] iteration failed: ${(err as Error)?.message ?? String(err)}`),
+        }),
+      burst: (spec: BurstSpec) => runBurst(factory, spec, timeoutMs),
+      random,
+      now: () => clock.now(),
+      sleep: (ms: number) => abortableSleep(ms, signal),
+      timeScale: o.timeScale,
+      ...(o.durationMs !== undefined ? { durationMs: o.durationMs } : {}),
+      ...(o.rate !== undefined ? { rate: o.rate } : {}),
+      signal,
+      log: (m: string) => log(`[${scenario.name}] ${m}`),
+      webhooks: o.webhooks ?? null,
+    };
+    try {
+      await untilStoppedWithGrace(scenario.run(ctx), signal, timeoutMs + 2_000);
+    } catch (err) {
+      if (err instanceof RunStoppedError || signal.aborted) break;
+      const message = (err as Error)?.message ?? String(err);
+      scenarioErrors.push({ scenario: scenario.name, message });
+      log(`[${scenario.name}] scenario failed: ${(err as Error)?.stack ?? message}`);
+    }
+  }
+
+  clearTimeout(durationCap);
+  o.signal?.removeEventListener('abort', onExternalAbort);
+  await factory.close();
+  const stopped = signal.aborted ? budget.stopReason : '';
+  const complete = !stopped && scenarioErrors.length === 0;
+  const reason = stopped || (scenarioErrors.length > 0 ? `scenario-error: ${scenarioErrors.map((e) => e.scenario).join(', ')}` : 'done');
+  writer.write({ v: HISTORY_VERSION, kind: 'end', tEnd: clock.now(), wall: clock.wall(), complete, reason, requests: budget.requests, dropped });
+  o.progress?.stop();
+  for (const u of unsubscribe) u?.();
+  return { complete, reason, requests: budget.requests, dropped, scenarioErrors };
+}
+
+/**
+ * Awaits a scenario; once the run is stopped, waits at most `graceMs` more (for
+ * requests in flight to end or time out) so a scenario stuck in a wait that
+ * ignores the signal can never keep the run alive.
+ */
+function untilStoppedWithGrace(p: Promise<void>, signal: AbortSignal, graceMs: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let graceTimer: NodeJS.Timeout | null = null;
+    const onAbort = () => {
+      graceTimer = setTimeout(resolve, graceMs);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      () => {
+        if (graceTimer) clearTimeout(graceTimer);
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      (err) => {
+        if (graceTimer) clearTimeout(graceTimer);
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
