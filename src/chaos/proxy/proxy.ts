@@ -26,7 +26,7 @@ import {
 export type Direction = 'upstream' | 'downstream';
 const DIRECTIONS: readonly Direction[] = ['upstream', 'downstream']; // Go's stream.Upstream = 0
 
-/** Source reading pauses while this many bytes wait before the first toxic / in the destination. */
+/** Source reading pauses while this many bytes wait in a link's toxic queues / destination. */
 const HIGH_WATER = 1 << 20;
 const LOW_WATER = 1 << 18;
 
@@ -236,11 +236,7 @@ class Runner implements ToxicStub {
       this.clearWaiter();
       w(ev);
     }
-    const s = this.sleeper;
-    if (s) {
-      this.sleeper = null;
-      s(sleepOk);
-    }
+    this.sleeper?.(sleepOk); // clears this.sleeper itself
   }
 
   cleanup(): void {
@@ -384,6 +380,12 @@ class Link {
   };
   private readonly onSourceEnd = (): void => this.endSource();
   private readonly onDrain = (): void => this.checkFlow();
+  /** The destination is gone (peer reset/closed it): nothing more can be written, so this link is over. */
+  private readonly onDestClose = (): void => {
+    if (this.sinkDone) return;
+    this.sinkDone = true;
+    this.conn.linkEnded(this);
+  };
 
   constructor(
     readonly conn: Connection,
@@ -405,6 +407,7 @@ class Link {
     this.source.on('end', this.onSourceEnd);
     this.source.on('close', this.onSourceEnd);
     this.dest.on('drain', this.onDrain);
+    this.dest.on('close', this.onDestClose);
   }
 
   onDeath(fn: () => void): () => void {
@@ -432,7 +435,7 @@ class Link {
     if (this.dead) return;
     if (index < this.runners.length) {
       this.runners[index].push(item);
-      if (index === 0) this.checkFlow();
+      this.checkFlow();
       return;
     }
     this.sink(item);
@@ -443,6 +446,7 @@ class Link {
     if (item === EOF) {
       this.sinkDone = true;
       this.dest.off('drain', this.onDrain);
+      this.dest.off('close', this.onDestClose);
       this.conn.linkEnded(this);
       return;
     }
@@ -450,10 +454,11 @@ class Link {
     this.checkFlow();
   }
 
-  /** Backpressure: pause the source while too much waits before the first toxic or in dest. */
+  /** Backpressure: pause the source while too much waits in toxic queues or in dest. */
   checkFlow(): void {
     if (this.sourceDone || this.dead) return;
-    const pressure = (this.runners[0]?.queuedBytes ?? 0) + this.dest.writableLength;
+    let pressure = this.dest.writableLength;
+    for (const r of this.runners) pressure += r.queuedBytes;
     if (!this.paused && pressure > HIGH_WATER) {
       this.paused = true;
       this.source.pause();
@@ -503,7 +508,10 @@ class Link {
     if (this.dead) return;
     this.dead = true;
     this.source.off('data', this.onData);
+    this.source.off('end', this.onSourceEnd);
+    this.source.off('close', this.onSourceEnd);
     this.dest.off('drain', this.onDrain);
+    this.dest.off('close', this.onDestClose);
     for (const r of this.runners) r.wake({ kind: 'interrupt' }, false);
     for (const fn of [...this.deathListeners]) fn();
     this.deathListeners.clear();
