@@ -368,6 +368,26 @@ describe('enabled: false', () => {
   });
 });
 
+describe('shutdown', () => {
+  it('close() cuts every connection, even one whose peer stopped reading', async () => {
+    const own = await startToxiproxyServer({ port: 0 });
+    try {
+      const sender = await serverFor(startServer((s) => s.write(Buffer.alloc(8 << 20, 6))));
+      const p = await new Toxiproxy(own.url).createProxy({ name: 'stuck', listen: '127.0.0.1:0', upstream: sender.address });
+      const sock = await open(p.listen);
+      sock.pause(); // never read: the proxy's writes to us back up
+      await sleep(300);
+      sock.end(); // half-close: the proxy ends both directions but cannot flush to us
+      await sleep(200);
+      const closed = await Promise.race([own.close().then(() => 'closed'), sleep(5000).then(() => 'hung')]);
+      expect(closed).toBe('closed');
+      await expect(connect(p.listen)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    } finally {
+      await Promise.race([own.close(), sleep(1000)]);
+    }
+  });
+});
+
 describe('upstream down', () => {
   it('accepts then closes the client when the upstream refuses', async () => {
     const gone = await startEcho();

@@ -526,8 +526,22 @@ class Connection {
   constructor(
     readonly proxy: Proxy,
     readonly client: net.Socket,
-    public upstream: net.Socket | null = null,
-  ) {}
+  ) {
+    client.once('close', () => this.forgetIfClosed());
+  }
+
+  upstream: net.Socket | null = null;
+
+  /** The upstream socket being dialled/used; tracked so stop() can cut it. */
+  setUpstream(sock: net.Socket): void {
+    this.upstream = sock;
+    sock.once('close', () => this.forgetIfClosed());
+  }
+
+  /** Stop tracking only once both sockets are really closed (a graceful end may wait on the peer). */
+  private forgetIfClosed(): void {
+    if (this.client.destroyed && (!this.upstream || this.upstream.destroyed)) this.proxy.connections.delete(this);
+  }
 
   links(): Link[] {
     return [this.up, this.down].filter((l): l is Link => l !== null);
@@ -538,7 +552,6 @@ class Connection {
   }
 
   start(upstream: net.Socket, chain: Record<Direction, Toxic[]>): void {
-    this.upstream = upstream;
     this.up = new Link(this, 'upstream', this.client, upstream);
     this.down = new Link(this, 'downstream', upstream, this.client);
     this.up.start(chain.upstream);
@@ -555,7 +568,7 @@ class Connection {
 
   private finish(): void {
     for (const l of this.links()) l.kill();
-    this.proxy.connections.delete(this);
+    this.forgetIfClosed();
   }
 
   /** Cut the connection now (proxy disabled, deleted or server closed). */
@@ -764,8 +777,8 @@ export class Proxy {
       return;
     }
     const upstream = net.connect({ host, port, allowHalfOpen: true, noDelay: true });
-    conn.upstream = upstream;
     upstream.on('error', () => undefined);
+    conn.setUpstream(upstream);
     const onFail = (): void => conn.destroy(); // Go: client.Close() when the dial fails
     upstream.once('error', onFail);
     upstream.once('close', onFail);
