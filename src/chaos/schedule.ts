@@ -13,22 +13,29 @@ export function toxicName(n: number, type: FaultType): string {
 }
 
 export interface WindowHooks {
-  open(step: FaultStep, index: number): Promise<void>;
+  /** Opens the window; resolves with the time it opened, from which `duration` counts. */
+  open(step: FaultStep, index: number): Promise<number>;
   close(step: FaultStep, index: number): Promise<void>;
 }
 
-/** Resolves at run-monotonic time `t`, or at once when the signal aborts. */
+/** Resolves at run-monotonic time `t` (never before it), or at once when the signal aborts. */
 export function sleepUntil(t: number, now: () => number, signal: AbortSignal): Promise<void> {
-  const ms = t - now();
-  if (ms <= 0 || signal.aborted) return Promise.resolve();
+  if (t - now() <= 0 || signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
+    let timer: NodeJS.Timeout;
     const done = () => {
       clearTimeout(timer);
       signal.removeEventListener('abort', done);
       resolve();
     };
-    const timer = setTimeout(done, ms);
+    // Timers may fire a little early against the monotonic clock: re-arm for the rest.
+    const arm = () => {
+      const ms = t - now();
+      if (ms <= 0) done();
+      else timer = setTimeout(arm, Math.ceil(ms));
+    };
     signal.addEventListener('abort', done, { once: true });
+    arm();
   });
 }
 
@@ -48,9 +55,9 @@ export async function runWindows(steps: readonly FaultStep[], hooks: WindowHooks
   const runOne = async (step: FaultStep, i: number) => {
     await sleepUntil(t0 + step.at, now, stop.signal);
     if (stop.signal.aborted) return;
-    await hooks.open(step, i);
+    const opened = await hooks.open(step, i);
     try {
-      await sleepUntil(t0 + step.at + step.duration, now, stop.signal);
+      await sleepUntil(opened + step.duration, now, stop.signal);
     } finally {
       await hooks.close(step, i);
     }

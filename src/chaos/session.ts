@@ -204,6 +204,7 @@ export async function openChaosSession(opts: ChaosSessionOptions): Promise<Chaos
       if (step.type === 'down') downCount.set(step.proxy, (downCount.get(step.proxy) ?? 1) - 1);
       throw err;
     }
+    return w.tStart;
   };
 
   const closeWindow = async (n: number) => {
