@@ -1,0 +1,110 @@
+/**
+ * Seeded bugs: each name injects one realistic violation of one rule of
+ * rules.md, observable from outside through HTTP or webhooks in a short run.
+ * Without --bugs the service keeps every rule. docs/reference-service.md
+ * carries this table; test/target/bugs*.test.ts proves each one.
+ */
+export interface BugInfo {
+  name: string;
+  /** The rule id of rules.md it breaks. */
+  rule: string;
+  description: string;
+}
+
+const bug = (name: string, rule: string, description: string): BugInfo => ({ name, rule, description });
+
+export const BUGS = [
+  // RL: rate limit
+  bug('rl-off-by-one', 'RL-1', 'The limiter compares with > instead of >=, so each window admits limit+1 requests.'),
+  bug('rl-sliding-window', 'RL-2', 'A sliding log of the last window length replaces the fixed window, so a window does not reset at the first request after it ends.'),
+  bug('rl-headers-missing-on-4xx', 'RL-4', 'Rate headers are written only on 2xx and 429 responses, not on other 4xx.'),
+  bug('rl-remaining-negative', 'RL-5', 'Refused requests are counted too, and X-RateLimit-Remaining goes negative once over the limit.'),
+  bug('rl-reset-moves', 'RL-6', 'X-RateLimit-Reset is computed as now + window on every response instead of the window end.'),
+  bug('rl-no-retry-after', 'RL-7', '429 responses carry no Retry-After header.'),
+  bug('rl-retry-after-zero', 'RL-8', 'Retry-After is 0 (truncated milliseconds), so a client that honours it is refused again.'),
+  bug('rl-shared-merchant-counter', 'RL-9', 'Counters are keyed by merchant instead of API key: exhausting one key gives 429 to the merchant\'s other keys.'),
+  // IDEM: idempotency
+  bug('idem-missing-key-accepted', 'IDEM-1', 'A POST without Idempotency-Key is processed instead of refused with 400 parameter_missing.'),
+  bug('idem-no-length-limit', 'IDEM-2', 'Idempotency keys longer than 255 characters are accepted.'),
+  bug('idem-body-ignored', 'IDEM-4', 'The stored request fingerprint is not compared: a different body under a used key replays the first response.'),
+  bug('idem-no-inflight-lock', 'IDEM-6', 'No in-flight lock: concurrent requests with one key each create a payment (the last response wins the cache).'),
+  bug('idem-caches-errors', 'IDEM-7', 'Error responses are cached too, so a retry after a 4xx replays the error instead of executing again.'),
+  bug('idem-global-scope', 'IDEM-8', 'The store is keyed by the Idempotency-Key value alone: another API key with the same value gets the first key\'s response.'),
+  bug('idem-shared-operation-scope', 'IDEM-9', 'One scope for every POST: the same value on a create and a hosted create collides (409).'),
+  bug('idem-dedupes-merchant-reference', 'IDEM-10', 'A create whose merchant_reference was already used returns the earlier payment instead of a new one.'),
+  // PAY: creation and the Payment object
+  bug('pay-zero-amount-accepted', 'PAY-2', 'The amount check is amount < 0, so amount 0 creates a payment.'),
+  bug('pay-param-not-named', 'PAY-3', 'A missing required body field gives 400 parameter_invalid with param null.'),
+  bug('pay-description-unbounded', 'PAY-5', 'description longer than 500 characters is accepted on Direct API creates.'),
+  bug('pay-amount-mutates', 'PAY-8', 'After a refund succeeds, amount is reported net of the refunded total.'),
+  bug('pay-leaks-card-number', 'PAY-9', 'The card object carries the full card number in a `number` field.'),
+  bug('pay-next-action-stale', 'PAY-11', 'next_action keeps the 3DS redirect after the payment has succeeded.'),
+  bug('pay-decline-code-generic', 'PAY-16', 'Every processor decline is stored as generic_decline, losing do_not_honor and insufficient_funds.'),
+  // SM: states
+  bug('sm-succeeded-to-failed', 'SM-2', 'A failed refund marks its succeeded payment failed.'),
+  bug('sm-challenge-never-expires', 'SM-4', 'No expiry timer is armed for 3DS challenges: an abandoned challenge stays requires_action.'),
+  bug('sm-hpp-3ds-skips-challenge', 'SM-5', 'A hosted page submitted with the 3DS card skips the challenge and succeeds.'),
+  // REF: refunds
+  bug('ref-not-listed', 'REF-1', 'Failed refunds are removed from the payment\'s refunds array.'),
+  bug('ref-counts-pending', 'REF-2', 'refunded_amount sums every refund, pending and failed included.'),
+  bug('ref-no-lock', 'REF-3', 'The refundable check and the commit are separated by the processor call, with no per-payment lock: concurrent refunds exceed the amount.'),
+  bug('ref-wrong-code', 'REF-4', 'A refund above the refundable amount gives 400 parameter_invalid instead of 422 action_not_allowed.'),
+  bug('ref-allows-unsucceeded', 'REF-5', 'Refunds of payments that are not succeeded are accepted.'),
+  bug('ref-refunded-at-partial', 'REF-6', 'refunded_at is set when the first refund succeeds, even a partial one.'),
+  bug('ref-scope-per-path', 'REF-7', 'The two refund paths keep separate idempotency scopes: one key on both creates two refunds.'),
+  // LIST: listing
+  bug('list-oldest-first', 'LIST-2', 'data is ordered oldest first.'),
+  bug('list-limit-unchecked', 'LIST-3', 'limit outside 1..100 is clamped instead of refused with 400.'),
+  bug('list-unknown-cursor-ok', 'LIST-4', 'A starting_after that does not exist is ignored and the first page returned.'),
+  bug('list-cursor-skip', 'LIST-5', 'The page after a cursor starts one item too far, skipping a payment.'),
+  bug('list-gte-exclusive', 'LIST-7', 'created[gte] is applied as a strict lower bound.'),
+  bug('list-filter-after-page', 'LIST-8', 'The status filter is applied after slicing the page, and has_more is false when the filtered page is short.'),
+  bug('list-leaks-live', 'LIST-9', 'The list holds both modes of the merchant.'),
+  // WH: webhooks
+  bug('wh-bad-signature', 'WH-1', 'The signature is HMAC over the body alone, without the `<t>.` prefix.'),
+  bug('wh-timestamp-ms', 'WH-2', 't is sent in milliseconds instead of seconds.'),
+  bug('wh-missing-failed-event', 'WH-4', 'No payment.failed event is sent.'),
+  bug('wh-refund-event-missing-payment-id', 'WH-5', 'data.refund of refund events lacks payment_id.'),
+  bug('wh-event-on-pending', 'WH-6', 'Events are also sent when a payment is created pending and when it enters requires_action.'),
+  bug('wh-stale-payment', 'WH-7', 'data.payment is the snapshot taken before the status change, so it shows the old status.'),
+  bug('wh-new-id-on-retry', 'WH-8', 'Each retry of a delivery gets a new event id.'),
+  bug('wh-no-retry', 'WH-9', 'A failed delivery is never retried.'),
+  bug('wh-live-to-test-endpoint', 'WH-10', 'Endpoints are chosen by merchant only, so live events also go to test endpoints.'),
+  // ERR: errors
+  bug('err-missing-request-id', 'ERR-1', 'Error bodies carry no request_id.'),
+  bug('err-wrong-type', 'ERR-2', '404 resource_missing errors have type api_error.'),
+  bug('err-card-error-code', 'ERR-3', 'card_error responses carry the decline reason in code instead of card_declined.'),
+  bug('err-500-as-502', 'ERR-4', 'Load shedding while the processor is unreachable answers 502 bad_gateway instead of 503 service_unavailable.'),
+  bug('err-text-plain', 'ERR-5', 'Error responses are sent with Content-Type text/plain.'),
+  // AUTH
+  bug('auth-accepts-basic', 'AUTH-1', 'The Authorization scheme is not checked: `Basic <key>` is accepted.'),
+  bug('auth-ratelimit-headers-on-401', 'AUTH-4', 'Rate headers are written on 401 responses too.'),
+  bug('auth-live-accepts-test-card', 'AUTH-7', 'A live key is processed like a test key, so sandbox test cards succeed in live mode.'),
+  bug('auth-live-sees-test', 'AUTH-8', 'Retrieval checks the merchant but not the mode: a live key reads test payments.'),
+  // TEST: test mode
+  bug('test-decline-422', 'TEST-1', 'Sandbox decline cards are refused synchronously with 422 card_declined.'),
+  bug('test-amex-cvc-rejected', 'TEST-2', 'Every CVC must have 3 digits, so American Express cards with 4-digit CVCs are refused.'),
+  // FT: faults
+  bug('ft-lose-payment-on-upstream-error', 'FT-1', 'A payment whose first processor call cannot connect is dropped from the store after the 201.'),
+  bug('ft-no-retry-after-outage', 'FT-2', 'After a failed processor call the payment is not retried and stays pending for ever.'),
+  // SEC: isolation
+  bug('sec-cross-merchant-read', 'SEC-1', 'Retrieval by id checks the mode but not the merchant.'),
+  bug('sec-key-in-error', 'SEC-2', 'The 401 for an unknown key echoes the key in its message.'),
+] as const satisfies readonly BugInfo[];
+
+export type BugName = (typeof BUGS)[number]['name'];
+export const BUG_NAMES: readonly BugName[] = BUGS.map((b) => b.name);
+
+export function isBugName(name: string): name is BugName {
+  return (BUG_NAMES as readonly string[]).includes(name);
+}
+
+/** One boolean per bug, looked up once at start so hot paths test a field. */
+export type BugFlags = Readonly<Record<BugName, boolean>>;
+export function bugFlags(names: readonly string[]): BugFlags {
+  const unknown = names.filter((n) => !isBugName(n));
+  if (unknown.length) throw new Error(`unknown bug name(s): ${unknown.join(', ')}. Known: ${BUG_NAMES.join(', ')}`);
+  const out = {} as Record<BugName, boolean>;
+  for (const n of BUG_NAMES) out[n] = names.includes(n);
+  return out;
+}

@@ -1,0 +1,145 @@
+/**
+ * Options of the reference service (they mirror `paystorm serve` flags), its
+ * built-in keys and secret, and the list of its own delays that --time-scale
+ * multiplies. Protocol values of the spec (rate window, 24 h idempotency,
+ * 5-minute signature tolerance) live in src/spec/limits.ts and are never scaled.
+ */
+import { type CardsFile, DEFAULT_TEST_CARDS, LIMITS, type Mode, type Presentation } from '../spec/index.ts';
+
+export interface KeyConfig {
+  key: string;
+  merchant: string;
+  /** False: the key gets 403 not_permitted on POST /v1/payments (Direct API). */
+  direct_api: boolean;
+}
+
+export interface WebhookEndpoint {
+  /** Absent: any merchant. */
+  merchant?: string;
+  /** Absent: both modes. */
+  mode?: Mode;
+  url: string;
+}
+
+export interface ServiceOptions {
+  port: number;
+  host: string;
+  presentation: Presentation;
+  rateLimit: number;
+  /** Whole seconds, at least 1000 (X-RateLimit-Reset is in seconds). */
+  windowMs: number;
+  timeScale: number;
+  /** The processor (or a proxy in front of it). Absent: the service starts its own processor. */
+  upstreamUrl?: string;
+  /** Port of the processor the service starts itself when no upstreamUrl is given (0 = any). */
+  upstreamPort: number;
+  webhookUrls: WebhookEndpoint[];
+  webhookSecret: string;
+  webhookTimeoutMs: number;
+  keys: KeyConfig[];
+  cards: CardsFile;
+  bugs: string[];
+  /**
+   * Creates answer 503 service_unavailable while more than this many payments
+   * wait on an unreachable processor (load shedding); below it they answer 201 pending.
+   */
+  upstreamBacklogLimit: number;
+}
+
+export const DEFAULT_WEBHOOK_SECRET = 'whsec_paystormReferenceService0000000000';
+
+/**
+ * Two merchants, each with test keys in both prefix forms and a live key, plus
+ * one acme test key without Direct API permission. Fixed values so docs and
+ * scenarios can name them; they only ever unlock this in-memory sandbox.
+ */
+export const DEFAULT_KEYS: readonly KeyConfig[] = Object.freeze([
+  { key: 'svc_test_sk_acmeTestKey4f8a2c91d7e3b605', merchant: 'acme', direct_api: true },
+  { key: 'api_test_sk_acmeTestKey9b1e7d3a05c2f468', merchant: 'acme', direct_api: true },
+  { key: 'svc_live_sk_acmeLiveKey2d6f0a8c4e91b357', merchant: 'acme', direct_api: true },
+  { key: 'svc_test_sk_acmeNoDirectApi7c3e1b9f05a2d4', merchant: 'acme', direct_api: false },
+  { key: 'svc_test_sk_globexTestKey6a0c8e2f4b17d93', merchant: 'globex', direct_api: true },
+  { key: 'api_test_sk_globexTestKey1f5b9d3e7a02c86', merchant: 'globex', direct_api: true },
+  { key: 'svc_live_sk_globexLiveKey8e2a6c0f4d93b15', merchant: 'globex', direct_api: true },
+]);
+
+export const DEFAULT_OPTIONS: ServiceOptions = Object.freeze({
+  port: 4010,
+  host: '127.0.0.1',
+  presentation: 'B' as Presentation,
+  rateLimit: LIMITS.rateLimitPerWindow,
+  windowMs: LIMITS.rateWindowMs,
+  timeScale: 1,
+  upstreamUrl: undefined,
+  upstreamPort: 0,
+  webhookUrls: [],
+  webhookSecret: DEFAULT_WEBHOOK_SECRET,
+  webhookTimeoutMs: LIMITS.webhookAckTimeoutMs,
+  keys: DEFAULT_KEYS as KeyConfig[],
+  cards: DEFAULT_TEST_CARDS,
+  bugs: [],
+  upstreamBacklogLimit: 10_000,
+}) as ServiceOptions;
+
+/**
+ * The service's own delays at time scale 1, in ms. --time-scale multiplies
+ * each (with a 1 ms floor); docs/reference-service.md lists them.
+ */
+export const BASE_DELAYS = Object.freeze({
+  /** Processor answer to an authorization. */
+  processorDecisionMs: 300,
+  /** Processor answer for a card that needs 3DS: the challenge appears after this. */
+  challengeAppearMs: 2_000,
+  /** Processor answer to a refund (pending -> succeeded/failed). */
+  refundSettleMs: 1_000,
+  /** An open 3DS challenge expires after this. */
+  challengeExpiryMs: 5 * 60_000,
+  /** An unused hosted page expires after this. */
+  hostedPageExpiryMs: 15 * 60_000,
+  /** How long a create (or hosted-page submission) waits for the processor's first answer before replying pending (floor 50 ms). */
+  createWaitMs: 500,
+  /** One processor call gives up after this (floor 200 ms, so a busy loopback is not an outage). */
+  upstreamTimeoutMs: 10_000,
+  /** Upstream retry backoff: starts here and doubles up to upstreamRetryMaxMs. */
+  upstreamRetryBaseMs: 1_000,
+  upstreamRetryMaxMs: 30_000,
+  /** Upstream retries stop after this (a payment is then failed with generic_decline). */
+  upstreamRetryWindowMs: LIMITS.webhookRetryWindowMs,
+  /** Webhook retry backoff: starts here and doubles up to webhookRetryMaxMs. */
+  webhookRetryBaseMs: 1_000,
+  webhookRetryMaxMs: 60 * 60_000,
+  /** Webhook retries stop after this (the spec's 24 hours). */
+  webhookRetryWindowMs: LIMITS.webhookRetryWindowMs,
+});
+export type DelayName = keyof typeof BASE_DELAYS;
+export type Delays = Record<DelayName, number>;
+
+/** Attempts the processor may refuse explicitly (the upstream-error card) before the payment fails generic_decline. */
+export const MAX_PROCESSOR_ERROR_ATTEMPTS = 4;
+
+/** The sandbox processor fails a refund of exactly this many minor units (so refund.failed can be exercised). */
+export const SANDBOX_REFUND_FAIL_AMOUNT = 1313;
+
+export function scaledDelays(timeScale: number): Delays {
+  const out = {} as Delays;
+  for (const [name, ms] of Object.entries(BASE_DELAYS) as [DelayName, number][]) out[name] = Math.max(1, Math.round(ms * timeScale));
+  out.upstreamTimeoutMs = Math.max(200, out.upstreamTimeoutMs);
+  // A loopback round trip plus a small decision delay should fit, so scaled runs still see synchronous outcomes.
+  out.createWaitMs = Math.max(50, out.createWaitMs);
+  return out;
+}
+
+/** Fills defaults and checks the values a caller can get wrong; throws a message naming the option. */
+export function resolveOptions(partial: Partial<ServiceOptions>): ServiceOptions {
+  const o: ServiceOptions = { ...DEFAULT_OPTIONS };
+  for (const [k, v] of Object.entries(partial)) if (v !== undefined) (o as unknown as Record<string, unknown>)[k] = v;
+  if (!Number.isInteger(o.windowMs) || o.windowMs < 1000 || o.windowMs % 1000 !== 0) {
+    throw new Error(`windowMs must be whole seconds of at least 1000 ms (X-RateLimit-Reset is in seconds); got ${o.windowMs}`);
+  }
+  if (!Number.isInteger(o.rateLimit) || o.rateLimit < 1) throw new Error(`rateLimit must be a positive integer; got ${o.rateLimit}`);
+  if (!(o.timeScale > 0) || !Number.isFinite(o.timeScale)) throw new Error(`timeScale must be a positive number; got ${o.timeScale}`);
+  if (o.presentation !== 'A' && o.presentation !== 'B') throw new Error(`presentation must be A or B; got ${String(o.presentation)}`);
+  if (!o.webhookSecret.startsWith('whsec_')) throw new Error('webhookSecret must start with whsec_');
+  if (!(o.webhookTimeoutMs > 0)) throw new Error(`webhookTimeoutMs must be positive; got ${o.webhookTimeoutMs}`);
+  return o;
+}

@@ -1,0 +1,492 @@
+/**
+ * The reference Card Payment Service: node:http with a small router, in-memory
+ * stores, rate limiting and idempotency per the spec, a sandbox processor
+ * reached over HTTP, and webhooks. `startReferenceService` is the entry point.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { LIMITS, STATUSES_B, type PaymentStatus, luhnValid } from '../spec/index.ts';
+import { KeyRing, type ApiKey } from './auth.ts';
+import { bugFlags, type BugFlags } from './bugs.ts';
+import { ErrorWriter, type ApiResult } from './errors.ts';
+import { type HeaderList, JSON_TYPE, nextRequestId, parseQuery, readBody, send } from './http.ts';
+import { IdempotencyStore, canonicalJson } from './idempotency.ts';
+import { Lifecycle, maskCard, nowSeconds, withBudget } from './lifecycle.ts';
+import type { PaymentRecord, RefundRecord } from './model.ts';
+import { touch } from './model.ts';
+import { type ServiceOptions, resolveOptions, scaledDelays, type Delays } from './options.ts';
+import { Presenter } from './present.ts';
+import { type RunningProcessor, startProcessor } from './processor.ts';
+import { RateLimiter } from './rate-limit.ts';
+import { SandboxPages } from './sandbox-pages.ts';
+import { Scheduler } from './scheduler.ts';
+import { PaymentStore, PAGE_LIMITS } from './store.ts';
+import { UpstreamClient, type UpstreamResult } from './upstream.ts';
+import { type ParsedCreate, isExpired, validateDirectCreate, validateHostedCreate } from './validate.ts';
+import { WebhookDispatcher } from './webhooks.ts';
+
+export interface RunningService {
+  url: string;
+  port: number;
+  upstreamUrl: string;
+  /** The processor the service started itself (absent when upstreamUrl was given). */
+  processor?: { url: string; port: number; close(): Promise<void> };
+  options: ServiceOptions;
+  close(): Promise<void>;
+}
+
+type Op = 'payment_create' | 'hosted_create' | 'refund_create';
+type Json = Record<string, unknown>;
+
+const PAYMENTS = '/v1/payments';
+const PAYMENT_PREFIX = '/v1/payments/';
+const REFUND_SUFFIX = '/refund';
+const IDEM_SWEEP_MS = 10 * 60_000;
+
+export async function startReferenceService(partial: Partial<ServiceOptions> = {}): Promise<RunningService> {
+  const options = resolveOptions(partial);
+  const bugs = bugFlags(options.bugs);
+  let processor: RunningProcessor | undefined;
+  let upstreamUrl = options.upstreamUrl;
+  if (!upstreamUrl) {
+    processor = await startProcessor({ host: options.host, port: options.upstreamPort, timeScale: options.timeScale, cards: options.cards });
+    upstreamUrl = processor.url;
+  }
+  const service = new ReferenceService(options, bugs, upstreamUrl.replace(/\/+$/, ''));
+  try {
+    const port = await service.listen();
+    return {
+      url: `http://${options.host}:${port}`,
+      port,
+      upstreamUrl,
+      processor,
+      options,
+      close: async () => {
+        await service.close();
+        await processor?.close();
+      },
+    };
+  } catch (err) {
+    await service.close();
+    await processor?.close();
+    throw err;
+  }
+}
+
+class ReferenceService {
+  private readonly server: Server;
+  private readonly scheduler = new Scheduler();
+  private readonly keys: KeyRing;
+  private readonly limiter: RateLimiter;
+  private readonly idem: IdempotencyStore;
+  private readonly store: PaymentStore;
+  private readonly presenter: Presenter;
+  private readonly errors: ErrorWriter;
+  private readonly upstream: UpstreamClient;
+  private readonly webhooks: WebhookDispatcher;
+  private readonly lifecycle: Lifecycle;
+  private readonly pages: SandboxPages;
+  private readonly delays: Delays;
+
+  constructor(
+    private readonly options: ServiceOptions,
+    private readonly bugs: BugFlags,
+    upstreamUrl: string,
+  ) {
+    this.delays = scaledDelays(options.timeScale);
+    this.keys = new KeyRing(options.keys, bugs['auth-accepts-basic']);
+    this.limiter = new RateLimiter(options.rateLimit, options.windowMs, bugs);
+    this.idem = new IdempotencyStore(bugs);
+    this.store = new PaymentStore(bugs);
+    this.presenter = new Presenter(options.presentation, bugs);
+    this.errors = new ErrorWriter(bugs);
+    this.upstream = new UpstreamClient(upstreamUrl, this.delays.upstreamTimeoutMs);
+    this.webhooks = new WebhookDispatcher(options.webhookUrls, options.webhookSecret, options.webhookTimeoutMs, this.delays, this.scheduler, bugs);
+    this.lifecycle = new Lifecycle(this.store, this.presenter, this.webhooks, this.upstream, this.scheduler, this.delays, bugs, options.cards);
+    this.pages = new SandboxPages(this.store, this.lifecycle, bugs);
+    this.server = createServer((req, res) => this.onRequest(req, res));
+    this.server.keepAliveTimeout = 30_000;
+    const sweep = () => {
+      this.idem.sweep();
+      this.scheduler.after(IDEM_SWEEP_MS, sweep);
+    };
+    this.scheduler.after(IDEM_SWEEP_MS, sweep);
+  }
+
+  listen(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.options.port, this.options.host, () => {
+        this.server.off('error', reject);
+        const port = (this.server.address() as AddressInfo).port;
+        this.lifecycle.baseUrl = `http://${this.options.host}:${port}`;
+        resolve(port);
+      });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.scheduler.close();
+    await new Promise<void>((done) => {
+      if (!this.server.listening) return done();
+      this.server.close(() => done());
+      this.server.closeAllConnections();
+    });
+    await this.webhooks.close();
+    await this.upstream.close();
+  }
+
+  // ------------------------------------------------------------ routing
+
+  private onRequest(req: IncomingMessage, res: ServerResponse): void {
+    const url = req.url ?? '/';
+    const qi = url.indexOf('?');
+    const path = qi < 0 ? url : url.slice(0, qi);
+    const qs = qi < 0 ? '' : url.slice(qi + 1);
+    if (path.startsWith('/v1/')) {
+      this.api(req, res, path, qs).catch((err) => this.crash(res, err));
+      return;
+    }
+    if (path.startsWith('/sandbox/')) {
+      this.pages.handle(req, res, path, qs).catch((err) => this.crash(res, err));
+      return;
+    }
+    if (path === '/health' && req.method === 'GET') return send(res, 200, '{"ok":true}', JSON_TYPE);
+    const rid = nextRequestId();
+    this.write(res, this.errors.make(rid, 'resource_missing', `Unrecognized request URL (${req.method} ${path}).`), { 'request-id': rid });
+  }
+
+  private crash(res: ServerResponse, err: unknown): void {
+    process.stderr.write(`reference service: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
+    if (res.headersSent) return void res.destroy();
+    const rid = nextRequestId();
+    this.write(res, this.errors.make(rid, 'internal_error', 'An internal error occurred.'), { 'request-id': rid });
+  }
+
+  private write(res: ServerResponse, r: ApiResult, headers: HeaderList): void {
+    send(res, r.status, r.body, r.contentType, headers);
+  }
+
+  private async api(req: IncomingMessage, res: ServerResponse, path: string, qs: string): Promise<void> {
+    const rid = nextRequestId();
+    const auth = this.keys.authenticate(req.headers.authorization);
+    if (!auth.ok) {
+      const h: HeaderList = { 'request-id': rid };
+      if (this.bugs['auth-ratelimit-headers-on-401']) {
+        h['x-ratelimit-limit'] = this.options.rateLimit;
+        h['x-ratelimit-remaining'] = this.options.rateLimit;
+        h['x-ratelimit-reset'] = Math.ceil((Date.now() + this.options.windowMs) / 1000);
+      }
+      return this.write(res, this.errors.unauthorized(rid, auth.reason, auth.presented), h);
+    }
+    const key = auth.key;
+    const rate = this.limiter.take(this.bugs['rl-shared-merchant-counter'] ? key.merchant : key.key);
+    const rh: HeaderList = { 'x-ratelimit-limit': rate.limit, 'x-ratelimit-remaining': rate.remaining, 'x-ratelimit-reset': rate.reset, 'request-id': rid };
+    if (!rate.allowed) {
+      if (!this.bugs['rl-no-retry-after']) rh['retry-after'] = this.bugs['rl-retry-after-zero'] ? 0 : rate.retryAfter;
+      return this.write(res, this.errors.make(rid, 'rate_limit_exceeded', `Too many requests: the limit is ${rate.limit} per window for this API key.`), rh);
+    }
+    const method = req.method;
+    if (method === 'GET') {
+      if (path === PAYMENTS) return this.respond(res, this.list(key, qs, rid), rh);
+      if (path.startsWith(PAYMENT_PREFIX) && path.indexOf('/', PAYMENT_PREFIX.length) < 0) return this.retrieve(res, key, path.slice(PAYMENT_PREFIX.length), rid, rh);
+    } else if (method === 'POST') {
+      if (path === PAYMENTS) return this.post(req, res, key, rid, rh, 'payment_create');
+      if (path === '/v1/payments/hpp') return this.post(req, res, key, rid, rh, 'hosted_create');
+      if (path === '/v1/refunds') return this.post(req, res, key, rid, rh, 'refund_create');
+      if (path.startsWith(PAYMENT_PREFIX) && path.endsWith(REFUND_SUFFIX)) {
+        const id = path.slice(PAYMENT_PREFIX.length, path.length - REFUND_SUFFIX.length);
+        if (id && !id.includes('/')) return this.post(req, res, key, rid, rh, 'refund_create', safeDecode(id));
+      }
+    }
+    this.respond(res, this.errors.make(rid, 'resource_missing', `Unrecognized request URL (${method} ${path}).`), rh);
+  }
+
+  /** Writes an API result with the rate headers (which the RL-4 bug drops from 4xx). */
+  private respond(res: ServerResponse, r: ApiResult, rh: HeaderList, extra?: HeaderList): void {
+    let h = rh;
+    if (this.bugs['rl-headers-missing-on-4xx'] && r.status >= 400 && r.status < 500) h = { 'request-id': rh['request-id'] };
+    send(res, r.status, r.body, r.contentType, extra ? { ...h, ...extra } : h);
+  }
+
+  private visible(key: ApiKey, p: PaymentRecord | undefined): p is PaymentRecord {
+    if (!p) return false;
+    if (this.bugs['sec-cross-merchant-read']) return p.mode === key.mode;
+    if (this.bugs['auth-live-sees-test']) return p.merchant === key.merchant;
+    return p.partition === key.partition;
+  }
+
+  // ------------------------------------------------------------ GET
+
+  private retrieve(res: ServerResponse, key: ApiKey, rawId: string, rid: string, rh: HeaderList): void {
+    const id = safeDecode(rawId);
+    const p = this.store.get(id);
+    if (!this.visible(key, p)) return this.respond(res, this.errors.make(rid, 'resource_missing', `No such payment: '${id}'.`, 'id'), rh);
+    const body = this.presenter.paymentJson(p);
+    rh['content-type'] = JSON_TYPE;
+    rh['content-length'] = Buffer.byteLength(body);
+    res.writeHead(200, rh);
+    res.end(body);
+  }
+
+  private list(key: ApiKey, qs: string, rid: string): ApiResult {
+    const q = parseQuery(qs);
+    const bad = (param: string, message: string) => this.errors.make(rid, 'parameter_invalid', message, param);
+    let limit: number = PAGE_LIMITS.default;
+    if (q.has('limit')) {
+      const s = q.get('limit')!;
+      if (!/^-?\d+$/.test(s)) return bad('limit', `Invalid limit: expected an integer from ${PAGE_LIMITS.min} to ${PAGE_LIMITS.max}.`);
+      limit = Number(s);
+      if (limit < PAGE_LIMITS.min || limit > PAGE_LIMITS.max) {
+        if (!this.bugs['list-limit-unchecked']) return bad('limit', `Invalid limit: expected an integer from ${PAGE_LIMITS.min} to ${PAGE_LIMITS.max}.`);
+        limit = Math.min(PAGE_LIMITS.max, Math.max(PAGE_LIMITS.min, limit));
+      }
+    }
+    let status: PaymentStatus | undefined;
+    if (q.has('status')) {
+      const s = q.get('status')!;
+      if (!(STATUSES_B as readonly string[]).includes(s)) return bad('status', `Invalid status: expected one of ${STATUSES_B.join(', ')}.`);
+      status = s as PaymentStatus;
+    }
+    const bounds: Record<'created[gte]' | 'created[lt]', number | undefined> = { 'created[gte]': undefined, 'created[lt]': undefined };
+    for (const name of ['created[gte]', 'created[lt]'] as const) {
+      if (!q.has(name)) continue;
+      const s = q.get(name)!;
+      if (!/^-?\d+$/.test(s)) return bad(name, `Invalid ${name}: expected Unix seconds.`);
+      bounds[name] = Number(s);
+    }
+    let cursor: PaymentRecord | undefined;
+    if (q.has('starting_after')) {
+      const id = q.get('starting_after')!;
+      const p = this.store.get(id);
+      const sameScope = p && (this.bugs['list-leaks-live'] ? p.merchant === key.merchant : p.partition === key.partition);
+      if (sameScope) cursor = p;
+      else if (!this.bugs['list-unknown-cursor-ok']) return bad('starting_after', `Invalid starting_after: no payment '${id}' exists for this API key.`);
+    }
+    const page = this.store.list(key.merchant, key.mode, { limit, cursor, status, createdGte: bounds['created[gte]'], createdLt: bounds['created[lt]'] });
+    let body = '{"object":"list","data":[';
+    for (let i = 0; i < page.data.length; i++) body += (i ? ',' : '') + this.presenter.paymentJson(page.data[i]);
+    body += `],"has_more":${page.hasMore},"url":"${PAYMENTS}"}`;
+    return { status: 200, body, contentType: JSON_TYPE };
+  }
+
+  // ------------------------------------------------------------ POST
+
+  private async post(req: IncomingMessage, res: ServerResponse, key: ApiKey, rid: string, rh: HeaderList, op: Op, pathPaymentId?: string): Promise<void> {
+    if (op === 'payment_create' && !key.directApi) {
+      return this.respond(res, this.errors.make(rid, 'not_permitted', 'This API key is not permitted to use the Direct API (POST /v1/payments).'), rh);
+    }
+    const header = req.headers['idempotency-key'];
+    const idemKey = Array.isArray(header) ? header[0] : header;
+    if (!idemKey && !this.bugs['idem-missing-key-accepted']) {
+      return this.respond(res, this.errors.make(rid, 'parameter_missing', 'Missing required header: Idempotency-Key.', 'Idempotency-Key'), rh);
+    }
+    if (idemKey && idemKey.length > LIMITS.idempotencyKeyMaxLength && !this.bugs['idem-no-length-limit']) {
+      return this.respond(res, this.errors.make(rid, 'parameter_invalid', `Invalid Idempotency-Key: at most ${LIMITS.idempotencyKeyMaxLength} characters.`, 'Idempotency-Key'), rh);
+    }
+    const buf = await readBody(req);
+    if (buf === null) return this.respond(res, this.errors.make(rid, 'invalid_request_body', 'The request body is too large.'), rh);
+    const text = buf.toString('utf8');
+    let body: Json;
+    if (text.trim() === '' && op === 'refund_create') body = {};
+    else {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        return this.respond(res, this.errors.make(rid, 'invalid_request_body', 'The request body is not valid JSON.'), rh);
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+        return this.respond(res, this.errors.make(rid, 'invalid_request_body', 'The request body must be a JSON object.'), rh);
+      }
+      body = parsed as Json;
+    }
+    const exec = () => this.execute(op, key, body, rid, pathPaymentId);
+    if (!idemKey) return this.respond(res, await exec(), rh);
+
+    // Both refund paths are one operation: the fingerprint is the refund request itself.
+    const fingerprint = op === 'refund_create' ? canonicalJson({ payment_id: pathPaymentId ?? body.payment_id, amount: body.amount }) : canonicalJson(body);
+    let scope: string = op;
+    if (this.bugs['idem-shared-operation-scope']) scope = 'post';
+    if (op === 'refund_create' && this.bugs['ref-scope-per-path']) scope = pathPaymentId !== undefined ? 'refund_by_path' : 'refund_top_level';
+    const storeKey = `${this.bugs['idem-global-scope'] ? '' : key.key}\u0000${scope}\u0000${idemKey}`;
+    const verdict = this.idem.begin(storeKey, fingerprint);
+    if (verdict.kind === 'replay') return this.respond(res, verdict, rh, { 'idempotent-replayed': 'true' });
+    if (verdict.kind === 'different_body') {
+      return this.respond(res, this.errors.make(rid, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request body.', 'Idempotency-Key'), rh);
+    }
+    if (verdict.kind === 'in_flight') {
+      return this.respond(res, this.errors.make(rid, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still in flight; retry later.', 'Idempotency-Key'), rh);
+    }
+    let result: ApiResult;
+    try {
+      result = await exec();
+    } catch (err) {
+      this.idem.release(storeKey);
+      throw err;
+    }
+    this.idem.finish(storeKey, fingerprint, result.status, result.body, result.contentType);
+    this.respond(res, result, rh);
+  }
+
+  private execute(op: Op, key: ApiKey, body: Json, rid: string, pathPaymentId?: string): Promise<ApiResult> | ApiResult {
+    if (op === 'payment_create') return this.create(key, body, rid);
+    if (op === 'hosted_create') return this.createHosted(key, body, rid);
+    return this.refund(key, body, rid, pathPaymentId);
+  }
+
+  private newPayment(key: ApiKey, input: ParsedCreate, hosted: boolean): PaymentRecord {
+    const createdMs = this.store.nextCreatedMs();
+    const uuid = randomUUID();
+    return {
+      id: this.options.presentation === 'B' ? `pay_${uuid}` : `pay_${uuid.replace(/-/g, '')}`,
+      seq: this.store.nextSeq(),
+      merchant: key.merchant,
+      mode: key.mode,
+      partition: key.partition,
+      hosted,
+      status: 'pending',
+      amount: input.amount,
+      currency: input.currency,
+      created: Math.floor(createdMs / 1000),
+      createdMs,
+      description: input.description,
+      metadata: input.metadata,
+      merchantReference: input.merchantReference,
+      returnUrl: input.returnUrl,
+      customer: input.customer,
+      card: null,
+      cardSecret: null,
+      nextAction: null,
+      hostedPageUrl: null,
+      failureCode: null,
+      declineMessage: null,
+      providerReference: null,
+      succeededAt: null,
+      failedAt: null,
+      refundedAt: null,
+      refunds: [],
+      refundedAmount: 0,
+      reservedAmount: 0,
+      listIndex: -1,
+      version: 0,
+      cachedJson: null,
+      cachedVersion: -1,
+      processorErrors: 0,
+      upstreamAttempts: 0,
+      firstAttemptMs: 0,
+      waitingOnUpstream: false,
+      threeDsPassed: false,
+      cancelExpiry: null,
+      deleted: false,
+    };
+  }
+
+  private cardDeclined(rid: string, declineCode: string, message: string): ApiResult {
+    return this.errors.make(rid, 'card_declined', message, 'card', declineCode);
+  }
+
+  private async create(key: ApiKey, body: Json, rid: string): Promise<ApiResult> {
+    const v = validateDirectCreate(body, this.bugs, this.options.cards);
+    if (!v.ok) return this.errors.make(rid, 'parameter_invalid', v.message, v.param);
+    const input = v.value;
+    const card = input.card!;
+    const testOutcome = this.lifecycle.testOutcomeOf(card.number);
+    if (key.mode === 'live' && testOutcome && !this.bugs['auth-live-accepts-test-card']) {
+      return this.cardDeclined(rid, 'generic_decline', 'Your card was declined: a live API key cannot be used with a test card.');
+    }
+    if (!luhnValid(card.number)) return this.cardDeclined(rid, 'invalid_number', 'Your card was declined: the card number is invalid.');
+    if (isExpired(card)) return this.cardDeclined(rid, 'expired_card', 'Your card was declined: the card has expired.');
+    if (this.bugs['test-decline-422'] && (testOutcome === 'do_not_honor' || testOutcome === 'insufficient_funds')) {
+      return this.cardDeclined(rid, testOutcome, 'Your card was declined.');
+    }
+    if (this.bugs['idem-dedupes-merchant-reference'] && input.merchantReference !== null) {
+      const earlier = this.store.byMerchantReference(key.partition, input.merchantReference);
+      if (earlier && !earlier.deleted) return { status: 201, body: this.presenter.paymentJson(earlier), contentType: JSON_TYPE };
+    }
+    if (this.lifecycle.backlog >= this.options.upstreamBacklogLimit) {
+      return this.errors.make(rid, 'service_unavailable', 'The payment processor is temporarily unavailable; retry with the same Idempotency-Key.');
+    }
+    const p = this.newPayment(key, input, false);
+    p.card = maskCard(card);
+    p.cardSecret = card;
+    this.store.add(p);
+    this.lifecycle.emitCreatedPending(p);
+    const first = this.lifecycle.callAuthorization(p, false);
+    const early = await withBudget(first, this.delays.createWaitMs, this.scheduler);
+    // Presentation A may answer the outcome; B answers pending unless 3DS is already known.
+    const applyNow = early !== undefined && (this.options.presentation === 'A' || isChallenge(early));
+    if (applyNow) this.lifecycle.applyAuthorization(p, early, false);
+    const json = this.presenter.paymentJson(p);
+    if (!applyNow) void first.then((r) => this.lifecycle.applyAuthorization(p, r, false));
+    return { status: 201, body: json, contentType: JSON_TYPE };
+  }
+
+  private createHosted(key: ApiKey, body: Json, rid: string): ApiResult {
+    const v = validateHostedCreate(body, this.bugs);
+    if (!v.ok) return this.errors.make(rid, 'parameter_invalid', v.message, v.param);
+    const p = this.newPayment(key, v.value, true);
+    this.lifecycle.openHostedPage(p);
+    this.store.add(p);
+    return { status: 201, body: this.presenter.paymentJson(p), contentType: JSON_TYPE };
+  }
+
+  private async refund(key: ApiKey, body: Json, rid: string, pathPaymentId?: string): Promise<ApiResult> {
+    let paymentId = pathPaymentId;
+    if (paymentId === undefined) {
+      if (body.payment_id === undefined || body.payment_id === null) return this.errors.make(rid, 'parameter_invalid', 'Missing required parameter: payment_id.', 'payment_id');
+      if (typeof body.payment_id !== 'string') return this.errors.make(rid, 'parameter_invalid', 'Invalid payment_id: expected a payment id string.', 'payment_id');
+      paymentId = body.payment_id;
+    }
+    const amount = body.amount;
+    if (amount !== undefined && amount !== null && (!Number.isSafeInteger(amount) || (amount as number) < 1)) {
+      return this.errors.make(rid, 'parameter_invalid', 'Invalid amount: expected an integer of at least 1 (minor units).', 'amount');
+    }
+    const p = this.store.get(paymentId);
+    if (!this.visible(key, p)) return this.errors.make(rid, 'resource_missing', `No such payment: '${paymentId}'.`, pathPaymentId !== undefined ? 'id' : 'payment_id');
+    if (p.status !== 'succeeded' && !this.bugs['ref-allows-unsucceeded']) {
+      return this.errors.make(rid, 'action_not_allowed', `Refund validation failed [payment_not_succeeded]: the payment is ${p.status}; only succeeded payments can be refunded.`);
+    }
+    const remaining = p.amount - p.reservedAmount;
+    const wanted = (amount as number | undefined) ?? remaining;
+    if (wanted > remaining || wanted < 1) {
+      const message =
+        remaining <= 0
+          ? 'Refund validation failed [already_refunded]: the payment has no refundable amount left.'
+          : `Refund validation failed [amount_exceeds_refundable]: ${wanted} exceeds the refundable amount ${remaining}.`;
+      if (this.bugs['ref-wrong-code']) return this.errors.make(rid, 'parameter_invalid', message, 'amount');
+      return this.errors.make(rid, 'action_not_allowed', message, 'amount');
+    }
+    const r: RefundRecord = { id: `re_${randomUUID().replace(/-/g, '')}`, paymentId: p.id, amount: wanted, status: 'pending', created: nowSeconds(), attempts: 0, firstAttemptMs: 0 };
+    if (this.bugs['ref-no-lock']) {
+      // Seeded REF-3 bug: submit first, record after, with nothing held in between.
+      const res = await this.lifecycle.callRefund(p, r);
+      this.attachRefund(p, r);
+      void Promise.resolve().then(() => this.lifecycle.applyRefund(p, r, res as UpstreamResult));
+      return { status: 201, body: JSON.stringify(this.presenter.refund(r)), contentType: JSON_TYPE };
+    }
+    this.attachRefund(p, r);
+    const json = JSON.stringify(this.presenter.refund(r));
+    this.lifecycle.startRefund(p, r);
+    return { status: 201, body: json, contentType: JSON_TYPE };
+  }
+
+  private attachRefund(p: PaymentRecord, r: RefundRecord): void {
+    p.refunds.push(r);
+    p.reservedAmount += r.amount;
+    touch(p);
+  }
+}
+
+function isChallenge(r: UpstreamResult): boolean {
+  return r.kind === 'ok' && r.body.outcome === 'challenge';
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
