@@ -6,6 +6,7 @@
  */
 import {
   ERROR_BODY_FIELDS,
+  REFUND_ID_PREFIX,
   HISTORY_VERSION,
   normalizeList,
   normalizePayment,
@@ -77,14 +78,15 @@ export function readErrorInfo(body: unknown): ErrorInfo | null {
   const o = e as Record<string, unknown>;
   const missing: string[] = [];
   for (const f of ERROR_BODY_FIELDS) if (!(f in o)) missing.push(f);
+  // Absent fields are written as null (JSON has no undefined); `missing` says which were absent.
   return {
-    type: o.type,
-    code: o.code,
-    message: o.message,
-    param: o.param,
-    decline_code: o.decline_code,
-    doc_url: o.doc_url,
-    request_id: o.request_id,
+    type: o.type ?? null,
+    code: o.code ?? null,
+    message: o.message ?? null,
+    param: o.param ?? null,
+    decline_code: o.decline_code ?? null,
+    doc_url: o.doc_url ?? null,
+    request_id: o.request_id ?? null,
     missing,
   };
 }
@@ -136,7 +138,10 @@ export function responseRecord(meta: ExchangeMeta, tEnd: number, res: RawRespons
   if (p.location !== null) r.location = p.location;
 
   let body: unknown = null;
-  const text = res.body;
+  let text = res.body;
+  // A body that echoes a secret is redacted before anything is read from it, so no field can carry it on.
+  const echoes = text.length > 0 ? scanner.echoes(text) : undefined;
+  if (echoes) text = scanner.redact(text);
   if (text.length > 0) {
     try {
       body = JSON.parse(text);
@@ -153,10 +158,10 @@ export function responseRecord(meta: ExchangeMeta, tEnd: number, res: RawRespons
     else if (Array.isArray(o.data)) {
       const list = normalizeList(body)!;
       r.list = {
-        object: list.object,
+        object: list.object ?? null,
         ids: list.ids,
         hasMore: list.hasMore,
-        url: list.url,
+        url: list.url ?? null,
         statuses: (o.data as unknown[]).map((d) => (d && typeof d === 'object' && typeof (d as Record<string, unknown>).status === 'string' ? ((d as Record<string, unknown>).status as string).toLowerCase() : '')),
         created: (o.data as unknown[]).map(createdOf),
         livemodes: (o.data as unknown[]).map((d) => (d && typeof d === 'object' && typeof (d as Record<string, unknown>).livemode === 'boolean' ? ((d as Record<string, unknown>).livemode as boolean) : null)),
@@ -164,6 +169,8 @@ export function responseRecord(meta: ExchangeMeta, tEnd: number, res: RawRespons
       (o.data as unknown[]).forEach((d, i) => {
         if (detectPresentation(d)) for (const s of validatePaymentShape(d)) (problems ??= []).push(`data[${i}].${s}`);
       });
+    } else if (isRefundBody(o)) {
+      r.refund = normalizeRefund(body);
     } else if (detectPresentation(body)) {
       payment = normalizePayment(body);
       r.payment = payment;
@@ -174,11 +181,16 @@ export function responseRecord(meta: ExchangeMeta, tEnd: number, res: RawRespons
     }
   }
   if (problems) r.shapeProblems = problems;
-  const leaks = text.length > 0 ? scanner.scan(text, r.json ? body : null) : undefined;
+  const leaks = r.json ? scanner.structural(body, echoes) : echoes;
   if (leaks) r.leaks = leaks;
   // Evidence only where a judge may quote it: non-2xx, non-JSON, or something found wrong.
   if (text.length > 0 && (res.status >= 300 || !r.json || leaks || problems)) r.bodySnippet = scanner.snippet(text);
   return { record: r, body, payment };
+}
+
+/** A refund (`object: "refund"`, or an `re_` id on a body that does not call itself a payment). */
+function isRefundBody(o: Record<string, unknown>): boolean {
+  return o.object === 'refund' || (o.object === undefined && typeof o.id === 'string' && o.id.startsWith(REFUND_ID_PREFIX));
 }
 
 function createdOf(d: unknown): number | null {

@@ -28,16 +28,22 @@ export class LeakScanner {
     if (number.length >= 12 && !this.#cards.has(number)) this.#cards.set(number, `card …${number.slice(-4)}`);
   }
 
-  /**
-   * Problems found in a body: echoed keys and card numbers (raw text), and
-   * non-integer amounts or card secrets in the parsed JSON.
-   */
-  scan(text: string, parsed: unknown): string[] | undefined {
+  /** Echoes of the run's keys and card numbers in a raw body. */
+  echoes(text: string): string[] | undefined {
     let found: string[] | undefined;
     for (const k of this.#keys) if (text.includes(k.secret)) (found ??= []).push(`api key ${k.label} echoed`);
     for (const [num, label] of this.#cards) if (text.includes(num)) (found ??= []).push(`full number of ${label} echoed`);
-    if (parsed !== null && typeof parsed === 'object') found = walk(parsed, '', found);
     return found;
+  }
+
+  /** Non-integer amounts and card secrets (cvc, a full number) in a parsed body. */
+  structural(parsed: unknown, found?: string[]): string[] | undefined {
+    return parsed !== null && typeof parsed === 'object' ? walk(parsed, '', found) : found;
+  }
+
+  /** Both kinds of problem in one body. */
+  scan(text: string, parsed: unknown): string[] | undefined {
+    return this.structural(parsed, this.echoes(text));
   }
 
   /** Replaces every known secret (keys by label, card numbers by last four). */

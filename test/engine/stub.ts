@@ -11,7 +11,7 @@ export interface Stub {
   close(): Promise<void>;
 }
 
-export type StubHandler = (req: IncomingMessage, res: ServerResponse, body: string, n: number) => void | Promise<void>;
+export type StubHandler = (req: IncomingMessage, res: ServerResponse, body: string, n: number) => unknown;
 
 export async function startStub(handler: StubHandler): Promise<Stub> {
   const stub = { count: 0 } as Stub;
