@@ -31,6 +31,8 @@ export interface MixedOptions {
   onProgress?: (s: MixedStats) => void | Promise<void>;
   /** Keys to use; default the load keys. */
   keys?: readonly KeyHandle[];
+  /** Called with each payment created (201), e.g. to retrieve them all afterwards. */
+  onCreated?: (key: KeyHandle, paymentId: string) => void;
 }
 
 export interface MixedStats {
@@ -96,6 +98,7 @@ export async function runMixed(ctx: ScenarioContext, opts: MixedOptions): Promis
     ...extra,
   });
   const remember = (ki: number, id: string) => {
+    opts.onCreated?.(keys[ki], id);
     let r = rings.get(ki);
     if (!r) rings.set(ki, (r = []));
     r.push(id);

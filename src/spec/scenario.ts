@@ -185,7 +185,12 @@ export interface ScenarioContext {
   readonly signal: AbortSignal;
   log(message: string): void;
   /** Webhook receiver wiring, when the run has one. */
-  readonly webhooks: { url: string; deliveries(): number } | null;
+  readonly webhooks: {
+    url: string;
+    deliveries(): number;
+    /** How long the target waits for the receiver's answer (its acknowledge time); default the spec's. */
+    ackTimeoutMs?: number;
+  } | null;
   /**
    * Writes a mid-run report snapshot (summary and HTML so far) so an operator sees
    * trouble early in a long run (soak). Optional: absent when the engine has no report.

@@ -1,0 +1,144 @@
+/**
+ * chaos: the mixed workload keeps running while each Toxiproxy toxic in turn acts on the
+ * upstream link (service -> processor; proxy `upstream`), then a client-link fault
+ * (paystorm -> service; proxy `client`) delays responses past the client's time-out so the
+ * client retries with the same Idempotency-Key (FT-3). The schedule is data (`faults`), applied
+ * by the engine from the scenario's start; the scenario times its probes against it.
+ * - During every upstream fault: auth, rate-limit headers and idempotency replays are probed
+ *   (`chaos-ft5-<n>`): they must behave as without the fault.
+ * - `chaos-client-retry-<n>`: creates with a short time-out and retries during the client fault.
+ * - After the schedule and a heal period, every payment created is retrieved until terminal
+ *   (none lost, all settle).
+ * Needs both proxies (`--proxy upstream=…` and `--proxy client=…`, or the embedded stack).
+ */
+import type { Scenario, ScenarioContext, KeyHandle } from '../src/spec/scenario.ts';
+import { parseFaultSchedule, scheduleLengthMs, type FaultStep } from '../src/spec/faults.ts';
+import { api, cardFor, idemKey, nap, paymentInput, poll, pool, scaled, settleWaitMs, step, type Api } from './lib/common.ts';
+import { loadKeys } from './lib/keys.ts';
+import { runMixed } from './lib/mixed-load.ts';
+import { declareRules } from './lib/rules.ts';
+
+export const UPSTREAM_PROXY = 'upstream';
+export const CLIENT_PROXY = 'client';
+const STEP_MS = 8_000;
+const GAP_MS = 4_000;
+/** Client-link latency, and the client's time-out during it (well under the latency). */
+const CLIENT_LATENCY_MS = 3_000;
+const CLIENT_TIMEOUT_MS = 1_000;
+const HEAL_MS = 20_000;
+
+const upstreamToxics: { type: FaultStep['type']; attributes?: Record<string, number>; toxicity?: number }[] = [
+  { type: 'latency', attributes: { latency: 1_500, jitter: 500 } },
+  { type: 'timeout', attributes: { timeout: 0 }, toxicity: 0.5 },
+  { type: 'reset_peer', attributes: { timeout: 0 }, toxicity: 0.5 },
+  { type: 'bandwidth', attributes: { rate: 1 } },
+  { type: 'slow_close', attributes: { delay: 2_000 } },
+  { type: 'slicer', attributes: { average_size: 16, size_variation: 8, delay: 1_000 } },
+  { type: 'limit_data', attributes: { bytes: 64 } },
+  { type: 'down' },
+];
+
+export const CHAOS_SCHEDULE: FaultStep[] = parseFaultSchedule(
+  [
+    ...upstreamToxics.map((t, i) => ({
+      at: GAP_MS / 2 + i * (STEP_MS + GAP_MS),
+      duration: STEP_MS,
+      proxy: UPSTREAM_PROXY,
+      type: t.type,
+      ...(t.toxicity !== undefined ? { toxicity: t.toxicity } : {}),
+      ...(t.attributes ? { attributes: t.attributes } : {}),
+    })),
+    {
+      at: GAP_MS / 2 + upstreamToxics.length * (STEP_MS + GAP_MS),
+      duration: STEP_MS,
+      proxy: CLIENT_PROXY,
+      type: 'latency',
+      stream: 'downstream',
+      toxicity: 0.5,
+      attributes: { latency: CLIENT_LATENCY_MS },
+    },
+  ],
+  'chaos.faults',
+);
+
+const { rules, rulesFor } = declareRules(['FT-1', 'FT-2', 'FT-3', 'FT-4', 'FT-5', 'SM-1', 'SM-2', 'AUTH-1', 'IDEM-3'], []);
+
+/** Probes that must not change while the upstream fails: a 401, rate headers, an idempotent replay. */
+async function ft5Probe(ctx: ScenarioContext, a: Api, n: number): Promise<void> {
+  const group = `chaos-ft5-${n}`;
+  await a.raw({ method: 'GET', path: '/v1/payments?limit=1', auth: 'missing' }, { group });
+  await a.list({ limit: 1 }, { group });
+  const card = cardFor(ctx, 'succeeds');
+  if (!card) return;
+  const input = paymentInput(ctx, card);
+  const k = idemKey(ctx, `ft5-${n}`);
+  await a.create(input, { idemKey: k, group, cardOutcome: 'succeeds', retries: 2 });
+  await a.create(input, { idemKey: k, group, cardOutcome: 'succeeds', retries: 2 });
+}
+
+async function run(ctx: ScenarioContext): Promise<void> {
+  const keys = loadKeys(ctx);
+  if (keys.length === 0) return ctx.log('chaos: no test key; skipping');
+  const t0 = ctx.now();
+  const created: { key: KeyHandle; id: string }[] = [];
+  const MAX_TRACKED = 5_000;
+  const onCreated = (key: KeyHandle, id: string) => {
+    if (created.length < MAX_TRACKED) created.push({ key, id });
+  };
+  const probeApi = api(ctx, keys[0]);
+  const upstreamSteps = CHAOS_SCHEDULE.filter((s) => s.proxy === UPSTREAM_PROXY);
+  const clientSteps = CHAOS_SCHEDULE.filter((s) => s.proxy === CLIENT_PROXY);
+  const total = scheduleLengthMs(CHAOS_SCHEDULE) + HEAL_MS;
+
+  const load = runMixed(ctx, { durationMs: ctx.durationMs ?? total, retries: 2, onCreated });
+
+  const probes = (async () => {
+    // FT-5 probes in the middle of each upstream fault.
+    for (let i = 0; i < upstreamSteps.length && !ctx.signal.aborted; i++) {
+      const s = upstreamSteps[i];
+      await nap(ctx, t0 + s.at + s.duration / 2 - ctx.now());
+      await step(ctx, `ft5 ${i + 1}`, () => ft5Probe(ctx, probeApi, i + 1));
+    }
+    // Client-link fault: creates that time out and are retried with the same Idempotency-Key.
+    let n = 0;
+    for (const s of clientSteps) {
+      await nap(ctx, t0 + s.at + 200 - ctx.now());
+      const end = t0 + s.at + s.duration - 200;
+      while (ctx.now() < end && !ctx.signal.aborted && n < 200) {
+        n++;
+        const card = cardFor(ctx, 'succeeds');
+        const group = `chaos-client-retry-${n}`;
+        await step(ctx, `client retry ${n}`, async () => {
+          const r = card
+            ? await probeApi.create(paymentInput(ctx, card), { cardOutcome: 'succeeds', group, timeoutMs: CLIENT_TIMEOUT_MS, retries: 3 })
+            : await probeApi.createHosted(paymentInput(ctx, null), { group, timeoutMs: CLIENT_TIMEOUT_MS, retries: 3 });
+          if (r.payment) onCreated(probeApi.key, r.payment.id);
+        });
+        await nap(ctx, scaled(ctx, 250, 50));
+      }
+    }
+  })();
+
+  await Promise.all([load, probes]);
+
+  // Healed: every payment answered 201 is still there and settles.
+  const byKey = new Map(keys.map((k) => [k.label, api(ctx, k)]));
+  const bound = Math.max(settleWaitMs(ctx), HEAL_MS);
+  await pool(ctx, created, 8, async ({ key, id }) => {
+    const a = byKey.get(key.label) ?? api(ctx, key);
+    await poll(ctx, a, id, { maxWaitMs: bound, group: 'chaos-after-heal' });
+  });
+  ctx.log(`chaos: ${created.length} payments checked after the faults healed`);
+}
+
+const scenario: Scenario = {
+  name: 'chaos',
+  description: 'Mixed traffic under each upstream toxic in turn, then client time-outs retried with the same Idempotency-Key; every payment retrieved and settled afterwards',
+  rules,
+  rulesFor,
+  faults: { schedule: CHAOS_SCHEDULE },
+  thresholds: ['http_req_duration{op:retrieve}: p(99)<5000'],
+  defaultSuite: false,
+  run,
+};
+export default scenario;

@@ -1,0 +1,87 @@
+/**
+ * webhooks: traffic whose every object settles, so deliveries arrive at paystorm's receiver
+ * (`--webhook-port`, `--webhook-secret`): succeeded and declined payments, succeeded refunds
+ * and one refund of the sandbox's refund-failure amount (refund.failed on the reference
+ * service, an ordinary refund elsewhere). The receiver (src/webhooks) verifies signatures,
+ * answers a share of deliveries with 500 or stalls past the target's acknowledge time,
+ * dedupes by event id and records each delivery for the oracle. This scenario then waits
+ * for the deliveries it caused, plus the acknowledge time and a few backoff steps so the
+ * retries of failed deliveries arrive too; bounded by `maxWaitMs` (or --duration).
+ */
+import type { Scenario, ScenarioContext } from '../src/spec/scenario.ts';
+import type { CardOutcome } from '../src/spec/cards.ts';
+import { isTerminal } from '../src/spec/statuses.ts';
+import { LIMITS } from '../src/spec/limits.ts';
+import { SANDBOX_REFUND_FAIL_AMOUNT } from '../src/target/options.ts';
+import { api, aborted, cardFor, nap, paymentInput, poll, pool, refundsSettled, scaled } from './lib/common.ts';
+import { loadKeys } from './lib/keys.ts';
+import { declareRules } from './lib/rules.ts';
+
+const { rules, rulesFor } = declareRules(
+  ['PAY-1'],
+  [
+    { rules: ['WH-1', 'WH-2', 'WH-3', 'WH-4', 'WH-6', 'WH-7', 'WH-10'], webhooks: true, cards: ['succeeds'] },
+    { rules: ['WH-5'], webhooks: true, cards: ['succeeds'] },
+    { rules: ['WH-8', 'WH-9'], webhooks: true, webhookFailures: true, cards: ['succeeds'] },
+  ],
+);
+
+const PLAN: CardOutcome[] = ['succeeds', 'succeeds', 'succeeds', 'succeeds', 'do_not_honor', 'insufficient_funds'];
+
+/** Waiting after the expected deliveries arrived: the acknowledge time plus a few backoff steps (1+2+4+8 s, scaled). */
+export function retryTailMs(ctx: ScenarioContext): number {
+  const ack = ctx.webhooks?.ackTimeoutMs ?? LIMITS.webhookAckTimeoutMs;
+  return ack + scaled(ctx, 15_000, 500);
+}
+
+async function run(ctx: ScenarioContext): Promise<void> {
+  const keys = loadKeys(ctx);
+  if (keys.length === 0) return ctx.log('webhooks: no test key; skipping');
+  const apis = keys.map((k) => api(ctx, k));
+  if (!ctx.webhooks) ctx.log('webhooks: the run has no receiver; sending the traffic only');
+  const d0 = ctx.webhooks?.deliveries() ?? 0;
+  let expected = 0;
+
+  await pool(ctx, PLAN, 4, async (outcome, i) => {
+    const a = apis[i % apis.length];
+    const card = cardFor(ctx, outcome);
+    if (!card) return;
+    const amount = 5_000 + i;
+    const r = await a.create(paymentInput(ctx, card, { amount }), { cardOutcome: outcome, group: 'webhooks' });
+    if (!r.payment) return;
+    const p = await poll(ctx, a, r.payment.id, { first: r.payment, group: 'webhooks' });
+    if (!p || !isTerminal(p.status)) return;
+    expected++;
+    if (p.status !== 'succeeded') return;
+    // Refunds on half the succeeded payments: a partial one, and the refund-failure amount.
+    if (i % 2 === 0) {
+      const amt = i === 0 ? SANDBOX_REFUND_FAIL_AMOUNT : 1_000;
+      const rf = await a.refund(p.id, { amount: amt }, { group: 'webhooks', path: i === 0 ? 'payment' : 'refunds' });
+      if (rf.status === 200 || rf.status === 201) {
+        const after = await poll(ctx, a, p.id, { until: refundsSettled(amt), group: 'webhooks' });
+        if (after?.refunds ? after.refunds.every((x) => x.status !== 'pending') : true) expected++;
+      }
+    }
+  });
+  if (!ctx.webhooks || aborted(ctx)) return;
+
+  const maxWaitMs = ctx.durationMs ?? 2 * (ctx.webhooks.ackTimeoutMs ?? LIMITS.webhookAckTimeoutMs) + scaled(ctx, 5 * 60_000, 5_000);
+  const deadline = ctx.now() + maxWaitMs;
+  const step = Math.max(50, Math.min(1_000, scaled(ctx, 1_000)));
+  while (ctx.now() < deadline && !aborted(ctx) && ctx.webhooks.deliveries() - d0 < expected) await nap(ctx, step);
+  const got = ctx.webhooks.deliveries() - d0;
+  ctx.log(`webhooks: ${got} deliveries for ${expected} expected events; waiting ${Math.round(retryTailMs(ctx))} ms for retries`);
+  await nap(ctx, Math.min(retryTailMs(ctx), deadline - ctx.now()));
+  ctx.log(`webhooks: ${ctx.webhooks.deliveries() - d0} deliveries in all`);
+}
+
+const scenario: Scenario = {
+  name: 'webhooks',
+  description: 'Payments and refunds that settle, then waiting for their signed deliveries and the retries of failed or stalled ones',
+  rules,
+  rulesFor,
+  thresholds: ['http_req_failed: rate<0.01'],
+  defaultSuite: true,
+  run,
+};
+export default scenario;
