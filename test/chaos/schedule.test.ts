@@ -95,7 +95,7 @@ describe('chaos session against the embedded Toxiproxy', () => {
     expect(before).toHaveProperty('ms');
 
     const tCall = now();
-    const run = session.runSchedule([step({ type: 'latency', duration: 4000, attributes: { latency: 1200 } })]);
+    const run = session.runSchedule([step({ type: 'latency', duration: 5000, attributes: { latency: 2000 } })]);
     await waitFor(async () => (await toxicsOf('up')).includes('paystorm_0_latency'));
     const during = await timedGet(listen);
     const out = await run;
@@ -103,8 +103,8 @@ describe('chaos session against the embedded Toxiproxy', () => {
     const after = await timedGet(listen);
 
     // The toxic holds every response at least its latency; once removed nothing does.
-    expect((during as { ms: number }).ms).toBeGreaterThanOrEqual(1100);
-    expect((after as { ms: number }).ms).toBeLessThan(1100);
+    expect((during as { ms: number }).ms).toBeGreaterThanOrEqual(1900);
+    expect((after as { ms: number }).ms).toBeLessThan(1900);
     expect(await toxicsOf('up')).toEqual([]);
 
     expect(records).toHaveLength(1);
@@ -115,10 +115,10 @@ describe('chaos session against the embedded Toxiproxy', () => {
       kind: 'fault',
       proxy: 'up',
       link: 'upstream',
-      toxic: { name: 'paystorm_0_latency', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 1200 } },
+      toxic: { name: 'paystorm_0_latency', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 2000 } },
     });
     expect(rec.tStart).toBeGreaterThanOrEqual(tCall);
-    expect(rec.tEnd - rec.tStart).toBeGreaterThanOrEqual(4000);
+    expect(rec.tEnd - rec.tStart).toBeGreaterThanOrEqual(5000);
     expect(rec.tEnd).toBeLessThanOrEqual(tDone);
     expect(Math.abs(rec.wallStart - Date.now())).toBeLessThan(60_000);
   });
