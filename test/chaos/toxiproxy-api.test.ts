@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Toxiproxy } from 'toxiproxy-node-client';
 import { startToxiproxyServer, type ToxiproxyServer } from '../../src/chaos/proxy/index.ts';
-import { api, connect, roundTrip, startEcho, type TestServer } from './helpers.ts';
+import { api, connect, roundTrip, startEcho, type TestServer } from './toxiproxy-helpers.ts';
 
 let server: ToxiproxyServer;
 let echo: TestServer;

@@ -4,7 +4,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Toxiproxy, type Proxy } from 'toxiproxy-node-client';
 import { startToxiproxyServer, type ToxiproxyServer } from '../../src/chaos/proxy/index.ts';
-import { collect, connect, roundTrip, sleep, startEcho, startSender, startServer, type TestServer } from './helpers.ts';
+import { collect, connect, roundTrip, sleep, startEcho, startSender, startServer, type TestServer } from './toxiproxy-helpers.ts';
 
 let server: ToxiproxyServer;
 let echo: TestServer;
