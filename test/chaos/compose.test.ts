@@ -47,6 +47,8 @@ const toxiproxyConfigPath = () => {
   return mount![0].replace(/^\.\//, '');
 };
 
+const readProxies = () => JSON.parse(read(toxiproxyConfigPath())) as { name: string; listen: string; upstream: string }[];
+
 describe('docker-compose.yml', () => {
   it('has the three services', () => {
     expect(Object.keys(services).sort()).toEqual(['paystorm', 'target', 'toxiproxy']);
@@ -64,8 +66,7 @@ describe('docker-compose.yml', () => {
     const target = command('target');
     expect(target[0]).toBe('serve');
     const upstreamUrl = hostPort(flag(target, '--upstream-url'));
-    const proxies = JSON.parse(read(toxiproxyConfigPath())) as { name: string; listen: string; upstream: string }[];
-    const upstream = proxies.find((p) => p.name === 'upstream');
+    const upstream = readProxies().find((p) => p.name === 'upstream');
     expect(upstream, 'proxy "upstream" in the toxiproxy config').toBeDefined();
     // service -> toxiproxy: the URL names the toxiproxy service and the proxy's listen port.
     expect(upstreamUrl.host).toBe('toxiproxy');
@@ -86,19 +87,24 @@ describe('docker-compose.yml', () => {
     expect(services.paystorm.image).toBe(services.target.image);
   });
 
-  it('points paystorm at the target and Toxiproxy by service name, and the target\'s webhooks at paystorm', () => {
+  it('points paystorm at the target (through the "client" proxy) and Toxiproxy by service name, and the target\'s webhooks at paystorm', () => {
     const run = command('paystorm');
     const target = command('target');
     expect(run[0]).toBe('run');
     expect(run[1]).toBe('chaos'); // ${SCENARIO:-chaos}
     expect(read('docker-compose.yml')).toContain('${SCENARIO:-chaos}');
-    expect(hostPort(flag(run, '--target'))).toEqual({ host: 'target', port: Number(flag(target, '--port')) });
+    // paystorm -> toxiproxy "client" proxy -> the target's API port.
+    const client = readProxies().find((p) => p.name === 'client');
+    expect(client, 'proxy "client" in the toxiproxy config').toBeDefined();
+    expect(hostPort(flag(run, '--target'))).toEqual({ host: 'toxiproxy', port: hostPort(client!.listen).port });
+    expect(hostPort(client!.upstream)).toEqual({ host: 'target', port: Number(flag(target, '--port')) });
     expect(hostPort(flag(run, '--toxiproxy'))).toEqual({ host: 'toxiproxy', port: 8474 });
     expect(flag(run, '--webhook-host')).toBe('0.0.0.0');
     expect(hostPort(flag(target, '--webhook-url'))).toEqual({ host: 'paystorm', port: Number(flag(run, '--webhook-port')) });
     expect(flag(run, '--webhook-secret')).toBe(flag(target, '--webhook-secret'));
     expect(flag(run, '--key')).toMatch(/^(\w+:)?[A-Za-z0-9]+_test_sk_/);
-    expect(run).not.toContain('--proxy'); // the proxy comes from the toxiproxy config; the run only adds toxics
+    expect(run).not.toContain('--proxy'); // the proxies come from the toxiproxy config; the run only adds toxics
+    for (const p of readProxies()) expect(hostPort(p.listen).host).toBe('0.0.0.0');
   });
 
   it('starts paystorm after its dependencies', () => {
