@@ -210,14 +210,15 @@ export async function openChaosSession(opts: ChaosSessionOptions): Promise<Chaos
   const closeWindow = async (n: number) => {
     const w = open.get(n);
     if (!w) return; // cleanup already closed it
-    open.delete(n);
-    if (w.toxic.type === 'down') {
-      const left = (downCount.get(w.proxy) ?? 1) - 1;
-      downCount.set(w.proxy, left);
-      if (left === 0) await track(driver.setEnabled(w.proxy, true));
-    } else {
-      await track(driver.removeToxic(w.proxy, w.toxic.name));
+    try {
+      if (w.toxic.type !== 'down') await track(driver.removeToxic(w.proxy, w.toxic.name));
+      else if ((downCount.get(w.proxy) ?? 1) === 1) await track(driver.setEnabled(w.proxy, true));
+    } catch (err) {
+      // Still open as far as we know: cleanup tries again and reports what it could not undo.
+      if ((err as { status?: number }).status !== 404) throw err;
     }
+    if (w.toxic.type === 'down') downCount.set(w.proxy, (downCount.get(w.proxy) ?? 1) - 1);
+    open.delete(n);
     // The window closes after the API call: until Toxiproxy answered, the toxic may still act.
     return emit(w);
   };

@@ -186,6 +186,25 @@ describe('chaos session against the embedded Toxiproxy', () => {
     await open();
   });
 
+  it('reports what cleanup could not undo when Toxiproxy has gone away', async () => {
+    const own = await startToxiproxyServer({ host: '127.0.0.1', port: 0 });
+    const errors: unknown[] = [];
+    const session = await openChaosSession({
+      toxiproxyUrl: own.url,
+      proxies: [{ name: 'gone', listen: '127.0.0.1:0', upstream: `127.0.0.1:${upstreamPort}` }],
+      now,
+      sink: () => {},
+      exitHooks: false,
+      onError: (e) => errors.push(e),
+    });
+    const run = session.runSchedule([step({ proxy: 'gone', type: 'latency', duration: 30_000, attributes: { latency: 1 } })]).catch((e: unknown) => e);
+    await waitFor(() => session.activeFaults().length === 1);
+    await waitFor(async () => ((await new ToxiproxyDriver(own.url).listProxies())[0]?.toxics.length ?? 0) === 1);
+    await own.close();
+    await expect(session.cleanup()).rejects.toThrow(new RegExp(`chaos cleanup left things behind on ${own.url}[^]*deleting proxy "gone": cannot reach Toxiproxy`));
+    expect(String(await run)).toMatch(/removing toxic "paystorm_0_latency"/);
+  });
+
   it('uses a proxy it did not create without deleting it, and re-enables it after `down`', async () => {
     await driver.createProxy({ name: 'populated', listen: '127.0.0.1:0', upstream: `127.0.0.1:${upstreamPort}` });
     const records: FaultRecord[] = [];
