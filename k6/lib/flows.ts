@@ -127,6 +127,7 @@ export function poll(
   until: (p: CanonicalPayment) => boolean,
   maxWaitS: number,
   input: Pick<PaymentInput, 'amount' | 'currency'> | null,
+  cardNumber?: string,
 ): PollResult {
   let last = first;
   if (until(last)) return { payment: last, metAt: Date.now(), polls: 0 };
@@ -136,6 +137,7 @@ export function poll(
     sleep(ctx.cfg.pollIntervalS);
     const r = ctx.api.retrieve(id);
     polls++;
+    if (cardNumber) expect('PAY-9: no full card number is returned', r.body.indexOf(cardNumber) < 0);
     const p = r.status === 200 ? normalizePayment(r.json) : null;
     if (!p) continue;
     expect('SM-1: observed statuses follow the transition table (terminal ones never change)', isAllowedTransition(last.status, p.status));
@@ -181,11 +183,11 @@ export function directFlow(ctx: FlowCtx, outcome: LoadOutcome): void {
   remember(ctx.api.key, created, input);
   const expected = CARD_EXPECTED[outcome];
   if (expected.status === 'requires_action') {
-    const res = poll(ctx, created.id, created, outcomeKnown, ctx.cfg.settleMaxWaitS, input);
+    const res = poll(ctx, created.id, created, outcomeKnown, ctx.cfg.settleMaxWaitS, input, number);
     expect('SM-3: a 3DS test card reaches requires_action', res.payment !== null && res.payment.status === 'requires_action');
     return;
   }
-  const res = poll(ctx, created.id, created, (p) => isTerminal(p.status), ctx.cfg.settleMaxWaitS, input);
+  const res = poll(ctx, created.id, created, (p) => isTerminal(p.status), ctx.cfg.settleMaxWaitS, input, number);
   const settled = res.metAt !== null && res.payment !== null;
   expect('SM-6: a pending payment settles within SETTLE_MAX_WAIT', settled);
   if (!settled || !res.payment) return;
@@ -221,7 +223,7 @@ export function refundFlow(ctx: FlowCtx, p: CanonicalPayment, input: PaymentInpu
   }
   const settledRefunds = (q: CanonicalPayment): boolean =>
     q.refunds !== null ? ids.every((rid) => q.refunds!.some((x) => x.id === rid && x.status !== 'pending')) : (q.amountRefunded ?? 0) >= p.amount;
-  const res = poll(ctx, p.id, p, settledRefunds, ctx.cfg.refundMaxWaitS, input);
+  const res = poll(ctx, p.id, p, settledRefunds, ctx.cfg.refundMaxWaitS, input, input.card ? input.card.number : undefined);
   const q = res.payment;
   if (!q) return;
   expect('SM-2: refunds leave a succeeded payment succeeded', q.status === 'succeeded');

@@ -25,6 +25,7 @@ export const KEYS: KeyConfig[] = parseKeys(__ENV);
 export const TEST_KEYS: KeyConfig[] = testKeysOf(KEYS);
 export const CARDS = parseCards(__ENV.CARDS);
 export const CFG: MixedConfig = mixedConfig(__ENV);
+export const PRESENTATION: Presentation | null = parsePresentation(__ENV);
 export const PLAN: ArrivalPlan = arrivalPlan(__ENV, TEST_KEYS.length, CFG);
 
 let target: string | null = null;
@@ -62,7 +63,7 @@ export function mixedSetup(scriptName: string): SetupData {
     throw new Error(`${scriptName}: KEYS has no test key. Set KEYS=[merchant:]svc_test_sk_…[,…] (comma-separated).`);
   }
   const api = new Api(targetUrl(), TEST_KEYS[0], CFG.requestTimeout);
-  const det = detectTargetPresentation(api, parsePresentation(__ENV), CARDS, CFG.currency);
+  const det = detectTargetPresentation(api, PRESENTATION, CARDS, CFG.currency);
   const probe = api.list({ limit: 1 });
   const limitHeader = Number(header(probe, RATE_HEADERS.limit));
   const limit = Number.isFinite(limitHeader) && limitHeader > 0 ? limitHeader : null;

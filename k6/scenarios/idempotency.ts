@@ -36,6 +36,7 @@ const KEYS = parseKeys(__ENV);
 const TEST_KEYS = testKeysOf(KEYS);
 const CARDS = parseCards(__ENV.CARDS);
 const CFG = mixedConfig(__ENV);
+const PRESENTATION = parsePresentation(__ENV);
 const VUS = parseNumber(__ENV, 'IDEM_VUS', 2, 1, 100);
 const ITERATIONS = parseNumber(__ENV, 'IDEM_ITERATIONS', 3, 1, 10_000);
 /** Parallel same-key creates in the burst. */
@@ -62,7 +63,7 @@ export function setup(): SetupData {
   if (TEST_KEYS.length === 0) throw new Error('idempotency: KEYS has no test key. Set KEYS=[merchant:]svc_test_sk_…');
   if (!CARDS.succeeds) throw new Error('idempotency: CARDS has no "succeeds" card.');
   const api = new Api(parseTarget(__ENV), TEST_KEYS[0], CFG.requestTimeout);
-  const det = detectTargetPresentation(api, parsePresentation(__ENV), CARDS, CFG.currency);
+  const det = detectTargetPresentation(api, PRESENTATION, CARDS, CFG.currency);
   console.log(`paystorm k6 idempotency: presentation ${det.presentation} (from ${det.via}); test keys ${TEST_KEYS.map((k) => k.label).join(', ')}`);
   return { presentation: det.presentation };
 }

@@ -1,0 +1,93 @@
+/** Builds the k6 bundles into a temp dir and runs them under the Node shim (test/k6/shim). */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const SCRIPTS = ['idempotency', 'mixed', 'rate-limit', 'soak'] as const;
+export type ScriptName = (typeof SCRIPTS)[number];
+
+/** Runs `node k6/build.mjs --outdir <tmp>` (the bundling step of `npm run k6:build`). */
+export function buildBundles(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'paystorm-k6-'));
+  execFileSync(process.execPath, [join(ROOT, 'k6', 'build.mjs'), '--outdir', dir], { cwd: ROOT, stdio: 'pipe' });
+  return dir;
+}
+
+export interface ShimRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string | null;
+  tags: Record<string, string>;
+  status: number;
+  responseHeaders: Record<string, string>;
+  responseBody: string;
+  error: string;
+}
+
+export interface ShimResult {
+  ok: boolean;
+  fatal: string | null;
+  options: Record<string, unknown> | null;
+  exports: string[];
+  setupData: unknown;
+  iterations: number;
+  iterationErrors: string[];
+  requests: ShimRequest[];
+  checks: Record<string, { passes: number; fails: number }>;
+  metrics: Record<string, { type: string; isTime: boolean; values: number[] }>;
+  logs: { level: string; text: string }[];
+  sleptMs: number;
+  /** The child's stdout and stderr, for assertions on what a run prints. */
+  output: string;
+}
+
+export interface ShimOptions {
+  mode?: 'options' | 'run';
+  iterations?: number;
+  scenario?: string;
+  sleepScale?: number;
+  timeoutMs?: number;
+}
+
+/** Runs a bundle in a child Node process (async: the stub server lives in this process). */
+export function runShim(bundle: string, env: Record<string, string>, opts: ShimOptions = {}): Promise<ShimResult> {
+  const out = join(mkdtempSync(join(tmpdir(), 'k6shim-out-')), 'result.json');
+  const child = spawn(process.execPath, [join(ROOT, 'test', 'k6', 'shim', 'runner.mjs'), bundle], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      K6SHIM_ENV: JSON.stringify(env),
+      K6SHIM_OUT: out,
+      K6SHIM_MODE: opts.mode ?? 'run',
+      K6SHIM_ITERATIONS: String(opts.iterations ?? 1),
+      K6SHIM_SLEEP_SCALE: String(opts.sleepScale ?? 1),
+      ...(opts.scenario ? { K6SHIM_SCENARIO: opts.scenario } : {}),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  return new Promise((resolveRun, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`k6 shim run timed out:\n${output}`));
+    }, opts.timeoutMs ?? 25_000);
+    child.on('exit', () => {
+      clearTimeout(timer);
+      if (!existsSync(out)) return reject(new Error(`k6 shim wrote no result:\n${output}`));
+      resolveRun({ ...(JSON.parse(readFileSync(out, 'utf8')) as Omit<ShimResult, 'output'>), output });
+    });
+  });
+}
+
+/** Names of checks that failed at least once. */
+export function failedChecks(r: ShimResult): string[] {
+  return Object.entries(r.checks)
+    .filter(([, c]) => c.fails > 0)
+    .map(([n]) => n);
+}

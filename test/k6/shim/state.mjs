@@ -1,0 +1,55 @@
+/**
+ * Shared state of the k6 shim: what the script did (requests, checks, metric samples,
+ * logs) and the synchronous plumbing k6's API needs in Node: HTTP requests run in a
+ * worker thread with fetch while this thread blocks on Atomics.wait (k6's http calls
+ * are synchronous). This is a test double of k6's JavaScript API, not k6: it proves a
+ * script's request sequence and checks against a server, nothing about k6 itself.
+ */
+import { Worker, MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
+
+export const state = {
+  requests: [],
+  checks: {},
+  metrics: {},
+  logs: [],
+  scenario: { name: '', executor: '', iterationInTest: 0, iterationInInstance: 0, startTime: Date.now(), progress: 0 },
+  vu: { idInTest: 1, idInInstance: 1, iterationInScenario: 0, iterationInInstance: 0 },
+  responseCallback: null,
+  sleepScale: Number(process.env.K6SHIM_SLEEP_SCALE ?? '1'),
+  sleptMs: 0,
+};
+
+let channel = null;
+const signal = new Int32Array(new SharedArrayBuffer(4));
+const nap = new Int32Array(new SharedArrayBuffer(4));
+
+function ensureWorker() {
+  if (channel) return channel;
+  const { port1, port2 } = new MessageChannel();
+  const worker = new Worker(new URL('./fetch-worker.mjs', import.meta.url), {
+    workerData: { port: port2, signal: signal.buffer },
+    transferList: [port2],
+  });
+  worker.unref();
+  channel = { port: port1, worker };
+  return channel;
+}
+
+/** Sends requests in parallel (k6's http.batch runs them concurrently) and waits for all. */
+export function syncFetch(requests) {
+  const { port } = ensureWorker();
+  Atomics.store(signal, 0, 0);
+  port.postMessage(requests);
+  const maxWait = Math.max(...requests.map((r) => r.timeoutMs)) + 5_000;
+  const res = Atomics.wait(signal, 0, 0, maxWait);
+  const msg = receiveMessageOnPort(port);
+  if (!msg) throw new Error(`k6 shim: no answer from the fetch worker (${res})`);
+  return msg.message;
+}
+
+/** k6's sleep(): blocks this thread; K6SHIM_SLEEP_SCALE shortens waits in tests. */
+export function syncSleep(seconds) {
+  const ms = Math.max(0, seconds * 1000 * state.sleepScale);
+  state.sleptMs += ms;
+  if (ms > 0) Atomics.wait(nap, 0, 0, ms);
+}
