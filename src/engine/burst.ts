@@ -87,10 +87,12 @@ function sentOf(spec: BurstSpec, path: string): Sent {
 export async function runBurst(factory: ClientFactory, spec: BurstSpec, timeoutMs: number): Promise<BurstResult> {
   const { clock, signal } = factory;
   // The run's request budget applies to bursts too: send only what it admits.
+  if (signal?.aborted) throw new RunStoppedError(String(signal.reason ?? 'aborted'));
   let amount = 0;
   while (amount < spec.amount && (!factory.gate || factory.gate.admit())) amount++;
   if (amount === 0) throw new RunStoppedError(factory.gate?.stopReason ?? 'stopped');
-  if (signal?.aborted) throw new RunStoppedError(String(signal.reason ?? 'aborted'));
+  // Admitting the budget's last requests stops the run; those admitted still go out. Any other stop cancels the burst.
+  const stoppedOtherwise = () => signal?.aborted === true && signal.reason !== 'cap:max-requests';
 
   const path = factory.basePath + spec.path;
   const op = burstOperation(spec.method, spec.path);
@@ -111,8 +113,8 @@ export async function runBurst(factory: ClientFactory, spec: BurstSpec, timeoutM
     recorded++;
   };
 
-  if (spec.startAtWall !== undefined) await abortableSleep(spec.startAtWall - clock.wall(), signal);
-  if (signal?.aborted) throw new RunStoppedError(String(signal.reason ?? 'aborted'));
+  if (spec.startAtWall !== undefined) await abortableSleep(spec.startAtWall - clock.wall(), signal?.aborted ? undefined : signal);
+  if (stoppedOtherwise()) throw new RunStoppedError(String(signal!.reason ?? 'aborted'));
 
   interface ConnContext {
     meta?: ExchangeMeta;
@@ -160,7 +162,7 @@ export async function runBurst(factory: ClientFactory, spec: BurstSpec, timeoutM
       recorded++;
     });
     const onAbort = () => instance.stop();
-    signal?.addEventListener('abort', onAbort, { once: true });
+    if (!signal?.aborted) signal?.addEventListener('abort', onAbort, { once: true });
     instance.on('done', () => signal?.removeEventListener('abort', onAbort));
   });
   return { sent: recorded, statuses };

@@ -62,6 +62,12 @@ export interface RunScenariosOptions {
   log?: (message: string) => void;
   /** Connections per origin for the undici client (default unlimited). */
   connections?: number | null;
+  /**
+   * The run record (makeRunRecord), written first when given, after metrics and
+   * progress are subscribed, so a live aggregator sees exactly what a replay of
+   * the file sees. Otherwise the caller writes it before calling runScenarios.
+   */
+  runRecord?: RunRecord;
 }
 
 export interface RunOutcome {
@@ -185,6 +191,7 @@ export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> 
   const durationCap = setTimeout(() => budget.stop(STOP_REASONS.maxDuration), Math.max(0, o.caps.maxDurationMs - clock.now()));
 
   const unsubscribe = [o.metrics ? writer.subscribe((r) => o.metrics!.add(r)) : null, o.progress ? writer.subscribe(o.progress.onRecord) : null];
+  if (o.runRecord) writer.write(o.runRecord);
   o.progress?.start();
 
   const factory = new ClientFactory({
