@@ -18,3 +18,4 @@ export * from './exit-codes.ts';
 export * from './inputs.ts';
 export * from './scenario.ts';
 export * from './faults.ts';
+export * from './bad-inputs.ts';

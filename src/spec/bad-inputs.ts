@@ -1,0 +1,227 @@
+/**
+ * Bad requests for every input rule of the spec, in both input shapes: a
+ * catalog written from the spec text (input tables, Limits, error codes,
+ * idempotency rules), so scenarios and the oracle can probe any target.
+ *
+ * A case takes a valid request (`validBadInputBase`) and breaks one thing:
+ * - create / create_hpp / refund: `mutate` returns the JSON body to send, or a raw string sent as-is;
+ * - list: `mutate` returns the query parameters (string values) of GET /v1/payments;
+ * - refund: the body of POST /v1/payments/{id}/refund for a succeeded payment of at least REFUND_BASE_PAYMENT_AMOUNT.
+ * `headers`: a value replaces the header the client would send, null removes it.
+ * `expectParam`: the error's `param` must contain it (PAY-3 matching, see paramMatches); null = no expectation.
+ */
+import { DEFAULT_TEST_CARDS, type CardsFile } from './cards.ts';
+import { directCreateBody, hostedCreateBody, type InputShape } from './inputs.ts';
+import { LIMITS } from './limits.ts';
+
+export type BadInputOp = 'create' | 'create_hpp' | 'list' | 'refund';
+export type BadInputBody = Record<string, unknown>;
+
+export interface BadInputCase {
+  /** Unique name, `op/shape/what`. */
+  case: string;
+  op: BadInputOp;
+  /** The input shape the valid body uses; absent when the case does not depend on it. */
+  shape?: InputShape;
+  /** Rule ids of rules.md the case exercises. */
+  rules: string[];
+  mutate: (valid: BadInputBody, cards?: Partial<CardsFile>) => BadInputBody | string;
+  headers?: Record<string, string | null>;
+  expectStatus: number;
+  expectCode: string;
+  expectParam: string | null;
+}
+
+/** Refund cases need a succeeded payment of at least this amount (minor units). */
+export const REFUND_BASE_PAYMENT_AMOUNT = 1000;
+export const BAD_INPUT_RETURN_URL = 'https://example.com/return';
+
+/** A valid request of each op (a card expiring in three years, so it never goes stale). */
+export function validBadInputBase(op: BadInputOp, shape: InputShape = 'B', cards: Partial<CardsFile> = DEFAULT_TEST_CARDS): BadInputBody {
+  if (op === 'list') return {};
+  if (op === 'refund') return { amount: 100 };
+  const input = {
+    amount: REFUND_BASE_PAYMENT_AMOUNT,
+    currency: 'EUR',
+    description: 'bad-input probe',
+    returnUrl: BAD_INPUT_RETURN_URL,
+    card: { number: cards.succeeds ?? DEFAULT_TEST_CARDS.succeeds, exp_month: 12, exp_year: new Date().getUTCFullYear() + 3, cvc: '123', holder_name: 'Pay Storm' },
+  };
+  if (op === 'create_hpp') return hostedCreateBody(input);
+  return directCreateBody(input, shape);
+}
+
+/** PAY-3 matching: `param` contains the expected field name; null expects nothing. */
+export function paramMatches(expected: string | null, actual: unknown): boolean {
+  return expected === null || (typeof actual === 'string' && actual.includes(expected));
+}
+
+/** The query string of a list case's parameters. */
+export function listQueryString(q: BadInputBody): string {
+  return Object.entries(q)
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
+    .join('&');
+}
+
+// ---------------------------------------------------------------- helpers
+
+function clone(b: BadInputBody): BadInputBody {
+  return JSON.parse(JSON.stringify(b)) as BadInputBody;
+}
+/** Sets (or, with undefined, deletes) a dotted path in a copy of the body. */
+function at(path: string, value: unknown): (b: BadInputBody) => BadInputBody {
+  return (b) => {
+    const out = clone(b);
+    const parts = path.split('.');
+    let o: Record<string, unknown> = out;
+    for (const p of parts.slice(0, -1)) {
+      if (typeof o[p] !== 'object' || o[p] === null) o[p] = {};
+      o = o[p] as Record<string, unknown>;
+    }
+    const last = parts[parts.length - 1];
+    if (value === undefined) delete o[last];
+    else o[last] = value;
+    return out;
+  };
+}
+const without = (path: string) => at(path, undefined);
+const raw = (text: string) => () => text;
+const manyKeys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 'v']));
+
+const bad400 = (param: string | null) => ({ expectStatus: 400, expectCode: 'parameter_invalid', expectParam: param });
+
+// ---------------------------------------------------------------- the catalog
+
+const cases: BadInputCase[] = [];
+const add = (c: BadInputCase) => cases.push(c);
+
+// Fields both input shapes share (spec: input tables and Limits).
+for (const shape of ['A', 'B'] as const) {
+  const s = (name: string) => `create/${shape}/${name}`;
+  add({ case: s('amount-zero'), op: 'create', shape, rules: ['PAY-2'], mutate: at('amount', 0), ...bad400('amount') });
+  add({ case: s('amount-negative'), op: 'create', shape, rules: ['PAY-2'], mutate: at('amount', -100), ...bad400('amount') });
+  add({ case: s('amount-fractional'), op: 'create', shape, rules: ['PAY-5'], mutate: at('amount', 10.5), ...bad400('amount') });
+  add({ case: s('amount-string'), op: 'create', shape, rules: ['PAY-5'], mutate: at('amount', '1000'), ...bad400('amount') });
+  add({ case: s('amount-missing'), op: 'create', shape, rules: ['PAY-3'], mutate: without('amount'), ...bad400('amount') });
+  add({ case: s('currency-missing'), op: 'create', shape, rules: ['PAY-3'], mutate: without('currency'), ...bad400('currency') });
+  add({ case: s('currency-not-iso'), op: 'create', shape, rules: ['PAY-5'], mutate: at('currency', 'XXQ'), ...bad400('currency') });
+  add({ case: s('currency-four-letters'), op: 'create', shape, rules: ['PAY-5'], mutate: at('currency', 'EURO'), ...bad400('currency') });
+  add({ case: s('currency-number'), op: 'create', shape, rules: ['PAY-5'], mutate: at('currency', 978), ...bad400('currency') });
+  add({ case: s('merchant-reference-9-digits'), op: 'create', shape, rules: ['PAY-5'], mutate: at('merchant_reference', 123456789), ...bad400('merchant_reference') });
+  add({ case: s('merchant-reference-11-digits'), op: 'create', shape, rules: ['PAY-5'], mutate: at('merchant_reference', 12345678901), ...bad400('merchant_reference') });
+  add({ case: s('merchant-reference-string'), op: 'create', shape, rules: ['PAY-5'], mutate: at('merchant_reference', '1234567890'), ...bad400('merchant_reference') });
+  add({ case: s('description-501-chars'), op: 'create', shape, rules: ['PAY-5'], mutate: at('description', 'd'.repeat(LIMITS.descriptionMaxLength + 1)), ...bad400('description') });
+  add({ case: s('metadata-51-keys'), op: 'create', shape, rules: ['PAY-5'], mutate: at('metadata', manyKeys(LIMITS.metadataMaxKeys + 1)), ...bad400('metadata') });
+  add({ case: s('metadata-value-501-chars'), op: 'create', shape, rules: ['PAY-5'], mutate: at('metadata', { note: 'v'.repeat(LIMITS.metadataValueMaxLength + 1) }), ...bad400('metadata') });
+  add({ case: s('return-url-plain-http'), op: 'create', shape, rules: ['PAY-5'], mutate: at('return_url', 'http://example.com/return'), ...bad400('return_url') });
+  add({ case: s('return-url-not-a-url'), op: 'create', shape, rules: ['PAY-5'], mutate: at('return_url', 'not a url'), ...bad400('return_url') });
+}
+
+// Presentation A: payment_method_data + billing_details, return_url required.
+{
+  const shape = 'A' as const;
+  const s = (name: string) => `create/A/${name}`;
+  add({ case: s('return-url-missing'), op: 'create', shape, rules: ['PAY-3', 'PAY-5'], mutate: without('return_url'), ...bad400('return_url') });
+  add({ case: s('payment-method-data-missing'), op: 'create', shape, rules: ['PAY-3'], mutate: without('payment_method_data'), ...bad400('payment_method_data') });
+  add({ case: s('payment-method-type-not-card'), op: 'create', shape, rules: ['PAY-5'], mutate: at('payment_method_data.type', 'bank_transfer'), ...bad400('payment_method_data') });
+  add({ case: s('card-missing'), op: 'create', shape, rules: ['PAY-3'], mutate: without('payment_method_data.card'), ...bad400('card') });
+  for (const f of ['number', 'exp_month', 'exp_year', 'cvc', 'holder_name']) {
+    add({ case: s(`card-${f}-missing`), op: 'create', shape, rules: ['PAY-3'], mutate: without(`payment_method_data.card.${f}`), ...bad400(f) });
+  }
+  add({ case: s('card-exp-month-13'), op: 'create', shape, rules: ['PAY-5'], mutate: at('payment_method_data.card.exp_month', 13), ...bad400('exp_month') });
+  add({ case: s('card-cvc-2-digits'), op: 'create', shape, rules: ['PAY-5', 'TEST-2'], mutate: at('payment_method_data.card.cvc', '12'), ...bad400('cvc') });
+  add({ case: s('billing-details-missing'), op: 'create', shape, rules: ['PAY-3'], mutate: without('billing_details'), ...bad400('billing_details') });
+  add({ case: s('billing-email-missing'), op: 'create', shape, rules: ['PAY-3'], mutate: without('billing_details.email'), ...bad400('email') });
+  add({ case: s('billing-email-malformed'), op: 'create', shape, rules: ['PAY-5'], mutate: at('billing_details.email', 'not-an-email'), ...bad400('email') });
+  add({ case: s('billing-address-missing'), op: 'create', shape, rules: ['PAY-3'], mutate: without('billing_details.address'), ...bad400('address') });
+  for (const f of ['line1', 'city', 'postal_code', 'country']) {
+    add({ case: s(`billing-address-${f}-missing`), op: 'create', shape, rules: ['PAY-3'], mutate: without(`billing_details.address.${f}`), ...bad400(f) });
+  }
+}
+
+// Presentation B: card + customer, every sub-field required; return_url required when 3DS is triggered.
+{
+  const shape = 'B' as const;
+  const s = (name: string) => `create/B/${name}`;
+  add({ case: s('card-missing'), op: 'create', shape, rules: ['PAY-3'], mutate: without('card'), ...bad400('card') });
+  for (const f of ['number', 'exp_month', 'exp_year', 'cvc', 'holder_name']) {
+    add({ case: s(`card-${f}-missing`), op: 'create', shape, rules: ['PAY-3'], mutate: without(`card.${f}`), ...bad400(f) });
+  }
+  add({ case: s('card-number-letters'), op: 'create', shape, rules: ['PAY-5'], mutate: at('card.number', '4242abcd4242abcd'), ...bad400('number') });
+  add({ case: s('card-exp-month-13'), op: 'create', shape, rules: ['PAY-5'], mutate: at('card.exp_month', 13), ...bad400('exp_month') });
+  add({ case: s('card-exp-month-string'), op: 'create', shape, rules: ['PAY-5'], mutate: at('card.exp_month', '12'), ...bad400('exp_month') });
+  add({ case: s('card-cvc-2-digits'), op: 'create', shape, rules: ['PAY-5', 'TEST-2'], mutate: at('card.cvc', '12'), ...bad400('cvc') });
+  add({ case: s('card-cvc-number'), op: 'create', shape, rules: ['PAY-5'], mutate: at('card.cvc', 123), ...bad400('cvc') });
+  add({ case: s('customer-missing'), op: 'create', shape, rules: ['PAY-3'], mutate: without('customer'), ...bad400('customer') });
+  for (const f of ['email', 'first_name', 'last_name', 'country', 'phone', 'address', 'city', 'zip']) {
+    add({ case: s(`customer-${f}-missing`), op: 'create', shape, rules: ['PAY-3'], mutate: without(`customer.${f}`), ...bad400(f) });
+  }
+  add({
+    case: s('return-url-missing-with-3ds-card'),
+    op: 'create',
+    shape,
+    rules: ['PAY-5'],
+    mutate: (b, cards = DEFAULT_TEST_CARDS) => at('card.number', cards.three_ds_challenge ?? DEFAULT_TEST_CARDS.three_ds_challenge)(without('return_url')(b)),
+    ...bad400('return_url'),
+  });
+}
+
+// Body and header rules of every POST (PAY-4, IDEM-1, IDEM-2).
+add({ case: 'create/any/body-not-json', op: 'create', rules: ['PAY-4'], mutate: raw('{"amount": 1000, "currency": '), expectStatus: 400, expectCode: 'invalid_request_body', expectParam: null });
+add({ case: 'create/any/body-empty', op: 'create', rules: ['PAY-4'], mutate: raw(''), expectStatus: 400, expectCode: 'invalid_request_body', expectParam: null });
+add({ case: 'create/any/body-form-encoded', op: 'create', rules: ['PAY-4'], mutate: raw('amount=1000&currency=EUR'), expectStatus: 400, expectCode: 'invalid_request_body', expectParam: null });
+add({ case: 'create/any/idempotency-key-missing', op: 'create', rules: ['IDEM-1'], mutate: (b) => b, headers: { 'Idempotency-Key': null }, expectStatus: 400, expectCode: 'parameter_missing', expectParam: null });
+add({
+  case: 'create/any/idempotency-key-256-chars',
+  op: 'create',
+  rules: ['IDEM-2'],
+  mutate: (b) => b,
+  headers: { 'Idempotency-Key': 'k'.repeat(LIMITS.idempotencyKeyMaxLength + 1) },
+  expectStatus: 400,
+  expectCode: 'parameter_invalid',
+  expectParam: null,
+});
+
+// Hosted payment page: amount, currency, optional merchant_reference, billing_details (required), return_url.
+{
+  const s = (name: string) => `create_hpp/A/${name}`;
+  const shape = 'A' as const;
+  add({ case: s('amount-zero'), op: 'create_hpp', shape, rules: ['PAY-2'], mutate: at('amount', 0), ...bad400('amount') });
+  add({ case: s('amount-missing'), op: 'create_hpp', shape, rules: ['PAY-3'], mutate: without('amount'), ...bad400('amount') });
+  add({ case: s('currency-not-iso'), op: 'create_hpp', shape, rules: ['PAY-5'], mutate: at('currency', 'XXQ'), ...bad400('currency') });
+  add({ case: s('merchant-reference-9-digits'), op: 'create_hpp', shape, rules: ['PAY-5'], mutate: at('merchant_reference', 123456789), ...bad400('merchant_reference') });
+  add({ case: s('billing-details-missing'), op: 'create_hpp', shape, rules: ['PAY-3'], mutate: without('billing_details'), ...bad400('billing_details') });
+  add({ case: s('billing-email-missing'), op: 'create_hpp', shape, rules: ['PAY-3'], mutate: without('billing_details.email'), ...bad400('email') });
+  add({ case: s('return-url-missing'), op: 'create_hpp', shape, rules: ['PAY-3'], mutate: without('return_url'), ...bad400('return_url') });
+  add({ case: s('return-url-plain-http'), op: 'create_hpp', shape, rules: ['PAY-5'], mutate: at('return_url', 'http://example.com/return'), ...bad400('return_url') });
+  add({ case: 'create_hpp/any/body-not-json', op: 'create_hpp', rules: ['PAY-4'], mutate: raw('{"amount":'), expectStatus: 400, expectCode: 'invalid_request_body', expectParam: null });
+  add({ case: 'create_hpp/any/idempotency-key-missing', op: 'create_hpp', rules: ['IDEM-1'], mutate: (b) => b, headers: { 'Idempotency-Key': null }, expectStatus: 400, expectCode: 'parameter_missing', expectParam: null });
+}
+
+// List: limit 1..100, status from presentation B's set, created bounds are integers, a cursor that exists.
+{
+  const s = (name: string) => `list/${name}`;
+  add({ case: s('limit-0'), op: 'list', rules: ['LIST-3'], mutate: () => ({ limit: '0' }), ...bad400('limit') });
+  add({ case: s('limit-101'), op: 'list', rules: ['LIST-3'], mutate: () => ({ limit: '101' }), ...bad400('limit') });
+  add({ case: s('limit-negative'), op: 'list', rules: ['LIST-3'], mutate: () => ({ limit: '-5' }), ...bad400('limit') });
+  add({ case: s('limit-not-a-number'), op: 'list', rules: ['LIST-3'], mutate: () => ({ limit: 'ten' }), ...bad400('limit') });
+  add({ case: s('status-unknown'), op: 'list', rules: ['LIST-6'], mutate: () => ({ status: 'bogus' }), ...bad400('status') });
+  add({ case: s('status-processing'), op: 'list', rules: ['LIST-6'], mutate: () => ({ status: 'processing' }), ...bad400('status') });
+  add({ case: s('starting-after-nonexistent'), op: 'list', rules: ['LIST-4'], mutate: () => ({ starting_after: 'pay_00000000-0000-4000-8000-000000000000' }), ...bad400('starting_after') });
+  add({ case: s('created-gte-not-integer'), op: 'list', rules: ['LIST-7'], mutate: () => ({ 'created[gte]': 'yesterday' }), ...bad400('created') });
+  add({ case: s('created-lt-fractional'), op: 'list', rules: ['LIST-7'], mutate: () => ({ 'created[lt]': '1700000000.5' }), ...bad400('created') });
+}
+
+// Refund of a succeeded payment (POST /v1/payments/{id}/refund).
+{
+  const s = (name: string) => `refund/${name}`;
+  add({ case: s('amount-zero'), op: 'refund', rules: ['REF-4'], mutate: at('amount', 0), ...bad400('amount') });
+  add({ case: s('amount-negative'), op: 'refund', rules: ['REF-4'], mutate: at('amount', -100), ...bad400('amount') });
+  add({ case: s('amount-fractional'), op: 'refund', rules: ['REF-4'], mutate: at('amount', 10.5), ...bad400('amount') });
+  add({ case: s('amount-string'), op: 'refund', rules: ['REF-4'], mutate: at('amount', 'ten'), ...bad400('amount') });
+  add({ case: s('amount-above-refundable'), op: 'refund', rules: ['REF-4'], mutate: at('amount', REFUND_BASE_PAYMENT_AMOUNT * 1000), expectStatus: 422, expectCode: 'action_not_allowed', expectParam: null });
+  add({ case: s('body-not-json'), op: 'refund', rules: ['PAY-4'], mutate: raw('{"amount":'), expectStatus: 400, expectCode: 'invalid_request_body', expectParam: null });
+  add({ case: s('idempotency-key-missing'), op: 'refund', rules: ['IDEM-1', 'REF-7'], mutate: (b) => b, headers: { 'Idempotency-Key': null }, expectStatus: 400, expectCode: 'parameter_missing', expectParam: null });
+}
+
+export const BAD_INPUT_CASES: readonly BadInputCase[] = Object.freeze(cases);
