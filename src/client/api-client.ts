@@ -119,6 +119,11 @@ class Result implements ExchangeResult {
   }
 }
 
+/** Card details other than the number (TEST-2); the CVC only as its length. */
+function cardMetaOf(card: NonNullable<PaymentInput['card']>): NonNullable<Sent['cardMeta']> {
+  return { expMonth: card.exp_month, expYear: card.exp_year, cvcLength: String(card.cvc).length, holderName: card.holder_name };
+}
+
 function digest(body: string | Buffer): string {
   return createHash('sha256').update(body).digest('hex').slice(0, 16);
 }
@@ -278,6 +283,7 @@ export class UndiciApiClient implements ApiClient {
       cardLast4: input.card ? input.card.number.slice(-4) : undefined,
       cardBrand: input.card ? cardBrand(input.card.number) : undefined,
       cardOutcome: opts?.cardOutcome,
+      cardMeta: input.card ? cardMetaOf(input.card) : undefined,
       inputShape: shape,
     });
     return this.send(
@@ -365,7 +371,7 @@ export class UndiciApiClient implements ApiClient {
         path: url.pathname + url.search,
         headers: ['accept', 'text/html,application/json', 'content-type', 'application/x-www-form-urlencoded'],
         body: form.toString(),
-        sent: stripUndefined({ method: 'POST', path: url.pathname, cardLast4: card.number.slice(-4), cardBrand: cardBrand(card.number), cardOutcome: opts?.cardOutcome }),
+        sent: stripUndefined({ method: 'POST', path: url.pathname, cardLast4: card.number.slice(-4), cardBrand: cardBrand(card.number), cardOutcome: opts?.cardOutcome, cardMeta: cardMetaOf(card) }),
         idempotent: false,
       },
       opts,

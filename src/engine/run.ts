@@ -11,6 +11,7 @@ import {
   type BurstSpec,
   type CardOutcome,
   type ExecutorSpec,
+  type FaultStep,
   type KeyHandle,
   type KeyInfo,
   type RunRecord,
@@ -68,6 +69,17 @@ export interface RunScenariosOptions {
    * the file sees. Otherwise the caller writes it before calling runScenarios.
    */
   runRecord?: RunRecord;
+  /** Applies fault schedules (a chaos session): each scenario's `faults` while it runs, `extraFaults` across the run. */
+  chaos?: FaultScheduler;
+  /** A fault schedule from the config file, started with the run (times from run start). */
+  extraFaults?: readonly FaultStep[];
+  /** Mid-run report snapshot, handed to scenarios as ctx.snapshot. */
+  snapshot?: (label: string) => Promise<void>;
+}
+
+/** What the engine needs of a chaos session: run a schedule on the clock until it ends or the signal aborts. */
+export interface FaultScheduler {
+  runSchedule(steps: readonly FaultStep[], signal?: AbortSignal): Promise<unknown>;
 }
 
 export interface RunOutcome {
@@ -207,6 +219,22 @@ export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> 
     connections: o.connections,
   });
   const handles = factory.handles;
+  // Fault schedules run beside the scenarios; a failing one is reported, never left running.
+  const runFaults = (steps: readonly FaultStep[] | undefined, stop: AbortSignal, label: string): Promise<void> =>
+    o.chaos && steps && steps.length > 0
+      ? o.chaos.runSchedule(steps, stop).then(
+          () => undefined,
+          (err: unknown) => {
+            const message = `fault schedule failed: ${(err as Error)?.message ?? String(err)}`;
+            scenarioErrors.push({ scenario: label, message });
+            log(`[${label}] ${message}`);
+          },
+        )
+      : Promise.resolve();
+  const runFaultsStop = new AbortController();
+  const onRunStop = () => runFaultsStop.abort();
+  signal.addEventListener('abort', onRunStop, { once: true });
+  const extraFaults = runFaults(o.extraFaults, runFaultsStop.signal, 'faults');
   const onDropped = (n: number) => {
     dropped += n;
     o.metrics?.addDropped(n);
@@ -243,16 +271,33 @@ export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> 
       signal,
       log: (m: string) => log(`[${scenario.name}] ${m}`),
       webhooks: o.webhooks ?? null,
+      ...(o.snapshot ? { snapshot: o.snapshot } : {}),
     };
+    const faultsStop = new AbortController();
+    const onStop = () => faultsStop.abort();
+    signal.addEventListener('abort', onStop, { once: true });
+    const faults = runFaults(scenario.faults?.schedule, faultsStop.signal, scenario.name);
+    let stoppedHere = false;
     try {
       await untilStoppedWithGrace(scenario.run(ctx), signal, timeoutMs + 2_000);
     } catch (err) {
-      if (err instanceof RunStoppedError || signal.aborted) break;
-      const message = (err as Error)?.message ?? String(err);
-      scenarioErrors.push({ scenario: scenario.name, message });
-      log(`[${scenario.name}] scenario failed: ${(err as Error)?.stack ?? message}`);
+      if (err instanceof RunStoppedError || signal.aborted) stoppedHere = true;
+      else {
+        const message = (err as Error)?.message ?? String(err);
+        scenarioErrors.push({ scenario: scenario.name, message });
+        log(`[${scenario.name}] scenario failed: ${(err as Error)?.stack ?? message}`);
+      }
+    } finally {
+      // The scenario is over: close its fault windows now (their records say when).
+      faultsStop.abort();
+      signal.removeEventListener('abort', onStop);
+      await faults;
     }
+    if (stoppedHere) break;
   }
+  runFaultsStop.abort();
+  signal.removeEventListener('abort', onRunStop);
+  await extraFaults;
 
   clearTimeout(durationCap);
   o.signal?.removeEventListener('abort', onExternalAbort);

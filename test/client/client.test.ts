@@ -70,7 +70,18 @@ describe('requests as sent', () => {
       status: 201,
       contentType: 'application/json',
       json: true,
-      sent: { amount: 1234, currency: 'EUR', description: 'order 1', metadata: { order: '1' }, cardLast4: '4242', cardOutcome: 'succeeds', cardBrand: 'visa', inputShape: 'B', returnUrl: 'https://example.com/back' },
+      sent: {
+        amount: 1234,
+        currency: 'EUR',
+        description: 'order 1',
+        metadata: { order: '1' },
+        cardLast4: '4242',
+        cardOutcome: 'succeeds',
+        cardBrand: 'visa',
+        cardMeta: { expMonth: 12, expYear: 2031, cvcLength: 3, holderName: 'Pay Storm' },
+        inputShape: 'B',
+        returnUrl: 'https://example.com/back',
+      },
       payment: { id: PAY_ID, status: 'pending', presentation: 'B', amount: 1234 },
     });
     expect(rec.bodyDigest).toMatch(/^[0-9a-f]{16}$/);

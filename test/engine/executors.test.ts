@@ -335,6 +335,37 @@ describe('scenario context', () => {
     expect(draws['a@0']).not.toEqual(draws['b@1']);
   });
 
+  it("runs a scenario's fault schedule beside it and closes it when the scenario ends; extra faults span the run", async () => {
+    stub = await okStub();
+    const events: string[] = [];
+    const chaos = {
+      runSchedule: (steps: readonly { proxy: string }[], signal?: AbortSignal) =>
+        new Promise<void>((resolve) => {
+          events.push(`start ${steps.map((s) => s.proxy).join(',')}`);
+          signal!.addEventListener('abort', () => {
+            events.push(`stop ${steps.map((s) => s.proxy).join(',')}`);
+            resolve();
+          });
+        }),
+    };
+    const step = (proxy: string) => ({ at: 0, duration: 60_000, proxy, type: 'latency' as const, stream: 'downstream' as const, toxicity: 1, attributes: { latency: 100 } });
+    await run(
+      stub.url,
+      [
+        { ...scenario('calm', async () => void events.push('calm runs')) },
+        {
+          ...scenario('stormy', async (ctx) => {
+            events.push('stormy runs');
+            await ctx.client(ctx.keys[0]).retrieve(PAY_ID);
+          }),
+          faults: { schedule: [step('upstream')] },
+        },
+      ],
+      { chaos, extraFaults: [step('client')] },
+    );
+    expect(events).toEqual(['start client', 'calm runs', 'start upstream', 'stormy runs', 'stop upstream', 'stop client']);
+  });
+
   it('records a scenario that throws and marks the run incomplete', async () => {
     stub = await okStub();
     const { outcome, end } = await run(stub.url, [
