@@ -181,9 +181,13 @@ export function validateDirectCreate(body: Json, bugs: BugFlags, cards: CardsFil
   }
 }
 
-/** `POST /v1/payments/hpp` body: no card data; return_url required (the page redirects there). */
+/**
+ * `POST /v1/payments/hpp` body: no card data; return_url required (the page
+ * redirects there). The spec shows only presentation A's form, with
+ * billing_details required; a body carrying `customer` instead is read as B.
+ */
 export function validateHostedCreate(body: Json, bugs: BugFlags): Validated<ParsedCreate> {
-  const shape = inputShapeOf(body);
+  const shape: InputShape = 'customer' in body && !('billing_details' in body) ? 'B' : 'A';
   try {
     const common = parseCommon(body, bugs, false);
     if (body.payment_method_data !== undefined) fail('payment_method_data', 'Invalid payment_method_data: the hosted page collects the card; send no card data.');
