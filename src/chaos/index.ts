@@ -5,3 +5,4 @@ export { ToxiproxyDriver, ToxiproxyApiError } from './driver.ts';
 export type { ProxyState, ToxicState } from './driver.ts';
 export { runWindows, sleepUntil, toxicName, TOXIC_PREFIX } from './schedule.ts';
 export { installCleanupHooks } from './exit-hooks.ts';
+export { groupSessions, type ChaosGroup } from './session-group.ts';

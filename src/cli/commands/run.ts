@@ -1,0 +1,86 @@
+/** `paystorm run [scenario...]`: runs scenarios against a target (or the embedded one) and gates on the verdict. */
+import type { PaystormCommand } from './types.ts';
+import { EXIT } from '../../spec/index.ts';
+import { executeRun } from '../run.ts';
+import { loadConfigFile, resolveRunConfig, type RunConfig } from '../config.ts';
+
+export const runCommand: PaystormCommand = {
+  command: 'run [scenarios..]',
+  describe: 'Run scenarios against a target (default: the embedded reference service) and judge the history',
+  builder: (y) =>
+    y
+      .positional('scenarios', { type: 'string', array: true, describe: 'Scenario names (default: the default suite; see paystorm scenarios)' })
+      .option('target', { type: 'string', describe: 'Base URL of the service under test (omit to start the embedded reference service)' })
+      .option('key', { type: 'string', array: true, describe: 'API key as [merchant:]KEY, repeatable' })
+      .option('allow-live', { type: 'boolean', describe: 'Accept live keys (read-only and single-payment checks only)' })
+      .option('cards', { type: 'string', describe: 'JSON file: {succeeds, do_not_honor, insufficient_funds, three_ds_challenge, upstream_error} -> card number' })
+      .option('config', { type: 'string', describe: 'paystorm.config.json with the same options (flags win)' })
+      .option('duration', { type: 'string', describe: 'Duration of load scenarios (30s, 5m, 1h)' })
+      .option('rate', { type: 'number', describe: 'Arrival rate (iterations/s) of load scenarios' })
+      .option('out', { type: 'string', describe: 'Reports directory (default reports/)' })
+      .option('webhook-port', { type: 'number', describe: 'Port of paystorm\'s webhook receiver (the target must be configured to deliver there)' })
+      .option('webhook-secret', { type: 'string', describe: 'Signing secret (whsec_...) of the webhook endpoint' })
+      .option('toxiproxy', { type: 'string', describe: 'Toxiproxy API URL (default: paystorm\'s embedded proxy)' })
+      .option('proxy', { type: 'string', array: true, describe: 'Proxy to create, NAME=LISTEN>UPSTREAM, repeatable' })
+      .option('threshold', { type: 'string', array: true, describe: 'Threshold in k6 syntax, e.g. "http_req_duration{op:create}: p(99)<800", repeatable' })
+      .option('seed', { type: 'number', describe: 'Seed for every random choice (default: random, recorded in the history)' })
+      .option('max-requests', { type: 'number', describe: 'Hard cap on requests (default 2,000,000)' })
+      .option('max-duration', { type: 'string', describe: 'Hard cap on run time (default 4h)' })
+      .option('request-timeout', { type: 'string', describe: 'Per-request time-out (default 30s)' })
+      .option('settle-bound', { type: 'string', describe: 'SM-6/FT-2 bound for a pending payment to settle (default 30s; embedded: scaled)' })
+      .option('presentation', { type: 'string', choices: ['A', 'B'], describe: 'Embedded target: Payment presentation (default B)' })
+      .option('time-scale', { type: 'number', describe: 'Embedded target: multiplier of its own delays (default 0.05)' })
+      .option('rate-limit', { type: 'number', describe: 'Embedded target: requests per window (default 120)' })
+      .option('window-ms', { type: 'number', describe: 'Embedded target: rate window in ms, whole seconds (default 3000)' })
+      .option('bugs', { type: 'string', describe: 'Embedded target: seeded bugs to switch on, comma-separated (see docs/reference-service.md)' })
+      .example('$0 run', 'The default suite against the embedded reference service')
+      .example('$0 run mixed --target https://staging.example.com --key acme:svc_test_sk_... --cards cards.json --duration 5m', 'Mixed load against a staging deployment')
+      .example('$0 run rate-limit --target https://staging.example.com --key svc_test_sk_... --key svc_test_sk_...', 'Probe the 500/min fixed window')
+      .example('$0 run chaos', 'Upstream faults through the embedded Toxiproxy-compatible proxy'),
+  handler: async (args) => {
+    const flags: RunConfig = {
+      scenarios: args.scenarios,
+      target: args.target,
+      keys: args.key,
+      allowLive: args.allowLive,
+      duration: args.duration,
+      rate: args.rate,
+      out: args.out,
+      webhookPort: args.webhookPort,
+      webhookSecret: args.webhookSecret,
+      toxiproxy: args.toxiproxy,
+      proxies: args.proxy,
+      thresholds: args.threshold,
+      seed: args.seed,
+      maxRequests: args.maxRequests,
+      maxDuration: args.maxDuration,
+      requestTimeout: args.requestTimeout,
+      settleBound: args.settleBound,
+      presentation: args.presentation,
+      timeScale: args.timeScale,
+      rateLimit: args.rateLimit,
+      windowMs: args.windowMs,
+      bugs: typeof args.bugs === 'string' ? args.bugs.split(',').map((s: string) => s.trim()).filter(Boolean) : undefined,
+      ...(args.cards !== undefined ? { cards: args.cards } : {}),
+    };
+    const cfg = resolveRunConfig(flags, args.config ? loadConfigFile(args.config) : null);
+    const controller = new AbortController();
+    let signals = 0;
+    const onSignal = (sig: NodeJS.Signals) => {
+      signals++;
+      if (signals === 1) {
+        process.stderr.write(`\npaystorm: ${sig}: stopping; judging what was measured (again to quit at once)\n`);
+        controller.abort(sig);
+      } else process.exit(EXIT.interrupted);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    try {
+      const result = await executeRun(cfg, { stdout: process.stdout, stderr: process.stderr, signal: controller.signal });
+      return controller.signal.aborted && result.exitCode === EXIT.pass ? EXIT.interrupted : result.exitCode;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  },
+};

@@ -1,0 +1,89 @@
+/**
+ * The embedded stack `paystorm run` starts when no --target is given:
+ * sandbox processor <- Toxiproxy-compatible proxy ("upstream") <- reference service,
+ * and paystorm's webhook receiver as the service's webhook endpoint. Every
+ * listener is on 127.0.0.1 and an OS-chosen port.
+ */
+import { startProcessor, startReferenceService, DEFAULT_KEYS, DEFAULT_WEBHOOK_SECRET } from '../target/index.ts';
+import { startToxiproxyServer } from '../chaos/proxy/index.ts';
+import type { CardsFile, Presentation } from '../spec/index.ts';
+
+export interface EmbeddedOptions {
+  presentation: Presentation;
+  rateLimit: number;
+  windowMs: number;
+  timeScale: number;
+  cards: CardsFile;
+  bugs: string[];
+  /** Where the service delivers webhooks (paystorm's receiver). */
+  webhookUrl: string | null;
+  webhookSecret?: string;
+  webhookTimeoutMs?: number;
+  /** Use this Toxiproxy instead of starting the embedded one. */
+  toxiproxyUrl?: string;
+}
+
+export interface EmbeddedStack {
+  targetUrl: string;
+  processorUrl: string;
+  toxiproxyUrl: string;
+  /** The address the service's upstream proxy must listen on, and where it forwards. */
+  upstreamProxy: { name: 'upstream'; listen: string; upstream: string };
+  keys: readonly { key: string; merchant: string; direct_api: boolean }[];
+  webhookSecret: string;
+  /** Starts the service once the upstream proxy exists (its listen address is the service's upstream URL). */
+  startService(upstreamListen: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export const EMBEDDED_WEBHOOK_SECRET = DEFAULT_WEBHOOK_SECRET;
+
+/** Starts the processor and (unless given) the embedded Toxiproxy; the service starts after the proxy is created. */
+export async function startEmbeddedStack(o: EmbeddedOptions): Promise<EmbeddedStack> {
+  const closers: (() => Promise<void>)[] = [];
+  try {
+    const processor = await startProcessor({ host: '127.0.0.1', port: 0, timeScale: o.timeScale, cards: o.cards, bugs: o.bugs });
+    closers.push(() => processor.close());
+    let toxiproxyUrl = o.toxiproxyUrl;
+    if (!toxiproxyUrl) {
+      const proxy = await startToxiproxyServer({ host: '127.0.0.1', port: 0 });
+      closers.push(() => proxy.close());
+      toxiproxyUrl = proxy.url;
+    }
+    const webhookSecret = o.webhookSecret ?? DEFAULT_WEBHOOK_SECRET;
+    const stack: EmbeddedStack = {
+      targetUrl: '',
+      processorUrl: processor.url,
+      toxiproxyUrl,
+      upstreamProxy: { name: 'upstream', listen: '127.0.0.1:0', upstream: new URL(processor.url).host },
+      keys: DEFAULT_KEYS,
+      webhookSecret,
+      async startService(upstreamListen: string) {
+        const service = await startReferenceService({
+          port: 0,
+          host: '127.0.0.1',
+          presentation: o.presentation,
+          rateLimit: o.rateLimit,
+          windowMs: o.windowMs,
+          timeScale: o.timeScale,
+          upstreamUrl: `http://${upstreamListen}`,
+          webhookUrls: o.webhookUrl ? [{ url: o.webhookUrl }] : [],
+          webhookSecret,
+          ...(o.webhookTimeoutMs !== undefined ? { webhookTimeoutMs: o.webhookTimeoutMs } : {}),
+          cards: o.cards,
+          bugs: o.bugs,
+        });
+        closers.unshift(() => service.close());
+        stack.targetUrl = service.url;
+        return service.url;
+      },
+      async close() {
+        for (const c of closers.splice(0)) await c().catch(() => {});
+      },
+    };
+    return stack;
+  } catch (e) {
+    for (const c of closers.reverse()) await c().catch(() => {});
+    throw e;
+  }
+}

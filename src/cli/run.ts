@@ -1,0 +1,338 @@
+/**
+ * `paystorm run`: the whole pipeline, scenario -> engine -> client -> history ->
+ * oracle -> report. Starts the embedded stack when no --target is given, checks
+ * the target speaks this API, writes the history, judges it, writes the reports,
+ * and returns the exit code. Whatever happens after the history is opened, the
+ * history is closed and judged, so nothing already measured is lost.
+ */
+import { join, resolve } from 'node:path';
+import {
+  DEFAULT_TEST_CARDS,
+  EXIT,
+  PaystormError,
+  CARD_OUTCOMES,
+  LIMITS,
+  parseKeyArg,
+  parseProxyArg,
+  parseFaultSchedule,
+  type CardOutcome,
+  type CardsFile,
+  type FaultRecord,
+  type HistoryRecord,
+  type KeyInfo,
+  type ParsedKey,
+  type Presentation,
+  type Scenario,
+  type ScenarioEnv,
+  type Summary,
+  type TargetInfo,
+  type WebhookRecord,
+} from '../spec/index.ts';
+import { RunClock, HistoryWriter, MetricsAggregator, Progress, runScenarios, makeRunRecord, newRunId } from '../engine/index.ts';
+import { probeRateLimit, detectTargetPresentation, type KeySecret } from '../client/index.ts';
+import { openChaosSession, groupSessions, type ChaosGroup, type ChaosSession } from '../chaos/index.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../webhooks/index.ts';
+import { writeReports, renderConsole } from '../report/index.ts';
+import { SCENARIOS, scenarioByName } from '../../scenarios/index.ts';
+import { loadCardsFile, type RunConfig } from './config.ts';
+import { parseDuration } from './duration.ts';
+import { startEmbeddedStack, type EmbeddedStack } from './embedded.ts';
+import { judgeHistory } from './judge-run.ts';
+
+/** The embedded default run: a scaled window so the default suite takes about a minute. */
+export const EMBEDDED_DEFAULTS = Object.freeze({
+  presentation: 'B' as Presentation,
+  rateLimit: 120,
+  windowMs: 3_000,
+  timeScale: 0.05,
+});
+
+export const RUN_DEFAULTS = Object.freeze({
+  out: 'reports',
+  maxRequests: 2_000_000,
+  maxDurationMs: 4 * 60 * 60 * 1000,
+  requestTimeoutMs: 30_000,
+  /** SM-6 / FT-2 bound for a real deployment: "usually within seconds". */
+  settleBoundMs: 30_000,
+});
+
+export interface RunIo {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Aborted on SIGINT/SIGTERM by the command wrapper. */
+  signal?: AbortSignal;
+}
+
+export interface RunResult {
+  exitCode: number;
+  summary: Summary | null;
+  runDir: string | null;
+}
+
+export function selectScenarios(names: readonly string[]): Scenario[] {
+  if (names.length === 0) return SCENARIOS.filter((s) => s.defaultSuite);
+  return names.map((n) => {
+    const s = scenarioByName(n);
+    if (!s) throw new PaystormError(`unknown scenario "${n}". Available: ${SCENARIOS.map((x) => x.name).join(', ')} (see paystorm scenarios).`, EXIT.usage, 'scenario');
+    return s;
+  });
+}
+
+/** Parses --key values; refuses a live key without --allow-live. */
+export function resolveKeys(args: readonly string[], allowLive: boolean): ParsedKey[] {
+  const keys = args.map((a) => {
+    try {
+      return parseKeyArg(a);
+    } catch (e) {
+      throw new PaystormError((e as Error).message, EXIT.usage, '--key');
+    }
+  });
+  const live = keys.filter((k) => k.mode === 'live');
+  if (live.length && !allowLive) {
+    throw new PaystormError(
+      `--key: ${live.map((k) => k.label).join(', ')} ${live.length > 1 ? 'are live keys' : 'is a live key'} (real charges). paystorm refuses live keys unless --allow-live; then only read-only and single-payment checks run on them, never load.`,
+      EXIT.usage,
+      '--key',
+    );
+  }
+  const seen = new Set<string>();
+  for (const k of keys) {
+    if (seen.has(k.secret)) throw new PaystormError(`--key: the key ${k.label} is given twice. Pass each key once.`, EXIT.usage, '--key');
+    seen.add(k.secret);
+  }
+  return keys;
+}
+
+function keyInfo(k: ParsedKey, directApi?: boolean): KeyInfo {
+  return { label: k.label, merchant: k.merchant, mode: k.mode, prefix: k.prefix, last4: k.last4, ...(directApi !== undefined ? { directApi } : {}) };
+}
+
+/** Holds records that arrive before the run record (webhooks after a presentation probe), then passes them on. */
+class RecordGate {
+  private held: HistoryRecord[] | null = [];
+  constructor(private readonly writer: HistoryWriter) {}
+  write = (r: WebhookRecord | FaultRecord): void => {
+    if (this.held) this.held.push(r);
+    else this.writer.write(r);
+  };
+  open(): void {
+    const held = this.held ?? [];
+    this.held = null;
+    for (const r of held) this.writer.write(r);
+  }
+}
+
+export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> {
+  const scenarios = selectScenarios(cfg.scenarios ?? []);
+  const embedded = !cfg.target;
+  const seed = cfg.seed ?? Math.floor(Math.random() * 2 ** 31);
+  const durationMs = cfg.duration !== undefined ? parseDuration(cfg.duration, '--duration') : undefined;
+  const maxDurationMs = cfg.maxDuration !== undefined ? parseDuration(cfg.maxDuration, '--max-duration') : RUN_DEFAULTS.maxDurationMs;
+  const timeoutMs = cfg.requestTimeout !== undefined ? parseDuration(cfg.requestTimeout, '--request-timeout') : RUN_DEFAULTS.requestTimeoutMs;
+  const timeScale = embedded ? (cfg.timeScale ?? EMBEDDED_DEFAULTS.timeScale) : 1;
+  if (!embedded) {
+    for (const f of ['presentation', 'timeScale', 'rateLimit', 'windowMs', 'bugs'] as const) {
+      if (cfg[f] !== undefined) throw new PaystormError(`--${f.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} only applies to the embedded target; drop it or drop --target.`, EXIT.usage);
+    }
+  }
+  const cards: CardsFile = cfg.cards !== undefined ? loadCardsFile(cfg.cards) : embedded ? DEFAULT_TEST_CARDS : {};
+  if (!embedded && cfg.cards === undefined) io.stderr.write('paystorm: no --cards file: card outcomes are not exercised (pass --cards FILE with the sandbox\'s test card numbers).\n');
+  const cardOutcomes = CARD_OUTCOMES.filter((o) => cards[o]) as CardOutcome[];
+  const proxies = (cfg.proxies ?? []).map((p) => {
+    try {
+      return parseProxyArg(p);
+    } catch (e) {
+      throw new PaystormError((e as Error).message, EXIT.usage, '--proxy');
+    }
+  });
+  const extraFaults = cfg.faults ? parseFaultSchedule(cfg.faults) : [];
+
+  let parsedKeys: ParsedKey[];
+  let directApi = new Map<string, boolean>();
+  if (embedded && !(cfg.keys?.length)) {
+    const { DEFAULT_KEYS } = await import('../target/index.ts');
+    parsedKeys = DEFAULT_KEYS.map((k) => parseKeyArg(`${k.merchant}:${k.key}`));
+    directApi = new Map(DEFAULT_KEYS.map((k) => [k.key, k.direct_api]));
+  } else {
+    if (!cfg.keys?.length) throw new PaystormError('--key: pass at least one test key for the target (--key [merchant:]svc_test_sk_...).', EXIT.usage, '--key');
+    parsedKeys = resolveKeys(cfg.keys, cfg.allowLive ?? false);
+  }
+  if (!parsedKeys.some((k) => k.mode === 'test')) throw new PaystormError('--key: at least one test-mode key is needed: load never runs on live keys.', EXIT.usage, '--key');
+
+  const runId = newRunId();
+  const outDir = resolve(cfg.out ?? RUN_DEFAULTS.out);
+  const runDir = join(outDir, runId);
+  const clock = new RunClock();
+  const writer = new HistoryWriter({ path: join(runDir, 'history.ndjson') });
+  const gate = new RecordGate(writer);
+  const cleanups: (() => Promise<void>)[] = [];
+  const cleanup = async () => {
+    for (const c of cleanups.splice(0).reverse()) await c().catch((e) => io.stderr.write(`paystorm: cleanup: ${(e as Error).message}\n`));
+  };
+
+  let stack: EmbeddedStack | null = null;
+  let receiver: WebhookReceiver | null = null;
+  let chaos: ChaosGroup | null = null;
+  let targetUrl = cfg.target ?? '';
+  const webhookSecret = cfg.webhookSecret;
+  try {
+    // Webhook receiver: always on the embedded target; on a real one when --webhook-port is given.
+    const wantReceiver = embedded || cfg.webhookPort !== undefined;
+    if (wantReceiver) {
+      const { EMBEDDED_WEBHOOK_SECRET } = await import('./embedded.ts');
+      const secret = webhookSecret ?? (embedded ? EMBEDDED_WEBHOOK_SECRET : undefined);
+      if (!secret) throw new PaystormError('--webhook-secret: pass the endpoint\'s signing secret (whsec_...) with --webhook-port.', EXIT.usage, '--webhook-secret');
+      receiver = await startWebhookReceiver({
+        host: embedded ? '127.0.0.1' : '0.0.0.0',
+        port: cfg.webhookPort ?? 0,
+        secret,
+        failShare: cfg.webhookFailShare ?? (embedded ? 0.2 : 0),
+        stallShare: cfg.webhookStallShare ?? (embedded ? 0.05 : 0),
+        ...(embedded ? { stallMs: 600, ackTimeoutMs: 500 } : {}),
+        seed,
+        now: () => clock.now(),
+        wall: () => clock.wall(),
+        sink: gate.write,
+        secretsToScan: parsedKeys.map((k) => k.secret),
+        cardNumbersToScan: Object.values(cards).filter((x): x is string => !!x),
+      });
+      cleanups.push(() => receiver!.close());
+    }
+
+    if (embedded) {
+      stack = await startEmbeddedStack({
+        presentation: cfg.presentation ?? EMBEDDED_DEFAULTS.presentation,
+        rateLimit: cfg.rateLimit ?? EMBEDDED_DEFAULTS.rateLimit,
+        windowMs: cfg.windowMs ?? EMBEDDED_DEFAULTS.windowMs,
+        timeScale,
+        cards,
+        bugs: cfg.bugs ?? [],
+        webhookUrl: receiver ? `${receiver.url}/webhooks` : null,
+        webhookTimeoutMs: 500,
+        ...(cfg.toxiproxy ? { toxiproxyUrl: cfg.toxiproxy } : {}),
+      });
+      cleanups.push(() => stack!.close());
+    }
+
+    const toxiproxyUrl = cfg.toxiproxy ?? stack?.toxiproxyUrl;
+    const scheduled = [...scenarios.flatMap((s) => s.faults?.schedule ?? []), ...extraFaults];
+    if (scheduled.length && !toxiproxyUrl) {
+      throw new PaystormError('a selected scenario (or --config faults) injects faults: pass --toxiproxy URL and --proxy NAME=LISTEN>UPSTREAM for a real target.', EXIT.usage, '--toxiproxy');
+    }
+    const sessions: ChaosSession[] = [];
+    const openSession = async (specs: typeof proxies) => {
+      const s = await openChaosSession({ toxiproxyUrl: toxiproxyUrl!, proxies: specs, now: () => clock.now(), wall: () => clock.wall(), sink: gate.write, exitHooks: false });
+      sessions.push(s);
+      return s;
+    };
+    if (toxiproxyUrl && (embedded || proxies.length > 0 || scheduled.length > 0)) {
+      cleanups.push(async () => {
+        for (const s of sessions.splice(0).reverse()) await s.cleanup();
+      });
+      // The embedded upstream proxy must exist before the service starts: its address is the service's upstream URL.
+      const first = await openSession(embedded ? [stack!.upstreamProxy, ...proxies.filter((p) => p.name !== 'client')] : proxies);
+      if (stack) targetUrl = await stack.startService(first.proxies.get('upstream')!.listen);
+      // A client-link fault needs paystorm's own traffic to go through a proxy in front of the service.
+      if (embedded && scheduled.some((f) => f.proxy === 'client')) {
+        const client = await openSession([{ name: 'client', listen: '127.0.0.1:0', upstream: new URL(targetUrl).host }]);
+        targetUrl = `http://${client.proxies.get('client')!.listen}`;
+      }
+      chaos = groupSessions(sessions);
+    } else if (stack) {
+      targetUrl = await stack.startService(new URL(stack.processorUrl).host);
+    }
+
+    // Is the target there, and does it speak this API?
+    const firstTest = parsedKeys.find((k) => k.mode === 'test')!;
+    let probe;
+    try {
+      probe = await probeRateLimit(targetUrl, firstTest.secret, 10_000);
+    } catch (e) {
+      throw new PaystormError(`target ${targetUrl} is unreachable (${(e as Error).message}). Check --target and that the service is up.`, EXIT.target, '--target');
+    }
+    if (probe.status === 401) throw new PaystormError(`--key ${firstTest.label}: the target refused it (401 invalid_api_key). Pass a valid test key.`, EXIT.usage, '--key');
+    if (probe.limit === null || probe.status >= 500 || probe.status === 404) {
+      throw new PaystormError(`target ${targetUrl} does not look like the Card Payment Service API (GET /v1/payments answered ${probe.status} without X-RateLimit-Limit). Check --target.`, EXIT.target, '--target');
+    }
+    const presentation: Presentation =
+      embedded
+        ? (cfg.presentation ?? EMBEDDED_DEFAULTS.presentation)
+        : ((await detectTargetPresentation(targetUrl, firstTest.secret, cards.succeeds ? { probeCard: { number: cards.succeeds, exp_month: 12, exp_year: new Date().getUTCFullYear() + 3, cvc: '123', holder_name: 'Pay Storm' } } : {})) ?? 'B');
+    const windowMs = embedded ? (cfg.windowMs ?? EMBEDDED_DEFAULTS.windowMs) : LIMITS.rateWindowMs;
+    const target: TargetInfo = { url: targetUrl, embedded, presentation, rateLimit: { limit: probe.limit, windowMs } };
+
+    const keys: KeySecret[] = parsedKeys.map((k, index) => ({
+      handle: { ...keyInfo(k, directApi.get(k.secret)), index },
+      secret: k.secret,
+    }));
+    const keyInfos = keys.map((k) => k.handle);
+    const env: ScenarioEnv = {
+      presentation,
+      embedded,
+      keys: keyInfos,
+      cardOutcomes,
+      webhooks: receiver ? { wired: true, failShare: cfg.webhookFailShare ?? (embedded ? 0.2 : 0) } : null,
+    };
+    const settleBoundMs = cfg.settleBound !== undefined ? parseDuration(cfg.settleBound, '--settle-bound') : embedded ? Math.max(3_000, 60_000 * timeScale) : RUN_DEFAULTS.settleBoundMs;
+    writer.write(
+      makeRunRecord({
+        runId,
+        clock,
+        target,
+        keys: keyInfos,
+        scenarios: scenarios.map((s) => ({ name: s.name, rules: s.rulesFor ? s.rulesFor(env) : s.rules })),
+        seed,
+        timeScale,
+        settleBoundMs,
+        webhooks: receiver ? { receiverUrl: receiver.url, wired: true, failShare: env.webhooks!.failShare, ackTimeoutMs: embedded ? 500 : LIMITS.webhookAckTimeoutMs } : null,
+        cardOutcomes,
+        facts: { tool: 'paystorm', node: process.version, bugs: cfg.bugs ?? [], toxiproxy: toxiproxyUrl ?? null },
+      }),
+    );
+    gate.open();
+
+    const metrics = new MetricsAggregator();
+    const progress = new Progress({ clock, stream: io.stderr, totalMs: Math.min(maxDurationMs, durationMs ?? maxDurationMs) });
+    const outcome = await runScenarios({
+      scenarios,
+      target,
+      keys,
+      cards,
+      clock,
+      writer,
+      caps: { maxRequests: cfg.maxRequests ?? RUN_DEFAULTS.maxRequests, maxDurationMs },
+      seed,
+      timeScale,
+      ...(io.signal ? { signal: io.signal } : {}),
+      progress,
+      metrics,
+      webhooks: receiver ? { url: receiver.url, deliveries: () => receiver!.count() } : null,
+      timeoutMs,
+      ...(durationMs !== undefined ? { durationMs } : {}),
+      ...(cfg.rate !== undefined ? { rate: cfg.rate } : {}),
+      ...(chaos ? { chaos, extraFaults } : {}),
+      log: (m) => progress.log(m),
+    });
+    for (const e of outcome.scenarioErrors) io.stderr.write(`paystorm: scenario ${e.scenario} failed: ${e.message}\n`);
+  } catch (e) {
+    await cleanup();
+    if (writer.written === 0) {
+      await writer.close().catch(() => {});
+      throw e;
+    }
+    // The history is open: keep what was measured, judge it, then report the error.
+    io.stderr.write(`paystorm: ${(e as Error).message}\n`);
+  }
+  await cleanup();
+  await writer.close();
+  const interrupted = io.signal?.aborted ?? false;
+  const summary = await judgeHistory(join(runDir, 'history.ndjson'), {
+    thresholds: cfg.thresholds ?? [],
+    scenarioThresholds: (name) => scenarioByName(name)?.thresholds ?? [],
+    interrupted,
+  });
+  await writeReports(runDir, summary);
+  io.stdout.write(renderConsole(summary, { color: !!io.stdout.isTTY }) + '\n');
+  io.stdout.write(`reports: ${runDir} (copied to ${join(outDir, 'latest')})\n`);
+  return { exitCode: summary.exitCode, summary, runDir };
+}
