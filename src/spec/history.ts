@@ -163,14 +163,22 @@ export type Sent = z.infer<typeof sentSchema>;
 export const FAILURE_KINDS = ['timeout', 'reset', 'refused', 'other'] as const;
 
 /**
- * What a `leaks` entry reports, written `<kind>: <where>` (e.g. `card_number: $.error.message`).
- * card_number and cvc break PAY-9 and SEC-2, api_key SEC-2, non_integer_amount ERR-5.
+ * What a `leaks` entry reports. The scanners (src/client/leaks.ts, src/webhooks/leaks.ts) write
+ * phrases such as `api key … echoed`, `secret key … in body`, `full number of card …1234 echoed`,
+ * `full card number at card.number`, `cvc returned at card.cvc`, `non-integer amount at amount`;
+ * an entry may also start `<kind>:`. card_number and cvc break PAY-9 and SEC-2, api_key SEC-2,
+ * non_integer_amount ERR-5.
  */
 export const LEAK_KINDS = ['card_number', 'cvc', 'api_key', 'non_integer_amount'] as const;
 export type LeakKind = (typeof LEAK_KINDS)[number];
 export function leakKind(entry: string): LeakKind | undefined {
   const head = entry.split(':', 1)[0].trim();
-  return (LEAK_KINDS as readonly string[]).includes(head) ? (head as LeakKind) : undefined;
+  if ((LEAK_KINDS as readonly string[]).includes(head)) return head as LeakKind;
+  if (/\b(api|secret) key\b/i.test(entry)) return 'api_key';
+  if (/non-integer amount/i.test(entry)) return 'non_integer_amount';
+  if (/\bcvc\b/i.test(entry)) return 'cvc';
+  if (/card number|number of card/i.test(entry)) return 'card_number';
+  return undefined;
 }
 
 export const exchangeRecordSchema = z.object({

@@ -1,0 +1,9 @@
+import { authProbeInvariant } from '../lib/auth-probe.ts';
+
+export default authProbeInvariant({
+  id: 'auth-malformed-header',
+  title: 'A missing or malformed Authorization header, or a non-Bearer scheme, gives 401 invalid_api_key',
+  rules: ['AUTH-1'],
+  variants: ['missing', 'malformed', 'basic'],
+  what: 'a missing or malformed Authorization header or a non-Bearer scheme',
+});

@@ -1,0 +1,68 @@
+import type { Invariant } from '../types.ts';
+import { Findings } from '../lib/findings.ts';
+import { groupByReset, isCounted, limitOf, rowEvidence, windowMsOf } from '../lib/rate.ts';
+
+/**
+ * RL-9. While one key is exhausted, another key's 429 must be explained by its
+ * own traffic: its window (by reset value) must have counted at least the limit,
+ * counting also its requests that got no answer (the server may have counted them).
+ * A key's first window is skipped when it may have opened before the run.
+ */
+const invariant: Invariant = {
+  id: 'rate-limit-per-key',
+  title: 'Rate limit counters are per API key: exhausting one key never gives 429 to another',
+  rules: ['RL-9'],
+  create(ctx) {
+    const f = new Findings();
+    return {
+      onRecord() {},
+      finish() {
+        const W = windowMsOf(ctx);
+        // Exhausted periods per key, in epoch ms: from its first 429 of a window to that window's reset.
+        const exhausted: { key: string; from: number; to: number }[] = [];
+        const groups = new Map<string, Map<number, number[]>>();
+        for (const [key, c] of ctx.ledger.rate) {
+          const g = groupByReset(c);
+          groups.set(key, g);
+          const status = c.col('status');
+          const ts = c.col('tStart');
+          for (const [R, rows] of g) {
+            const first429 = rows.filter((i) => status[i] === 429).reduce((m, i) => Math.min(m, ts[i]), Infinity);
+            if (first429 < Infinity) exhausted.push({ key, from: ctx.epochMs(first429), to: R * 1000 });
+          }
+        }
+        for (const [key, c] of ctx.ledger.rate) {
+          const others = exhausted.filter((e) => e.key !== key);
+          if (others.length === 0) continue;
+          const status = c.col('status');
+          const ts = c.col('tStart');
+          const te = c.col('tEnd');
+          let keyStart = Infinity;
+          for (let i = 0; i < c.length; i++) keyStart = Math.min(keyStart, ts[i]);
+          for (let i = 0; i < c.length; i++) {
+            if (others.some((e) => ctx.epochMs(ts[i]) >= e.from && ctx.epochMs(ts[i]) <= e.to)) f.check();
+          }
+          for (const [R, rows] of groups.get(key)!) {
+            const refused = rows.filter((i) => status[i] === 429);
+            if (refused.length === 0) continue;
+            const opened = R * 1000 - W;
+            if (opened < ctx.epochMs(keyStart)) continue;
+            const limit = limitOf(c, rows, ctx);
+            if (limit === undefined) continue;
+            let own = rows.filter((i) => isCounted(c, i)).length;
+            for (let i = 0; i < c.length; i++) {
+              if (status[i] === 0 && ctx.epochMs(te[i]) >= opened && ctx.epochMs(ts[i]) <= R * 1000) own++;
+            }
+            if (own >= limit) continue;
+            const q = refused[0];
+            const culprit = others.find((e) => ctx.epochMs(ts[q]) >= e.from - 1000 && ctx.epochMs(ts[q]) <= e.to);
+            if (!culprit) continue;
+            f.violation(rowEvidence(c, key, [q], `${key} got 429 after only ${own} of its own requests in the window resetting at ${R} (limit ${limit}), while ${culprit.key} was exhausted`));
+          }
+        }
+        return f.outcome('no key was used while another key was rate limited');
+      },
+    };
+  },
+};
+export default invariant;

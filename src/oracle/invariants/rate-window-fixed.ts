@@ -1,0 +1,80 @@
+import type { Invariant } from '../types.ts';
+import { Findings } from '../lib/findings.ts';
+import { groupByReset, resetToleranceMs, rowEvidence, windowMsOf } from '../lib/rate.ts';
+
+/**
+ * RL-2 and RL-6 (constant within a window). For one key, windows in the order of
+ * their reset values must:
+ * - never go back: an answer with a later reset was not sent before one with an earlier reset;
+ * - lie a full window apart: a new reset value before the old window ended means it slid or restarted;
+ * - start at a request: reset - window is when the window opened, which must lie between the
+ *   earliest request that could have opened it and our first answer inside it.
+ */
+const invariant: Invariant = {
+  id: 'rate-window-fixed',
+  title: 'The rate window is fixed: it starts at a request, lasts the window length and is not restarted',
+  rules: ['RL-2', 'RL-6'],
+  create(ctx) {
+    const f = new Findings();
+    return {
+      onRecord() {},
+      finish() {
+        const W = windowMsOf(ctx);
+        const tol = resetToleranceMs(ctx);
+        for (const [key, c] of ctx.ledger.rate) {
+          const tStart = c.col('tStart');
+          const tEnd = c.col('tEnd');
+          const status = c.col('status');
+          const reset = c.col('reset');
+          const groups = [...groupByReset(c)].sort((a, b) => a[0] - b[0]);
+          const span = groups.map(([R, rows]) => {
+            let minStart = Infinity, minEnd = Infinity, maxStart = -Infinity, first = rows[0], last = rows[0];
+            for (const i of rows) {
+              if (tStart[i] < minStart) (minStart = tStart[i]), (first = i);
+              if (tEnd[i] < minEnd) minEnd = tEnd[i];
+              if (tStart[i] > maxStart) (maxStart = tStart[i]), (last = i);
+            }
+            return { R, rows, minStart, minEnd, maxStart, first, last };
+          });
+          let keyStart = Infinity;
+          for (let i = 0; i < c.length; i++) if (tStart[i] < keyStart) keyStart = tStart[i];
+          for (let b = 0; b < span.length; b++) {
+            const g = span[b];
+            const opened = g.R * 1000 - W; // epoch ms the window began, per the server
+            // Crossing from one window to the next is what exercises the rule.
+            if (b > 0) f.check();
+            // It must have begun by the time our first answer inside it came back.
+            if (opened > ctx.epochMs(g.minEnd) + tol) {
+              f.violation(rowEvidence(c, key, [g.first], `window resetting at ${g.R} began ${Math.round((opened - ctx.epochMs(g.minEnd)) / 1000)} s after a request it counted was answered (window ${W / 1000} s)`));
+            }
+            if (b === 0) continue;
+            const a = span[b - 1];
+            // Never back: an answer of the later window came back before one of the earlier was sent.
+            if (g.minEnd < a.maxStart) {
+              f.violation(rowEvidence(c, key, [g.first, a.last], `X-RateLimit-Reset went back from ${g.R} to ${a.R} for ${key}`));
+            }
+            if ((g.R - a.R) * 1000 < W - tol) {
+              f.violation(rowEvidence(c, key, [a.last, g.first], `X-RateLimit-Reset moved from ${a.R} to ${g.R}, ${g.R - a.R} s later: the ${W / 1000} s window slid or restarted before it ended`));
+              continue;
+            }
+            // The earliest of our requests that could have opened it: sent after the previous window ended
+            // (answers without a reset, or none, may have been counted in it too).
+            let opener = g.minStart;
+            for (let i = 0; i < c.length; i++) {
+              if (!Number.isNaN(reset[i]) && status[i] !== 0) continue;
+              if (ctx.epochMs(tEnd[i]) >= a.R * 1000 - tol && tStart[i] < opener) opener = tStart[i];
+            }
+            if (opener < keyStart) continue;
+            if (opened < ctx.epochMs(opener) - tol) {
+              f.violation(
+                rowEvidence(c, key, [g.first], `window resetting at ${g.R} began ${Math.round((ctx.epochMs(opener) - opened) / 100) / 10} s before any request of ${key} after the previous window (it should start at the first request after ${a.R})`),
+              );
+            }
+          }
+        }
+        return f.outcome('no key was used across a rate window boundary (no two X-RateLimit-Reset values for one key)');
+      },
+    };
+  },
+};
+export default invariant;

@@ -1,0 +1,105 @@
+/**
+ * Runs every invariant over one pass of the history. An invariant that throws
+ * becomes `error` (with its stack) and stops receiving records; the others go on.
+ */
+import type { EndRecord, HistoryRecord, InvariantResult, RunRecord } from '../spec/index.ts';
+import { createContext } from './context.ts';
+import { INVARIANTS } from './invariants/index.ts';
+import type { Invariant, InvariantCheck, OracleContext } from './types.ts';
+
+export interface JudgeOptions {
+  /** Invariant ids to run (default: all). */
+  only?: string[];
+  /** Invariants to run instead of the registry (tests). */
+  invariants?: readonly Invariant[];
+}
+
+export interface Judgement {
+  invariants: InvariantResult[];
+  run: RunRecord | null;
+  end: EndRecord | null;
+  /** Records judged. */
+  records: number;
+}
+
+interface Slot {
+  inv: Invariant;
+  check: InvariantCheck | null;
+  error: string | null;
+}
+
+const STATUS_ORDER: Record<InvariantResult['status'], number> = { fail: 0, error: 1, 'not-exercised': 2, pass: 3 };
+
+function stackOf(e: unknown): string {
+  return e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e);
+}
+
+export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<HistoryRecord>, opts: JudgeOptions = {}): Promise<Judgement> {
+  const registry = opts.invariants ?? INVARIANTS;
+  const selected = opts.only ? registry.filter((i) => opts.only!.includes(i.id)) : [...registry];
+  if (opts.only) {
+    const unknown = opts.only.filter((id) => !registry.some((i) => i.id === id));
+    if (unknown.length) throw new Error(`unknown invariant id(s): ${unknown.join(', ')}`);
+  }
+  let ctx: OracleContext | null = null;
+  let slots: Slot[] = [];
+  let active: Slot[] = [];
+  let run: RunRecord | null = null;
+  let end: EndRecord | null = null;
+  let count = 0;
+  let ledgerError: string | null = null;
+
+  const start = (first: HistoryRecord | undefined) => {
+    run = first?.kind === 'run' ? first : null;
+    ctx = createContext(run, first);
+    slots = selected.map((inv) => {
+      try {
+        return { inv, check: inv.create(ctx!), error: null };
+      } catch (e) {
+        return { inv, check: null, error: stackOf(e) };
+      }
+    });
+    active = slots.filter((s) => s.check !== null);
+  };
+
+  for await (const rec of records) {
+    if (!ctx) start(rec);
+    count++;
+    if (rec.kind === 'end') end = rec;
+    if (ledgerError === null) {
+      try {
+        ctx!.ledger.observe(rec);
+      } catch (e) {
+        ledgerError = stackOf(e);
+      }
+    }
+    let dropped = false;
+    for (let i = 0; i < active.length; i++) {
+      const slot = active[i];
+      try {
+        slot.check!.onRecord(rec);
+      } catch (e) {
+        slot.error = stackOf(e);
+        dropped = true;
+      }
+    }
+    if (dropped) active = active.filter((s) => s.error === null);
+  }
+  if (!ctx) start(undefined);
+
+  const results: InvariantResult[] = slots.map(({ inv, check, error }) => {
+    const base = { id: inv.id, title: inv.title, rules: [...inv.rules] };
+    const err = error ?? (ledgerError ? `the oracle's ledger failed on this history, so no invariant can be trusted:\n${ledgerError}` : null);
+    if (err !== null || !check) {
+      return { ...base, status: 'error', violations: 0, examples: [], reason: 'the check threw an exception', error: err ?? 'no check', checked: 0 };
+    }
+    try {
+      const o = check.finish();
+      return { ...base, status: o.status, violations: o.violations, examples: o.examples, reason: o.reason, error: null, checked: o.checked };
+    } catch (e) {
+      return { ...base, status: 'error', violations: 0, examples: [], reason: 'the check threw an exception', error: stackOf(e), checked: 0 };
+    }
+  });
+  results.sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || a.id.localeCompare(b.id));
+  return { invariants: results, run, end, records: count };
+}

@@ -1,0 +1,280 @@
+/**
+ * Facts about the run that many invariants need, derived once by the judge from
+ * every record before the invariants see it: which key created which payment,
+ * what was sent for it, every status observed for each payment and refund (as
+ * order-independent spans), the fault windows and the run's end.
+ */
+import {
+  PAYMENT_STATUSES,
+  REFUND_STATUSES,
+  TERMINAL_STATUSES,
+  type CanonicalPayment,
+  type CanonicalRefund,
+  type CardOutcome,
+  type EndRecord,
+  type ExchangeRecord,
+  type FaultRecord,
+  type HistoryRecord,
+  type KeyInfo,
+  type PaymentStatus,
+  type RefundStatus,
+} from '../spec/index.ts';
+import { authVariant, createdObjectId, errorCode, is2xx, isApiCall, isCreate, isRefundRequest, scopeOf } from './lib/exchange.ts';
+import { Columns } from './lib/columns.ts';
+import { StatusSpans } from './lib/status-spans.ts';
+
+/** Per key, one row per authenticated API answer (and per request that got none): NaN where a header was absent. */
+export const RATE_COLUMNS = ['seq', 'tStart', 'tEnd', 'status', 'limit', 'remaining', 'reset', 'retryAfter'] as const;
+export type RateColumn = (typeof RATE_COLUMNS)[number];
+
+/** One POST that carried an Idempotency-Key, as idempotency rules need it. */
+export interface IdemRequest {
+  seq: number;
+  key: string;
+  scope: string;
+  idemKey: string;
+  digest: string | undefined;
+  tStart: number;
+  tEnd: number;
+  status: number;
+  code: string | null;
+  type: string | null;
+  requestId: string | undefined;
+  /** Payment or refund id of a 2xx answer. */
+  objectId: string | undefined;
+  attempt: number;
+  merchantReference: unknown;
+}
+
+/** One refund request, by the payment it targets. */
+export interface RefundRequest {
+  seq: number;
+  key: string;
+  paymentId: string;
+  tStart: number;
+  tEnd: number;
+  status: number;
+  code: string | null;
+  type: string | null;
+  message: unknown;
+  requestId: string | undefined;
+  /** Amount sent; undefined = the remaining refundable amount. */
+  amount: number | undefined;
+  refundId: string | undefined;
+  idemKey: string | undefined;
+}
+
+export interface PaymentFacts {
+  id: string;
+  /** Label of the key whose create answered with it. */
+  key: string;
+  merchant: string | undefined;
+  mode: 'test' | 'live' | undefined;
+  /** Created on the hosted page (POST /v1/payments/hpp). */
+  hosted: boolean;
+  /** The create exchange that first answered with it. */
+  seq: number;
+  tStart: number;
+  tEnd: number;
+  /** Amount sent (or, failing that, returned). */
+  amount: number | null;
+  cardOutcome: CardOutcome | undefined;
+  cardLast4: string | undefined;
+  /** `created` (Unix seconds) as first returned. */
+  created: number | null;
+}
+
+export interface RefundFacts {
+  id: string;
+  paymentId: string;
+  amount: number;
+  firstSeq: number;
+}
+
+export class Ledger {
+  readonly payments = new Map<string, PaymentFacts>();
+  readonly refunds = new Map<string, RefundFacts>();
+  /** Every status observed per payment id (also payments the run did not create). */
+  readonly paymentSpans = new StatusSpans<PaymentStatus>(PAYMENT_STATUSES);
+  readonly refundSpans = new StatusSpans<RefundStatus>(REFUND_STATUSES);
+  readonly faults: FaultRecord[] = [];
+  /** Rate-limit samples per key label. */
+  readonly rate = new Map<string, Columns<RateColumn>>();
+  /** POSTs with an Idempotency-Key, by `key / scope / Idempotency-Key`. */
+  readonly idem = new Map<string, IdemRequest[]>();
+  /** Refund requests by payment id. */
+  readonly refundRequests = new Map<string, RefundRequest[]>();
+  /** The first failed observation of each payment: its failure / decline code. */
+  readonly failureCodes = new Map<string, { code: string | null; seq: number }>();
+  /** Payments seen waiting on a 3DS challenge (`next_action.reason` three_d_secure). */
+  readonly threeDs = new Set<string>();
+  end: EndRecord | null = null;
+  /** Latest run time any record mentions. */
+  lastT = 0;
+  records = 0;
+
+  constructor(private readonly keys: ReadonlyMap<string, KeyInfo>) {}
+
+  observe(rec: HistoryRecord): void {
+    this.records++;
+    switch (rec.kind) {
+      case 'exchange':
+        return this.onExchange(rec);
+      case 'webhook':
+        if (rec.tReceived > this.lastT) this.lastT = rec.tReceived;
+        // A delivery's snapshot was taken at some time before it arrived.
+        if (rec.payment) this.observePayment(rec.payment, -Infinity, rec.tReceived, rec.seq);
+        if (rec.refund) this.observeRefund(rec.refund, -Infinity, rec.tReceived, rec.seq);
+        return;
+      case 'fault':
+        this.faults.push(rec);
+        if (rec.tEnd > this.lastT) this.lastT = rec.tEnd;
+        return;
+      case 'end':
+        this.end = rec;
+        if (rec.tEnd > this.lastT) this.lastT = rec.tEnd;
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Time the run ended: the end record, or the latest time seen (interrupted history). */
+  endTime(): number {
+    return this.end?.tEnd ?? this.lastT;
+  }
+
+  /** Earliest end of an observation showing the payment terminal, and that status. */
+  firstTerminal(id: string): { status: PaymentStatus; t: number; seq: number } | null {
+    let best: { status: PaymentStatus; t: number; seq: number } | null = null;
+    for (const s of TERMINAL_STATUSES) {
+      const f = this.paymentSpans.firstEnd(id, s);
+      if (f.t !== Infinity && (!best || f.t < best.t)) best = { status: s, t: f.t, seq: f.seq };
+    }
+    return best;
+  }
+
+  private onExchange(x: ExchangeRecord): void {
+    if (x.tEnd > this.lastT) this.lastT = x.tEnd;
+    if (isApiCall(x) && authVariant(x) === 'ok' && x.status !== 401) this.addRateSample(x);
+    const scope = scopeOf(x);
+    if (scope && x.idemKey !== undefined) this.addIdem(x, scope, x.idemKey);
+    if (scope === 'refund_create' && x.sent.paymentId) this.addRefundRequest(x, x.sent.paymentId);
+    const creation = is2xx(x.status) && (isCreate(x) || isRefundRequest(x));
+    if (creation && isCreate(x) && x.payment) this.registerPayment(x, x.payment);
+    if (x.op === 'submit_hpp' && x.sent.paymentId) {
+      const f = this.payments.get(x.sent.paymentId);
+      if (f) {
+        f.cardOutcome ??= x.sent.cardOutcome;
+        f.cardLast4 ??= x.sent.cardLast4;
+      }
+    }
+    // A create's answer (or its replay) shows the status at creation, whenever it arrives.
+    const from = creation ? -Infinity : x.tStart;
+    if (x.payment) this.observePayment(x.payment, from, x.tEnd, x.seq);
+    if (x.refund) {
+      const paymentId = x.refund.paymentId || x.sent.paymentId || '';
+      this.observeRefund({ ...x.refund, paymentId }, from, x.tEnd, x.seq);
+    }
+    if (x.list) {
+      const { ids, statuses } = x.list;
+      for (let i = 0; i < ids.length; i++) {
+        const s = statuses[i]?.toLowerCase() as PaymentStatus | undefined;
+        if (ids[i] && s) this.paymentSpans.add(ids[i], s, x.tStart, x.tEnd, x.seq);
+      }
+    }
+  }
+
+  private addRateSample(x: ExchangeRecord): void {
+    let cols = this.rate.get(x.key);
+    if (!cols) this.rate.set(x.key, (cols = new Columns(RATE_COLUMNS)));
+    const r = x.rate;
+    cols.push({
+      seq: x.seq,
+      tStart: x.tStart,
+      tEnd: x.tEnd,
+      status: x.status,
+      limit: r?.limit ?? NaN,
+      remaining: r?.remaining ?? NaN,
+      reset: r?.reset ?? NaN,
+      retryAfter: x.retryAfter ?? NaN,
+    });
+  }
+
+  private addIdem(x: ExchangeRecord, scope: string, idemKey: string): void {
+    const tuple = `${x.key}\u0000${scope}\u0000${idemKey}`;
+    let list = this.idem.get(tuple);
+    if (!list) this.idem.set(tuple, (list = []));
+    const rid = x.error?.request_id;
+    list.push({
+      seq: x.seq,
+      key: x.key,
+      scope,
+      idemKey,
+      digest: x.bodyDigest,
+      tStart: x.tStart,
+      tEnd: x.tEnd,
+      status: x.status,
+      code: errorCode(x),
+      type: typeof x.error?.type === 'string' ? x.error.type : null,
+      requestId: typeof rid === 'string' ? rid : undefined,
+      objectId: createdObjectId(x),
+      attempt: x.attempt ?? 0,
+      merchantReference: x.sent.merchantReference,
+    });
+  }
+
+  private addRefundRequest(x: ExchangeRecord, paymentId: string): void {
+    let list = this.refundRequests.get(paymentId);
+    if (!list) this.refundRequests.set(paymentId, (list = []));
+    const rid = x.error?.request_id;
+    list.push({
+      seq: x.seq,
+      key: x.key,
+      paymentId,
+      tStart: x.tStart,
+      tEnd: x.tEnd,
+      status: x.status,
+      code: errorCode(x),
+      type: typeof x.error?.type === 'string' ? x.error.type : null,
+      message: x.error?.message,
+      requestId: typeof rid === 'string' ? rid : undefined,
+      amount: typeof x.sent.amount === 'number' ? x.sent.amount : undefined,
+      refundId: is2xx(x.status) ? x.refund?.id : undefined,
+      idemKey: x.idemKey,
+    });
+  }
+
+  private registerPayment(x: ExchangeRecord, p: CanonicalPayment): void {
+    if (this.payments.has(p.id) || createdObjectId(x) === undefined) return;
+    const info = this.keys.get(x.key);
+    this.payments.set(p.id, {
+      id: p.id,
+      key: x.key,
+      merchant: info?.merchant,
+      mode: info?.mode,
+      hosted: scopeOf(x) === 'hosted_create',
+      seq: x.seq,
+      tStart: x.tStart,
+      tEnd: x.tEnd,
+      amount: typeof x.sent.amount === 'number' ? x.sent.amount : Number.isFinite(p.amount) ? p.amount : null,
+      cardOutcome: x.sent.cardOutcome,
+      cardLast4: x.sent.cardLast4,
+      created: p.created,
+    });
+  }
+
+  private observePayment(p: CanonicalPayment, tStart: number, tEnd: number, seq: number): void {
+    this.paymentSpans.add(p.id, p.status, tStart, tEnd, seq);
+    if (p.status === 'failed' && !this.failureCodes.has(p.id)) this.failureCodes.set(p.id, { code: p.failureCode, seq });
+    if (p.nextAction?.reason === 'three_d_secure') this.threeDs.add(p.id);
+    if (p.refunds) for (const r of p.refunds) this.observeRefund({ ...r, paymentId: r.paymentId || p.id }, tStart, tEnd, seq);
+  }
+
+  private observeRefund(r: CanonicalRefund, tStart: number, tEnd: number, seq: number): void {
+    this.refundSpans.add(r.id, r.status, tStart, tEnd, seq);
+    const known = this.refunds.get(r.id);
+    if (!known) this.refunds.set(r.id, { id: r.id, paymentId: r.paymentId, amount: r.amount, firstSeq: seq });
+    else if (!known.paymentId && r.paymentId) known.paymentId = r.paymentId;
+  }
+}

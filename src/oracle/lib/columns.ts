@@ -1,0 +1,35 @@
+/** A growable table of numbers, one Float64Array per column: compact for a million rows. */
+export class Columns<K extends string> {
+  length = 0;
+  private cap = 64;
+  private data: Record<K, Float64Array>;
+
+  constructor(readonly names: readonly K[]) {
+    this.data = Object.fromEntries(names.map((n) => [n, new Float64Array(this.cap)])) as Record<K, Float64Array>;
+  }
+
+  push(row: Record<K, number>): void {
+    if (this.length === this.cap) {
+      this.cap *= 2;
+      for (const n of this.names) {
+        const next = new Float64Array(this.cap);
+        next.set(this.data[n]);
+        this.data[n] = next;
+      }
+    }
+    for (const n of this.names) this.data[n][this.length] = row[n];
+    this.length++;
+  }
+
+  col(name: K): Float64Array {
+    return this.data[name];
+  }
+
+  /** Row indices sorted by a column (ties by insertion order). */
+  order(by: K): Uint32Array {
+    const idx = new Uint32Array(this.length);
+    for (let i = 0; i < this.length; i++) idx[i] = i;
+    const c = this.data[by];
+    return idx.sort((a, b) => c[a] - c[b] || a - b);
+  }
+}

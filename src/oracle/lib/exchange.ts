@@ -1,0 +1,101 @@
+/** Small readings of an exchange record that many invariants share. */
+import { OPERATION_SCOPE, type ExchangeRecord, type IdempotencyScope, type Operation } from '../../spec/index.ts';
+
+/** The sandbox driver's requests (3DS completion, hosted form) are not /v1 API calls. */
+export function isDriverOp(op: Operation): boolean {
+  return op === 'complete_3ds' || op === 'submit_hpp';
+}
+
+/** A request to the service's /v1 API. */
+export function isApiCall(x: ExchangeRecord): boolean {
+  if (isDriverOp(x.op)) return false;
+  if (x.op === 'raw') return (x.sent.path ?? '/v1/').startsWith('/v1');
+  return true;
+}
+
+/** What the Authorization header held (probes say; everything else used the key). */
+export function authVariant(x: ExchangeRecord): NonNullable<ExchangeRecord['sent']['auth']> {
+  return x.sent.auth ?? 'ok';
+}
+
+/** An API call made with a valid key that got an answer past authentication. */
+export function isAuthenticatedAnswer(x: ExchangeRecord): boolean {
+  return isApiCall(x) && authVariant(x) === 'ok' && x.status > 0 && x.status !== 401;
+}
+
+export function is2xx(status: number): boolean {
+  return status >= 200 && status < 300;
+}
+
+/**
+ * Answers that say nothing about a rule of the request itself: no answer at all,
+ * rate limited before the rule applied, or a server error (retryable by the spec).
+ */
+export function isInconclusive(x: ExchangeRecord): boolean {
+  return x.status === 0 || x.status === 429 || x.status >= 500;
+}
+
+export function errorCode(x: { error: ExchangeRecord['error'] }): string | null {
+  const c = x.error?.code;
+  return typeof c === 'string' ? c : null;
+}
+export function errorType(x: { error: ExchangeRecord['error'] }): string | null {
+  const c = x.error?.type;
+  return typeof c === 'string' ? c : null;
+}
+
+/** Idempotency scope of a POST (IDEM-9), also for raw probes by their path. */
+export function scopeOf(x: ExchangeRecord): IdempotencyScope | undefined {
+  const s = OPERATION_SCOPE[x.op];
+  if (s) return s;
+  if (x.op !== 'raw' || (x.sent.method ?? 'POST').toUpperCase() !== 'POST') return undefined;
+  const path = (x.sent.path ?? '').split('?')[0];
+  if (path === '/v1/payments') return 'payment_create';
+  if (path === '/v1/payments/hpp') return 'hosted_create';
+  if (path === '/v1/refunds' || /^\/v1\/payments\/[^/]+\/refund$/.test(path)) return 'refund_create';
+  return undefined;
+}
+
+/** Payment creates: the Direct API and the hosted page (raw probes to those paths too). */
+export function isCreate(x: ExchangeRecord): boolean {
+  const s = scopeOf(x);
+  return s === 'payment_create' || s === 'hosted_create';
+}
+export function isRefundRequest(x: ExchangeRecord): boolean {
+  return scopeOf(x) === 'refund_create';
+}
+
+/** `apiKey / scope / Idempotency-Key`, the unit idempotency is scoped to; undefined without a key. */
+export function idemTuple(x: ExchangeRecord): string | undefined {
+  const scope = scopeOf(x);
+  if (!scope || x.idemKey === undefined) return undefined;
+  return `${x.key}\u0000${scope}\u0000${x.idemKey}`;
+}
+
+/** Id of the object a 2xx POST created or replayed (payment or refund). */
+export function createdObjectId(x: ExchangeRecord): string | undefined {
+  if (!is2xx(x.status)) return undefined;
+  if (isRefundRequest(x)) return x.refund?.id;
+  return x.payment?.id;
+}
+
+/** Payment a request targets (retrieve, refund) by the path it used. */
+export function targetPaymentId(x: ExchangeRecord): string | undefined {
+  return x.sent.paymentId;
+}
+
+/** The rate headers, when all three came as integers. */
+export function rateOf(x: ExchangeRecord): { limit: number; remaining: number; reset: number } | null {
+  const r = x.rate;
+  if (!r || r.limit === null || r.remaining === null || r.reset === null) return null;
+  return { limit: r.limit, remaining: r.remaining, reset: r.reset };
+}
+
+/** Two exchanges overlapped in time: neither ended before the other started. */
+export function overlaps(a: { tStart: number; tEnd: number }, b: { tStart: number; tEnd: number }): boolean {
+  return a.tStart < b.tEnd && b.tStart < a.tEnd;
+}
+
+export function currencyEq(a: unknown, b: unknown): boolean {
+  return typeof a === 'string' && typeof b === 'string' && a.toUpperCase() === b.toUpperCase();
+}

@@ -1,0 +1,86 @@
+/** Counting what an invariant judged and keeping a few violations as evidence. */
+import type { Evidence, ExchangeRecord, WebhookRecord } from '../../spec/index.ts';
+import type { InvariantOutcome } from '../types.ts';
+
+export const MAX_EXAMPLES = 5;
+const BODY_MAX = 300;
+
+export class Findings {
+  checked = 0;
+  violations = 0;
+  readonly examples: Evidence[] = [];
+
+  check(n = 1): void {
+    this.checked += n;
+  }
+
+  violation(e: Evidence): void {
+    this.violations++;
+    if (this.examples.length < MAX_EXAMPLES) this.examples.push(e);
+  }
+
+  /**
+   * fail when anything was violated; otherwise pass when something was judged,
+   * else not-exercised with the concrete reason given.
+   */
+  outcome(notExercisedReason: string, passNote?: string): InvariantOutcome {
+    if (this.violations > 0) {
+      return { status: 'fail', checked: this.checked, violations: this.violations, examples: this.examples, reason: `${this.violations} violation(s) in ${this.checked} checked` };
+    }
+    if (this.checked === 0) return { status: 'not-exercised', checked: 0, violations: 0, examples: [], reason: notExercisedReason };
+    return { status: 'pass', checked: this.checked, violations: 0, examples: [], reason: passNote ?? `${this.checked} checked` };
+  }
+}
+
+type Rec = ExchangeRecord | WebhookRecord;
+
+function trim(s: string): string {
+  return s.length > BODY_MAX ? s.slice(0, BODY_MAX - 1) + '…' : s;
+}
+
+/** Evidence naming the records involved: seqs, times, request ids, keys, idempotency keys, payment ids, trimmed bodies. */
+export function evidence(message: string, recs: readonly Rec[], extra: Partial<Evidence> = {}): Evidence {
+  const requestIds = new Set<string>(extra.requestIds ?? []);
+  const seqs: number[] = [...(extra.seqs ?? [])];
+  const times: number[] = [...(extra.times ?? [])];
+  const keys = new Set<string>(extra.keys ?? []);
+  const idemKeys = new Set<string>(extra.idemKeys ?? []);
+  const paymentIds = new Set<string>(extra.paymentIds ?? []);
+  const bodies: string[] = [...(extra.bodies ?? [])];
+  for (const r of recs) {
+    seqs.push(r.seq);
+    if (r.kind === 'exchange') {
+      times.push(round(r.tStart));
+      keys.add(r.key);
+      if (r.idemKey !== undefined) idemKeys.add(r.idemKey);
+      const rid = r.error?.request_id;
+      if (typeof rid === 'string') requestIds.add(rid);
+      const pid = r.payment?.id ?? r.refund?.paymentId ?? r.sent.paymentId;
+      if (pid) paymentIds.add(pid);
+      if (r.bodySnippet) bodies.push(trim(r.bodySnippet));
+    } else {
+      times.push(round(r.tReceived));
+      const pid = r.payment?.id ?? r.refund?.paymentId;
+      if (pid) paymentIds.add(pid);
+    }
+  }
+  const e: Evidence = { message };
+  if (requestIds.size) e.requestIds = [...requestIds];
+  if (seqs.length) e.seqs = seqs;
+  if (times.length) e.times = times;
+  if (keys.size) e.keys = [...keys];
+  if (idemKeys.size) e.idemKeys = [...idemKeys];
+  if (paymentIds.size) e.paymentIds = [...paymentIds];
+  if (bodies.length) e.bodies = bodies.slice(0, 3);
+  return e;
+}
+
+function round(t: number): number {
+  return Math.round(t * 10) / 10;
+}
+
+/** A short, stable rendering of a value for messages. */
+export function show(v: unknown): string {
+  const s = JSON.stringify(v);
+  return s === undefined ? 'undefined' : s.length > 80 ? s.slice(0, 79) + '…' : s;
+}

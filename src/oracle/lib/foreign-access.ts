@@ -1,0 +1,97 @@
+/**
+ * Reads and refunds of a payment that another mode (AUTH-8) or another merchant
+ * (SEC-1) owns must get 404 resource_missing; lists must never show it.
+ */
+import type { ExchangeRecord, KeyInfo } from '../../spec/index.ts';
+import type { PaymentFacts } from '../ledger.ts';
+import type { Invariant, OracleContext } from '../types.ts';
+import { errorCode, is2xx } from './exchange.ts';
+import { Findings, evidence, show } from './findings.ts';
+
+/** Requests answered before the create that made their payment was recorded are judged at the end (bounded). */
+const MAX_DEFERRED = 50_000;
+
+export function foreignAccessInvariant(def: {
+  id: string;
+  title: string;
+  rules: string[];
+  /** Whether the requester may not see the owner's payment; a string says how they differ. */
+  foreign(owner: PaymentFacts, requester: KeyInfo): string | null;
+  includeLists: boolean;
+  notExercised: string;
+}): Invariant {
+  return {
+    id: def.id,
+    title: def.title,
+    rules: def.rules,
+    create(ctx: OracleContext) {
+      const f = new Findings();
+      const deferred: ExchangeRecord[] = [];
+      /** `listing key label | payment id` -> the list that showed it. */
+      const listed = new Map<string, { seq: number; t: number; key: string; id: string }>();
+      let listsJudged = 0;
+
+      const judgeAccess = (x: ExchangeRecord, owner: PaymentFacts): void => {
+        const requester = ctx.keys.get(x.key);
+        if (!requester) return;
+        const how = def.foreign(owner, requester);
+        if (!how) return;
+        // Not answered, rate limited, server error, or refused before any lookup: not about isolation.
+        if (x.status === 0 || x.status === 429 || x.status >= 500 || x.status === 401 || x.status === 403) return;
+        f.check();
+        if (x.status === 404 && errorCode(x) === 'resource_missing') return;
+        f.violation(
+          evidence(`${x.op} of payment ${owner.id} (made by ${owner.key}) with ${x.key} (${how}): expected 404 resource_missing, got ${x.status} ${show(errorCode(x))}`, [x], {
+            paymentIds: [owner.id],
+            keys: [owner.key],
+          }),
+        );
+      };
+
+      return {
+        onRecord(rec) {
+          if (rec.kind !== 'exchange') return;
+          const pid = rec.sent.paymentId;
+          if (pid && (rec.op === 'retrieve' || rec.op === 'refund' || rec.op === 'refund_create' || rec.op === 'raw')) {
+            const owner = ctx.ledger.payments.get(pid);
+            if (owner) judgeAccess(rec, owner);
+            else if (deferred.length < MAX_DEFERRED) deferred.push(rec);
+          }
+          if (def.includeLists && rec.list && is2xx(rec.status)) {
+            listsJudged++;
+            for (const id of rec.list.ids) {
+              const k = `${rec.key}|${id}`;
+              if (!listed.has(k)) listed.set(k, { seq: rec.seq, t: rec.tStart, key: rec.key, id });
+            }
+          }
+        },
+        finish() {
+          for (const x of deferred) {
+            const owner = ctx.ledger.payments.get(x.sent.paymentId!);
+            if (owner) judgeAccess(x, owner);
+          }
+          if (def.includeLists) {
+            // Lists are exercised only when the run holds payments some listing key may not see.
+            const listingKeys = new Set([...listed.values()].map((l) => l.key));
+            let foreignExists = false;
+            for (const label of listingKeys) {
+              const requester = ctx.keys.get(label);
+              if (!requester) continue;
+              for (const p of ctx.ledger.payments.values()) if (def.foreign(p, requester)) (foreignExists = true);
+              if (foreignExists) break;
+            }
+            if (foreignExists) f.check(listsJudged);
+            for (const l of listed.values()) {
+              const owner = ctx.ledger.payments.get(l.id);
+              const requester = ctx.keys.get(l.key);
+              if (!owner || !requester) continue;
+              const how = def.foreign(owner, requester);
+              if (how) f.violation({ message: `list by ${l.key} showed payment ${l.id} made by ${owner.key} (${how})`, seqs: [l.seq, owner.seq], times: [l.t], keys: [l.key, owner.key], paymentIds: [l.id] });
+            }
+          }
+          return f.outcome(def.notExercised);
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,71 @@
+/** Per-key rate-limit samples (ledger.rate) grouped the way the rate rules need them. */
+import { LIMITS, type Evidence } from '../../spec/index.ts';
+import type { Columns } from './columns.ts';
+import type { RateColumn } from '../ledger.ts';
+import type { OracleContext } from '../types.ts';
+
+export type RateCols = Columns<RateColumn>;
+
+export function windowMsOf(ctx: OracleContext): number {
+  return ctx.rateLimit?.windowMs ?? LIMITS.rateWindowMs;
+}
+
+/**
+ * Tolerance when the server's X-RateLimit-Reset (whole seconds, server clock) is
+ * compared with our clock: a second of rounding, plus clock skew for a remote target.
+ */
+export function resetToleranceMs(ctx: OracleContext): number {
+  return 1000 + (ctx.run?.target.embedded ? 100 : 1000);
+}
+
+/** Row indices by X-RateLimit-Reset value: the server's own statement of which window counted each request. */
+export function groupByReset(c: RateCols): Map<number, number[]> {
+  const reset = c.col('reset');
+  const groups = new Map<number, number[]>();
+  for (let i = 0; i < c.length; i++) {
+    const r = reset[i];
+    if (Number.isNaN(r)) continue;
+    let g = groups.get(r);
+    if (!g) groups.set(r, (g = []));
+    g.push(i);
+  }
+  return groups;
+}
+
+/** The limit in effect: the largest X-RateLimit-Limit among the rows, else what the run learned. */
+export function limitOf(c: RateCols, rows: readonly number[], ctx: OracleContext): number | undefined {
+  const lim = c.col('limit');
+  let best = -Infinity;
+  for (const i of rows) if (!Number.isNaN(lim[i]) && lim[i] > best) best = lim[i];
+  return best > -Infinity ? best : ctx.rateLimit?.limit;
+}
+
+/** Answered, not 429: a request the window counted and let through. */
+export function isCounted(c: RateCols, i: number): boolean {
+  const s = c.col('status')[i];
+  return s > 0 && s !== 429;
+}
+
+export function sortBy(c: RateCols, rows: readonly number[], col: RateColumn): number[] {
+  const v = c.col(col);
+  return [...rows].sort((a, b) => v[a] - v[b] || a - b);
+}
+
+/** The most rows whose starts fit in one span of `span` ms (rows sorted by tStart). */
+export function densest(c: RateCols, sortedRows: readonly number[], span: number): { count: number; from: number; to: number } {
+  const ts = c.col('tStart');
+  let best = { count: 0, from: 0, to: 0 };
+  let lo = 0;
+  for (let hi = 0; hi < sortedRows.length; hi++) {
+    while (ts[sortedRows[hi]] - ts[sortedRows[lo]] > span) lo++;
+    if (hi - lo + 1 > best.count) best = { count: hi - lo + 1, from: lo, to: hi };
+  }
+  return best;
+}
+
+export function rowEvidence(c: RateCols, key: string, rows: readonly number[], message: string): Evidence {
+  const seq = c.col('seq');
+  const ts = c.col('tStart');
+  const pick = rows.length > 6 ? [...rows.slice(0, 3), ...rows.slice(-3)] : rows;
+  return { message, seqs: pick.map((i) => seq[i]), times: pick.map((i) => Math.round(ts[i] * 10) / 10), keys: [key] };
+}

@@ -1,0 +1,57 @@
+/**
+ * The oracle's contract, modelled on ESLint's rules: an invariant has an id, the
+ * rules.md ids it covers, a title, and a check that sees every history record
+ * once (streaming) and then says pass, fail or not-exercised, with evidence.
+ */
+import type { CardOutcome, Evidence, HistoryRecord, KeyInfo, Presentation, RunRecord } from '../spec/index.ts';
+import type { Ledger } from './ledger.ts';
+
+export type OutcomeStatus = 'pass' | 'fail' | 'not-exercised';
+
+export interface InvariantOutcome {
+  status: OutcomeStatus;
+  /** How many things it judged (a request, a payment, a window...). */
+  checked: number;
+  violations: number;
+  /** At most a few violations, with evidence. */
+  examples: Evidence[];
+  /** Why it was not exercised, or a one-line summary. */
+  reason: string | null;
+}
+
+export interface InvariantCheck {
+  /** Called once per history record, in file order (the run record first). */
+  onRecord(rec: HistoryRecord): void;
+  finish(): InvariantOutcome;
+}
+
+export interface Invariant {
+  /** Kebab-case name of what it checks, e.g. `rate-window-cap`. */
+  id: string;
+  title: string;
+  /** rules.md ids it covers. */
+  rules: string[];
+  create(ctx: OracleContext): InvariantCheck;
+}
+
+/** What every invariant knows about the run before the first exchange. */
+export interface OracleContext {
+  /** The run record (null when the history does not start with one). */
+  run: RunRecord | null;
+  presentation: Presentation | null;
+  /** Learned by the run: limit per window and window length. */
+  rateLimit: { limit: number; windowMs: number } | null;
+  keys: ReadonlyMap<string, KeyInfo>;
+  scenarios: readonly { name: string; rules: readonly string[] }[];
+  /** Rules the selected scenarios declare. */
+  declaredRules: ReadonlySet<string>;
+  /** SM-6 / FT-2 bound in ms (already scaled). */
+  settleBoundMs: number;
+  webhooks: RunRecord['webhooks'];
+  cardOutcomes: readonly CardOutcome[];
+  timeScale: number;
+  /** Epoch ms of a run-monotonic time. */
+  epochMs(t: number): number;
+  /** Facts the judge derives from every record before handing it to the invariants. */
+  ledger: Ledger;
+}

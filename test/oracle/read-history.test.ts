@@ -1,0 +1,65 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { judge, readHistory } from '../../src/oracle/index.ts';
+import type { HistoryRecord } from '../../src/spec/index.ts';
+import { endRec, err, ex, runRec } from './fixtures.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'paystorm-oracle-'));
+function file(name: string, lines: string[]): string {
+  const p = join(dir, name);
+  writeFileSync(p, lines.join('\n'));
+  return p;
+}
+async function collect(it: AsyncIterable<HistoryRecord>): Promise<HistoryRecord[]> {
+  const out: HistoryRecord[] = [];
+  for await (const r of it) out.push(r);
+  return out;
+}
+const probe = ex({ op: 'raw', status: 401, error: err('invalid_api_key'), sent: { auth: 'missing' } });
+
+describe('readHistory', () => {
+  it('streams every record of a well-formed file', async () => {
+    const p = file('ok.ndjson', [JSON.stringify(runRec()), JSON.stringify(probe), JSON.stringify(endRec()), '']);
+    const h = readHistory(p);
+    const recs = await collect(h);
+    expect(recs.map((r) => r.kind)).toEqual(['run', 'exchange', 'end']);
+    expect(h.stats.truncated).toBeNull();
+  });
+
+  it('tolerates and reports a last line cut short by an interrupted run', async () => {
+    const cut = JSON.stringify(probe).slice(0, 40);
+    const warnings: string[] = [];
+    const h = readHistory(file('cut.ndjson', [JSON.stringify(runRec()), JSON.stringify(probe), cut]), { onWarning: (m) => warnings.push(m) });
+    const j = await judge(h, { only: ['auth-malformed-header'] });
+    expect(j.records).toBe(2);
+    expect(h.stats.truncated).toMatchObject({ line: 3 });
+    expect(warnings[0]).toMatch(/cut\.ndjson:3: the last line is cut short/);
+  });
+
+  it('refuses a corrupt line that is not the last one, naming it', async () => {
+    const p = file('corrupt.ndjson', [JSON.stringify(runRec()), '{"v":1,"kind":', JSON.stringify(probe)]);
+    await expect(collect(readHistory(p))).rejects.toThrow(/corrupt\.ndjson:2: not valid JSON/);
+  });
+
+  it('refuses an unknown format version, naming the line and the version it reads', async () => {
+    const p = file('v2.ndjson', [JSON.stringify({ ...runRec(), v: 2 })]);
+    await expect(collect(readHistory(p))).rejects.toThrow(/v2\.ndjson:1: history format version 2 is not supported: this paystorm reads version 1/);
+  });
+
+  it('refuses an unknown record kind', async () => {
+    const p = file('kind.ndjson', [JSON.stringify(runRec()), JSON.stringify({ v: 1, kind: 'metric' })]);
+    await expect(collect(readHistory(p))).rejects.toThrow(/kind\.ndjson:2: unknown record kind "metric"/);
+  });
+
+  it('validates the first records in full against the v1 schema', async () => {
+    const bad = { ...probe, tStart: 'soon' };
+    const p = file('schema.ndjson', [JSON.stringify(runRec()), JSON.stringify(bad)]);
+    await expect(collect(readHistory(p))).rejects.toThrow(/schema\.ndjson:2: exchange record does not match history v1: tStart/);
+  });
+
+  it('names a missing file and what to pass', async () => {
+    await expect(collect(readHistory(join(dir, 'nope.ndjson')))).rejects.toThrow(/no such history file/);
+  });
+});
