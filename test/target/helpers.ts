@@ -176,3 +176,46 @@ export async function startReceiver(status: (n: number, d: Delivery) => number =
       }),
   };
 }
+
+// ---------------------------------------------------------------- faults
+
+import { createServer as createTcpServer, connect, type Socket } from 'node:net';
+
+/** A loopback TCP proxy in front of the processor whose behaviour a test switches: pass, reset or hang. */
+export async function startTcpProxy(targetPort: number) {
+  let mode: 'pass' | 'reset' | 'hang' = 'pass';
+  const sockets = new Set<Socket>();
+  const track = (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    s.on('error', () => {});
+  };
+  const server = createTcpServer((client) => {
+    track(client);
+    if (mode === 'reset') return void client.resetAndDestroy();
+    if (mode === 'hang') return;
+    const upstream = connect(targetPort, '127.0.0.1');
+    track(upstream);
+    client.pipe(upstream).pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  const dropAll = () => {
+    for (const s of sockets) s.destroy();
+  };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    /** Switches behaviour; open connections are cut so the change applies at once. */
+    set(next: 'pass' | 'reset' | 'hang') {
+      mode = next;
+      dropAll();
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        dropAll();
+        server.close(() => r());
+      }),
+  };
+}
