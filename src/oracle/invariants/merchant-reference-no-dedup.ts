@@ -1,0 +1,46 @@
+import type { IdemRequest } from '../ledger.ts';
+import type { Invariant } from '../types.ts';
+import { Findings } from '../lib/findings.ts';
+import { PAYMENT_SCOPES, idemEvidence, idemTuples } from '../lib/idempotency.ts';
+
+/** IDEM-10: merchant_reference never deduplicates; creates with one reference and two Idempotency-Keys make two payments. */
+const invariant: Invariant = {
+  id: 'merchant-reference-no-dedup',
+  title: 'merchant_reference never deduplicates: one reference under two Idempotency-Keys gives two payments',
+  rules: ['IDEM-10'],
+  create(ctx) {
+    const f = new Findings();
+    return {
+      onRecord() {},
+      finish() {
+        const byRef = new Map<string, IdemRequest[][]>();
+        for (const reqs of idemTuples(ctx, PAYMENT_SCOPES)) {
+          const ref = reqs[0].merchantReference;
+          if (ref === undefined || ref === null) continue;
+          const k = `${reqs[0].key}\u0000${String(ref)}`;
+          let list = byRef.get(k);
+          if (!list) byRef.set(k, (list = []));
+          list.push(reqs);
+        }
+        for (const tuples of byRef.values()) {
+          if (tuples.length < 2) continue;
+          tuples.sort((a, b) => a[0].tStart - b[0].tStart);
+          for (let i = 1; i < tuples.length; i++) {
+            const t = tuples[i];
+            const earlier = tuples.slice(0, i).flat();
+            f.check();
+            const ids = new Map(earlier.filter((r) => r.objectId).map((r) => [r.objectId!, r]));
+            const same = t.find((r) => r.objectId && ids.has(r.objectId));
+            if (same) {
+              f.violation(idemEvidence(`merchant_reference ${String(same.merchantReference)} under a new Idempotency-Key returned the existing payment ${same.objectId}`, [ids.get(same.objectId!)!, same]));
+            } else if (t[0].status === 409) {
+              f.violation(idemEvidence(`a create reusing merchant_reference ${String(t[0].merchantReference)} under a new Idempotency-Key was refused 409 ${t[0].code}`, [earlier[earlier.length - 1], t[0]]));
+            }
+          }
+        }
+        return f.outcome('no two creates shared a merchant_reference under different Idempotency-Keys');
+      },
+    };
+  },
+};
+export default invariant;

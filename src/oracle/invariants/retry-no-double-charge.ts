@@ -1,0 +1,83 @@
+import type { Invariant } from '../types.ts';
+import { Findings } from '../lib/findings.ts';
+import { is2xx, isCreate } from '../lib/exchange.ts';
+import { PAYMENT_SCOPES, idemEvidence, idemTuples } from '../lib/idempotency.ts';
+
+/**
+ * FT-3. A client retry with the same Idempotency-Key after a time-out or 5xx never
+ * creates a second payment. Two ways to see a second one:
+ * - two payment ids came back under the key;
+ * - the payment the lost first attempt created is invisible to the answers, but lists
+ *   show it: per merchant and mode, lists may show at most one payment made during the
+ *   run that no create answered for each create that got no usable answer. More unknown
+ *   payments than that means some key created two. (Assumes the run's keys are not used
+ *   by anyone else during the run.)
+ */
+const invariant: Invariant = {
+  id: 'retry-no-double-charge',
+  title: 'A retry with the same Idempotency-Key after a time-out or 5xx never creates a second payment',
+  rules: ['FT-3'],
+  create(ctx) {
+    const f = new Findings();
+    const runStartSec = Math.floor(ctx.epochMs(0) / 1000);
+    /** Payments lists showed that were created during the run: id -> merchant|mode and the list's seq. */
+    const listed = new Map<string, { scope: string; seq: number }>();
+    /** Creates without an Idempotency-Key that got no usable answer, per merchant|mode. */
+    const unkeyedUnanswered = new Map<string, number>();
+    const scopeOf = (label: string) => {
+      const k = ctx.keys.get(label);
+      return k ? `${k.merchant}|${k.mode}` : undefined;
+    };
+    const unusable = (status: number) => status === 0 || status >= 500 || status === 422;
+    return {
+      onRecord(rec) {
+        if (rec.kind !== 'exchange') return;
+        const scope = scopeOf(rec.key);
+        if (!scope) return;
+        if (rec.list && is2xx(rec.status)) {
+          rec.list.ids.forEach((id, i) => {
+            const created = rec.list!.created[i];
+            if (id && created !== null && created !== undefined && created >= runStartSec && !listed.has(id)) listed.set(id, { scope, seq: rec.seq });
+          });
+        }
+        if (isCreate(rec) && rec.idemKey === undefined && unusable(rec.status)) unkeyedUnanswered.set(scope, (unkeyedUnanswered.get(scope) ?? 0) + 1);
+      },
+      finish() {
+        const unanswered = new Map(unkeyedUnanswered);
+        let retried = 0;
+        for (const reqs of idemTuples(ctx, PAYMENT_SCOPES)) {
+          const scope = scopeOf(reqs[0].key);
+          const ids = new Set(reqs.map((r) => r.objectId).filter(Boolean));
+          if (scope && ids.size === 0 && reqs.some((r) => unusable(r.status) || is2xx(r.status))) unanswered.set(scope, (unanswered.get(scope) ?? 0) + 1);
+          const isRetry = reqs.some((r, i) => r.attempt > 0 || reqs.slice(0, i).some((a) => a.tEnd <= r.tStart && (a.status === 0 || a.status >= 500)));
+          if (!isRetry) continue;
+          retried++;
+          f.check();
+          if (ids.size > 1) f.violation(idemEvidence(`a retried create under one Idempotency-Key returned ${ids.size} payments: ${[...ids].join(', ')}`, reqs));
+        }
+        // Account for payments only lists revealed.
+        const unknown = new Map<string, { ids: string[]; seqs: number[] }>();
+        for (const [id, l] of listed) {
+          if (ctx.ledger.payments.has(id)) continue;
+          let u = unknown.get(l.scope);
+          if (!u) unknown.set(l.scope, (u = { ids: [], seqs: [] }));
+          u.ids.push(id);
+          if (u.seqs.length < 5) u.seqs.push(l.seq);
+        }
+        if (retried > 0 && listed.size > 0) f.check();
+        for (const [scope, u] of retried > 0 ? unknown : new Map()) {
+          const allowance = unanswered.get(scope) ?? 0;
+          if (u.ids.length > allowance) {
+            f.violation({
+              message: `lists of ${scope} show ${u.ids.length} payment(s) made during the run that no create answered with, but only ${allowance} create(s) went without a usable answer: a retry created a second payment`,
+              seqs: u.seqs,
+              paymentIds: u.ids.slice(0, 5),
+            });
+          }
+        }
+        return f.outcome('no create was retried with its Idempotency-Key after a time-out or 5xx');
+      },
+    };
+  },
+};
+export default invariant;
