@@ -1,14 +1,78 @@
 /**
- * Drives the catalog of bad inputs (src/spec/bad-inputs.ts, written by the reference-service
- * engineer) through `raw`, recording each case's expectation in `sent.badInput`.
- * Until the catalog lands this sends nothing and declares no rule.
+ * Drives the catalog of bad inputs (src/spec/bad-inputs.ts: every input rule of both input
+ * shapes) through `raw`, whatever presentation the target speaks, recording each case's
+ * expectation in `sent.badInput` for the oracle. Refund cases run against one succeeded
+ * payment (they are all refused, so one payment serves them all).
  */
-import type { ScenarioContext } from '../../src/spec/scenario.ts';
-import type { Api } from './common.ts';
+import type { CallOptions, RawRequest, ScenarioContext } from '../../src/spec/scenario.ts';
+import type { ExchangeRecord } from '../../src/spec/history.ts';
+import { BAD_INPUT_CASES, REFUND_BASE_PAYMENT_AMOUNT, listQueryString, validBadInputBase, type BadInputCase } from '../../src/spec/bad-inputs.ts';
+import { API_PATHS } from '../../src/spec/operations.ts';
+import { REFUND_PATHS } from '../../src/spec/refund.ts';
+import { IDEMPOTENCY_HEADER } from '../../src/spec/limits.ts';
+import { pool, succeededPayment, type Api } from './common.ts';
 
-/** Rules the catalog's cases exercise. */
-export const BAD_INPUT_RULES: string[] = [];
+const uniq = (xs: string[]) => [...new Set(xs)].sort();
+/** Rules of the cases that need nothing but a key. */
+export const BAD_INPUT_RULES: string[] = uniq(BAD_INPUT_CASES.filter((c) => c.op !== 'refund').flatMap((c) => c.rules));
+/** Rules of the refund cases (they need a succeeded payment, so the succeeds card). */
+export const BAD_REFUND_RULES: string[] = uniq(BAD_INPUT_CASES.filter((c) => c.op === 'refund').flatMap((c) => c.rules));
 
-export async function runBadInputs(ctx: ScenarioContext, _apis: Api[]): Promise<void> {
-  ctx.log('auth-and-input: the bad-input catalog (src/spec/bad-inputs.ts) is not available yet');
+type RawOpts = CallOptions & { sent?: Partial<ExchangeRecord['sent']>; op?: ExchangeRecord['op'] };
+
+/** The request and call options of one case; null when it needs a payment that is missing. */
+export function badInputRequest(ctx: ScenarioContext, c: BadInputCase, refundPaymentId: string | null): { req: RawRequest; opts: RawOpts } | null {
+  const shape = c.shape ?? ctx.target.presentation;
+  const valid = validBadInputBase(c.op, shape, ctx.cards);
+  const body = c.mutate(valid, ctx.cards);
+  const headers: Record<string, string> = {};
+  const opts: RawOpts = {
+    group: 'bad-input',
+    op: c.op,
+    sent: { badInput: { case: c.case, expectStatus: c.expectStatus, expectCode: c.expectCode, expectParam: c.expectParam }, ...(c.shape ? { inputShape: c.shape } : {}) },
+  };
+  for (const [name, value] of Object.entries(c.headers ?? {})) {
+    if (name.toLowerCase() === IDEMPOTENCY_HEADER) {
+      if (value === null) opts.omitIdemKey = true;
+      else opts.idemKey = value;
+    } else if (value !== null) headers[name.toLowerCase()] = value;
+  }
+  let req: RawRequest;
+  switch (c.op) {
+    case 'list': {
+      const q = typeof body === 'string' ? body : listQueryString(body);
+      req = { method: 'GET', path: q ? `${API_PATHS.payments}?${q}` : API_PATHS.payments };
+      break;
+    }
+    case 'refund':
+      if (!refundPaymentId) return null;
+      req = { method: 'POST', path: REFUND_PATHS.paymentScoped(refundPaymentId), body };
+      break;
+    case 'create_hpp':
+      req = { method: 'POST', path: API_PATHS.hosted, body };
+      break;
+    default:
+      req = { method: 'POST', path: API_PATHS.payments, body };
+  }
+  if (Object.keys(headers).length) req.headers = headers;
+  return { req, opts };
+}
+
+export async function runBadInputs(ctx: ScenarioContext, apis: Api[]): Promise<void> {
+  if (apis.length === 0) return;
+  const needsPayment = BAD_INPUT_CASES.some((c) => c.op === 'refund');
+  const payment = needsPayment ? await succeededPayment(ctx, apis[0], { amount: REFUND_BASE_PAYMENT_AMOUNT * 10 }) : null;
+  if (needsPayment && !payment) ctx.log('auth-and-input: no succeeded payment for the refund cases; skipping them');
+  let skipped = 0;
+  await pool(ctx, BAD_INPUT_CASES, 4, async (c, i) => {
+    const r = badInputRequest(ctx, c, c.op === 'refund' ? (payment?.id ?? null) : null);
+    if (!r) {
+      skipped++;
+      return;
+    }
+    // Refund cases use the key that owns the payment.
+    const a = c.op === 'refund' ? apis[0] : apis[i % apis.length];
+    await a.raw(r.req, r.opts);
+  });
+  ctx.log(`auth-and-input: ${BAD_INPUT_CASES.length - skipped} bad-input cases sent`);
 }
