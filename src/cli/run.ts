@@ -292,7 +292,8 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
     gate.open();
 
     const metrics = new MetricsAggregator();
-    const progress = new Progress({ clock, stream: io.stderr, totalMs: Math.min(maxDurationMs, durationMs ?? maxDurationMs) });
+    // The planned length is known only when --duration sets it; otherwise show elapsed time alone.
+    const progress = new Progress({ clock, stream: io.stderr, ...(durationMs !== undefined ? { totalMs: durationMs } : {}) });
     const outcome = await runScenarios({
       scenarios,
       target,

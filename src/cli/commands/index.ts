@@ -5,5 +5,6 @@ import { runCommand } from './run.ts';
 import { checkCommand } from './check.ts';
 import { reportCommand } from './report.ts';
 import { scenariosCommand } from './scenarios.ts';
+import { doctorCommand } from './doctor.ts';
 
-export const commands: PaystormCommand[] = [runCommand, serveCommand, scenariosCommand, checkCommand, reportCommand];
+export const commands: PaystormCommand[] = [runCommand, serveCommand, scenariosCommand, checkCommand, reportCommand, doctorCommand];

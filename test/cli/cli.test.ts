@@ -1,0 +1,147 @@
+/**
+ * The `paystorm` binary as CI calls it: exit codes, messages that name the flag,
+ * reports on disk, and a saved run judged again by `check`.
+ */
+import { describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { summarySchema } from '../../src/spec/index.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const bin = join(root, 'bin/paystorm.js');
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function paystorm(args: string[], opts: { killAfterMs?: number; timeoutMs?: number } = {}): Promise<Result> {
+  return new Promise((res, rej) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: { ...process.env, CI: 'true' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const hard = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
+    if (opts.killAfterMs) setTimeout(() => child.kill('SIGINT'), opts.killAfterMs);
+    child.on('error', rej);
+    child.on('close', (code) => {
+      clearTimeout(hard);
+      res({ code, stdout, stderr });
+    });
+  });
+}
+
+const out = () => mkdtempSync(join(tmpdir(), 'paystorm-cli-'));
+const onlyRun = (dir: string) => readdirSync(dir).filter((d) => d !== 'latest')[0];
+
+describe('usage errors exit 3 and name the flag', () => {
+  it('a malformed key', async () => {
+    const r = await paystorm(['run', '--target', 'http://127.0.0.1:9', '--key', 'sk_test_abc']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/--key: .*svc_test_sk_/);
+    expect(r.stderr).not.toContain('sk_test_abc');
+  });
+  it('a live key without --allow-live', async () => {
+    const r = await paystorm(['run', '--target', 'http://127.0.0.1:9', '--key', 'acme:svc_live_sk_abcdefghijkl1234']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/acme\/live\/…1234 is a live key.*--allow-live/);
+    expect(r.stderr).not.toContain('svc_live_sk_abcdefghijkl1234');
+  });
+  it('an unknown scenario', async () => {
+    const r = await paystorm(['run', 'nope']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/unknown scenario "nope". Available: .*mixed/);
+  });
+  it('a bad config file names the field path', async () => {
+    const dir = out();
+    const cfg = join(dir, 'paystorm.config.json');
+    writeFileSync(cfg, JSON.stringify({ rate: 'fast', windowMs: 2500 }));
+    const r = await paystorm(['run', '--config', cfg]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/rate:/);
+    expect(r.stderr).toMatch(/windowMs: .*whole seconds/);
+  });
+  it('an embedded-only flag with --target', async () => {
+    const r = await paystorm(['run', '--target', 'http://127.0.0.1:9', '--key', 'svc_test_sk_abcdefgh1234', '--time-scale', '0.1']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/--time-scale only applies to the embedded target/);
+  });
+});
+
+describe('target problems exit 4', () => {
+  it('an unreachable target', async () => {
+    const dir = out();
+    const r = await paystorm(['run', 'idempotency', '--target', 'http://127.0.0.1:9', '--key', 'svc_test_sk_abcdefgh1234', '--out', dir]);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/unreachable.*--target/);
+  });
+  it('doctor on an unreachable target', async () => {
+    const r = await paystorm(['doctor', '--target', 'http://127.0.0.1:9', '--key', 'svc_test_sk_abcdefgh1234']);
+    expect(r.code).toBe(4);
+    expect(r.stdout).toMatch(/FAIL\s+target .*unreachable/);
+  });
+});
+
+describe('runs against the embedded target', () => {
+  it('a passing run exits 0, writes every report, and check agrees', async () => {
+    const dir = out();
+    const r = await paystorm(['run', 'idempotency', '--out', dir, '--seed', '7']);
+    expect(r.stderr + r.stdout).not.toMatch(/svc_test_sk_acme/);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const runDir = join(dir, onlyRun(dir));
+    for (const f of ['summary.json', 'junit.xml', 'summary.md', 'report.html', 'history.ndjson']) {
+      expect(existsSync(join(runDir, f)), f).toBe(true);
+      expect(existsSync(join(dir, 'latest', f)), `latest/${f}`).toBe(true);
+    }
+    const summary = summarySchema.parse(JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')));
+    expect(summary.verdict).toBe('pass');
+    expect(summary.complete).toBe(true);
+    expect(summary.invariants.some((i) => i.rules.includes('IDEM-6') && i.status === 'pass')).toBe(true);
+    // No key secret in any artifact.
+    const history = readFileSync(join(runDir, 'history.ndjson'), 'utf8');
+    expect(history).not.toMatch(/_sk_[A-Za-z0-9]{8,}/);
+    const again = await paystorm(['check', runDir, '--no-write']);
+    expect(again.code).toBe(0);
+    const rejudged = again.stdout.match(/(\d+) passed/);
+    expect(rejudged).not.toBeNull();
+  });
+
+  it('a breached threshold alone exits 2', async () => {
+    const dir = out();
+    const r = await paystorm(['run', 'idempotency', '--out', dir, '--seed', '7', '--threshold', 'http_req_duration{op:create}: p(99)<0.001']);
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.stdout).toMatch(/breached/);
+  });
+
+  it('a seeded bug exits 1 with the rule it breaks', async () => {
+    const dir = out();
+    const r = await paystorm(['run', 'idempotency', '--out', dir, '--seed', '7', '--bugs', 'idem-no-inflight-lock']);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const summary = JSON.parse(readFileSync(join(dir, 'latest', 'summary.json'), 'utf8'));
+    const failing = summary.invariants.filter((i: { status: string }) => i.status === 'fail');
+    expect(failing.flatMap((i: { rules: string[] }) => i.rules)).toEqual(expect.arrayContaining(['IDEM-6']));
+  });
+
+  it('SIGINT stops the run, keeps what was measured, and exits 130', async () => {
+    const dir = out();
+    const r = await paystorm(['run', 'mixed', '--out', dir, '--seed', '7', '--duration', '60s'], { killAfterMs: 6_000 });
+    expect(r.code, r.stdout + r.stderr).toBe(130);
+    const summary = JSON.parse(readFileSync(join(dir, 'latest', 'summary.json'), 'utf8'));
+    expect(summary.complete).toBe(false);
+    expect(summary.exitCode).toBe(130);
+    expect(summary.metrics.requests).toBeGreaterThan(0);
+  });
+
+  it('scenarios lists each scenario with its rules', async () => {
+    const r = await paystorm(['scenarios', '--json']);
+    expect(r.code).toBe(0);
+    const list = JSON.parse(r.stdout) as { name: string; rules: string[] }[];
+    expect(list.map((s) => s.name)).toEqual(expect.arrayContaining(['mixed', 'rate-limit', 'idempotency', 'refunds', 'lists', 'flows', 'webhooks', 'auth-and-input', 'soak', 'chaos']));
+    for (const s of list) expect(s.rules.length, s.name).toBeGreaterThan(0);
+  });
+});
