@@ -1,10 +1,18 @@
 /** The registry: one import per invariant file. */
 import type { Invariant } from '../types.ts';
+import amountMinimum from './amount-minimum.ts';
+import amountRefundableConsistent from './amount-refundable-consistent.ts';
 import authMalformedHeader from './auth-malformed-header.ts';
 import authUnknownKey from './auth-unknown-key.ts';
 import authUnknownPrefix from './auth-unknown-prefix.ts';
+import createReturnsPayment from './create-returns-payment.ts';
+import createStatusAllowed from './create-status-allowed.ts';
+import declineNotHttpError from './decline-not-http-error.ts';
 import duplicateRequestNoObject from './duplicate-request-no-object.ts';
+import failureReason from './failure-reason.ts';
+import fieldConstraints from './field-constraints.ts';
 import forbiddenIsNotPermitted from './forbidden-is-not-permitted.ts';
+import hostedCreateShape from './hosted-create-shape.ts';
 import idemDifferentBody from './idem-different-body.ts';
 import idemErrorsNotKept from './idem-errors-not-kept.ts';
 import idemInFlight from './idem-in-flight.ts';
@@ -18,8 +26,13 @@ import liveKeyRejectsTestCards from './live-key-rejects-test-cards.ts';
 import livemodeMatchesKey from './livemode-matches-key.ts';
 import merchantIsolation from './merchant-isolation.ts';
 import merchantReferenceNoDedup from './merchant-reference-no-dedup.ts';
+import missingFieldNamed from './missing-field-named.ts';
 import modeIsolation from './mode-isolation.ts';
+import nextActionIffRequiresAction from './next-action-iff-requires-action.ts';
+import noCardDataReturned from './no-card-data-returned.ts';
 import noRateHeadersOn401 from './no-rate-headers-on-401.ts';
+import nonJsonBody from './non-json-body.ts';
+import paymentEchoesInput from './payment-echoes-input.ts';
 import rateBurstCap from './rate-burst-cap.ts';
 import rateHeadersPresent from './rate-headers-present.ts';
 import rateLimitPerKey from './rate-limit-per-key.ts';
@@ -28,16 +41,28 @@ import rateRemaining from './rate-remaining.ts';
 import rateResetValue from './rate-reset-value.ts';
 import rateWindowCap from './rate-window-cap.ts';
 import rateWindowFixed from './rate-window-fixed.ts';
+import redirectUrlByIntegration from './redirect-url-by-integration.ts';
 import refundIdempotency from './refund-idempotency.ts';
 import retryAfterHonest from './retry-after-honest.ts';
 import retryNoDoubleCharge from './retry-no-double-charge.ts';
+import statusTimestamps from './status-timestamps.ts';
+import succeededHasCard from './succeeded-has-card.ts';
+import unknownPayment404 from './unknown-payment-404.ts';
 
 export const INVARIANTS: readonly Invariant[] = [
+  amountMinimum,
+  amountRefundableConsistent,
   authMalformedHeader,
   authUnknownKey,
   authUnknownPrefix,
+  createReturnsPayment,
+  createStatusAllowed,
+  declineNotHttpError,
   duplicateRequestNoObject,
+  failureReason,
+  fieldConstraints,
   forbiddenIsNotPermitted,
+  hostedCreateShape,
   idemDifferentBody,
   idemErrorsNotKept,
   idemInFlight,
@@ -51,8 +76,13 @@ export const INVARIANTS: readonly Invariant[] = [
   livemodeMatchesKey,
   merchantIsolation,
   merchantReferenceNoDedup,
+  missingFieldNamed,
   modeIsolation,
+  nextActionIffRequiresAction,
+  noCardDataReturned,
   noRateHeadersOn401,
+  nonJsonBody,
+  paymentEchoesInput,
   rateBurstCap,
   rateHeadersPresent,
   rateLimitPerKey,
@@ -61,7 +91,11 @@ export const INVARIANTS: readonly Invariant[] = [
   rateResetValue,
   rateWindowCap,
   rateWindowFixed,
+  redirectUrlByIntegration,
   refundIdempotency,
   retryAfterHonest,
   retryNoDoubleCharge,
+  statusTimestamps,
+  succeededHasCard,
+  unknownPayment404,
 ];

@@ -1,0 +1,35 @@
+import { CREATE_STATUSES } from '../../spec/index.ts';
+import type { Invariant } from '../types.ts';
+import { idemTuple, is2xx } from '../lib/exchange.ts';
+import { Findings, evidence } from '../lib/findings.ts';
+
+/**
+ * PAY-6: a Direct API create answers with a status allowed for a new payment. Replays are
+ * skipped: only the first 2xx under a key shows the status at creation for certain.
+ */
+const invariant: Invariant = {
+  id: 'create-status-allowed',
+  title: 'The create response has a status allowed for a new payment (A: SUCCEEDED, REQUIRES_ACTION, PROCESSING, PENDING, FAILED; B: pending, requires_action)',
+  rules: ['PAY-6'],
+  create() {
+    const f = new Findings();
+    const answered = new Set<string>();
+    return {
+      onRecord(rec) {
+        if (rec.kind !== 'exchange' || rec.op !== 'create' || !is2xx(rec.status) || !rec.payment) return;
+        const tuple = idemTuple(rec);
+        if (tuple) {
+          if (answered.has(tuple)) return;
+          answered.add(tuple);
+        }
+        f.check();
+        const p = rec.payment;
+        if (!CREATE_STATUSES[p.presentation].has(p.status)) {
+          f.violation(evidence(`create answered status ${p.wireStatus}, not one presentation ${p.presentation} allows for a new payment (${[...CREATE_STATUSES[p.presentation]].join(', ')})`, [rec]));
+        }
+      },
+      finish: () => f.outcome('no Direct API create was answered 2xx with a Payment'),
+    };
+  },
+};
+export default invariant;

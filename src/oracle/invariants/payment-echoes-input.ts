@@ -1,0 +1,63 @@
+import type { Invariant } from '../types.ts';
+import { currencyEq, is2xx, isCreate } from '../lib/exchange.ts';
+import { Findings, evidence, show } from '../lib/findings.ts';
+import { observedPayment } from '../lib/observations.ts';
+
+interface Expect {
+  amount: number | undefined;
+  currency: string | undefined;
+  description: string | null | undefined;
+  metadata: string | null | undefined;
+  seq: number;
+}
+
+/** Metadata compared regardless of key order. */
+function canon(m: unknown): string | null {
+  if (m === null || m === undefined || typeof m !== 'object') return null;
+  const o = m as Record<string, unknown>;
+  return JSON.stringify(Object.keys(o).sort().map((k) => [k, o[k]]));
+}
+
+/**
+ * PAY-8: the payment carries the amount, currency (ignoring case), description and metadata
+ * that were sent, and they never change. Fields not sent are held to their first value.
+ * Presentation A has no metadata field, so an absent one there is not a change.
+ */
+const invariant: Invariant = {
+  id: 'payment-echoes-input',
+  title: 'A payment carries the amount, currency, description and metadata sent; they never change later',
+  rules: ['PAY-8'],
+  create() {
+    const f = new Findings();
+    const expected = new Map<string, Expect>();
+    return {
+      onRecord(rec) {
+        if (rec.kind === 'exchange' && isCreate(rec) && is2xx(rec.status) && rec.payment && !expected.has(rec.payment.id)) {
+          const p = rec.payment;
+          const s = rec.sent;
+          expected.set(p.id, {
+            amount: typeof s.amount === 'number' ? s.amount : p.amount,
+            currency: typeof s.currency === 'string' ? s.currency : p.currency,
+            description: typeof s.description === 'string' ? s.description : s.description === undefined ? p.description : undefined,
+            metadata: s.metadata !== undefined ? canon(s.metadata) : p.metadata !== null ? canon(p.metadata) : undefined,
+            seq: rec.seq,
+          });
+        }
+        const o = observedPayment(rec);
+        if (!o) return;
+        const e = expected.get(o.p.id);
+        if (!e) return;
+        f.check();
+        const p = o.p;
+        const diffs: string[] = [];
+        if (e.amount !== undefined && p.amount !== e.amount) diffs.push(`amount ${show(p.amount)} (sent ${e.amount})`);
+        if (e.currency !== undefined && !currencyEq(p.currency, e.currency)) diffs.push(`currency ${show(p.currency)} (sent ${e.currency})`);
+        if (e.description !== undefined && p.description !== e.description) diffs.push(`description ${show(p.description)} (expected ${show(e.description)})`);
+        if (e.metadata !== undefined && !(p.metadata === null && p.presentation === 'A') && canon(p.metadata) !== e.metadata) diffs.push(`metadata ${show(p.metadata)} (expected ${e.metadata})`);
+        if (diffs.length) f.violation(evidence(`payment ${p.id} shows ${diffs.join(', ')}`, [o.rec], { seqs: [e.seq] }));
+      },
+      finish: () => f.outcome('no payment created by the run was seen'),
+    };
+  },
+};
+export default invariant;

@@ -1,0 +1,26 @@
+import type { Invariant } from '../types.ts';
+import { Findings, evidence, show } from '../lib/findings.ts';
+import { observedPayment } from '../lib/observations.ts';
+
+/** PAY-13 (presentation B): redirect_url is null for Direct API payments and set for hosted ones. */
+const invariant: Invariant = {
+  id: 'redirect-url-by-integration',
+  title: 'Presentation B: redirect_url is null for Direct API payments and set for hosted ones',
+  rules: ['PAY-13'],
+  create(ctx) {
+    const f = new Findings();
+    return {
+      onRecord(rec) {
+        const o = observedPayment(rec);
+        if (!o || o.p.presentation !== 'B') return;
+        const facts = ctx.ledger.payments.get(o.p.id);
+        if (!facts) return;
+        f.check();
+        if (facts.hosted && !o.p.redirectUrl) f.violation(evidence(`hosted payment ${o.p.id} has redirect_url ${show(o.p.redirectUrl)}`, [o.rec]));
+        if (!facts.hosted && o.p.redirectUrl !== null) f.violation(evidence(`Direct API payment ${o.p.id} has redirect_url ${show(o.p.redirectUrl)} (expected null)`, [o.rec]));
+      },
+      finish: () => f.outcome('no presentation B payment created by the run was seen'),
+    };
+  },
+};
+export default invariant;

@@ -1,0 +1,21 @@
+import type { Invariant } from '../types.ts';
+import { Findings } from './findings.ts';
+import { judgeProbe, probeRule } from './probes.ts';
+
+/** An invariant that judges the bad-input probes of one rule. */
+export function probeInvariant(def: { id: string; title: string; rule: string; notExercised: string }): Invariant {
+  return {
+    id: def.id,
+    title: def.title,
+    rules: [def.rule],
+    create() {
+      const f = new Findings();
+      return {
+        onRecord(rec) {
+          if (rec.kind === 'exchange' && probeRule(rec) === def.rule) judgeProbe(rec, def.rule, f);
+        },
+        finish: () => f.outcome(def.notExercised),
+      };
+    },
+  };
+}

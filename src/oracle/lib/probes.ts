@@ -1,0 +1,86 @@
+/**
+ * Bad-input probes: a request whose `sent.badInput` says what it broke. Which rule
+ * a probe exercises comes from `badInput.rule`, else from its op, case and expected code.
+ * The expected answer comes from the spec wherever the spec fixes it (PAY-2, PAY-4,
+ * PAY-17); elsewhere from the probe, which knows the presentation (PAY-5's return_url).
+ */
+import type { ExchangeRecord } from '../../spec/index.ts';
+import { errorCode, is2xx, isCreate, isInconclusive } from './exchange.ts';
+import { evidence, show, type Findings } from './findings.ts';
+
+type BadInput = NonNullable<ExchangeRecord['sent']['badInput']>;
+
+export function probeRule(x: ExchangeRecord): string | undefined {
+  const b = x.sent.badInput;
+  if (!b) {
+    // An amount below the minimum is PAY-2's probe whoever sent it.
+    if (isCreate(x) && typeof x.sent.amount === 'number' && x.sent.amount < 1) return 'PAY-2';
+    return undefined;
+  }
+  if (b.rule) return b.rule;
+  if (x.op === 'retrieve') return 'PAY-17';
+  if (x.op === 'list' || x.sent.list) {
+    if (/limit/i.test(b.case)) return 'LIST-3';
+    if (/starting_after|cursor/i.test(b.case)) return 'LIST-4';
+    if (/status/i.test(b.case)) return 'LIST-6';
+    if (/created/i.test(b.case)) return 'LIST-7';
+    return undefined;
+  }
+  if (b.expectCode === 'invalid_request_body') return 'PAY-4';
+  if (/amount/i.test(b.case) && (b.expectParam === 'amount' || typeof x.sent.amount === 'number')) return 'PAY-2';
+  if (/missing/i.test(b.case)) return 'PAY-3';
+  if (isCreate(x)) return 'PAY-5';
+  return undefined;
+}
+
+export interface Expected {
+  /** An exact status, or '2xx' for "accepted". */
+  status: number | '2xx';
+  code: string | null;
+  /** `param` must contain this field's name (the last segment of a nested name). */
+  param: string | null;
+}
+
+export function expectedFor(rule: string, x: ExchangeRecord): Expected {
+  const b: BadInput | undefined = x.sent.badInput;
+  switch (rule) {
+    case 'PAY-2':
+      return { status: 400, code: 'parameter_invalid', param: 'amount' };
+    case 'PAY-4':
+      return { status: 400, code: 'invalid_request_body', param: null };
+    case 'PAY-17':
+      return { status: 404, code: 'resource_missing', param: null };
+    case 'PAY-3':
+      return { status: 400, code: 'parameter_invalid', param: b?.expectParam ?? null };
+    default:
+      if (!b) return { status: 400, code: 'parameter_invalid', param: null };
+      return is2xx(b.expectStatus) ? { status: '2xx', code: null, param: null } : { status: b.expectStatus, code: b.expectCode || null, param: b.expectParam };
+  }
+}
+
+/** The name `param` must contain: `customer.address.city` -> `city`, compared without case or underscores. */
+function leaf(name: string): string {
+  const parts = name.split(/[.[\]]+/).filter(Boolean);
+  return (parts[parts.length - 1] ?? name).replace(/_/g, '').toLowerCase();
+}
+export function paramNames(param: unknown, field: string): boolean {
+  return typeof param === 'string' && param.replace(/_/g, '').toLowerCase().includes(leaf(field));
+}
+
+/** Judges one probe against what it should get; inconclusive answers are skipped. */
+export function judgeProbe(x: ExchangeRecord, rule: string, f: Findings): void {
+  if (isInconclusive(x) || x.status === 401 || x.status === 403) return;
+  const want = expectedFor(rule, x);
+  f.check();
+  const what = x.sent.badInput?.case ?? `amount ${show(x.sent.amount)}`;
+  const got = `${x.status} ${show(errorCode(x))}${x.error ? ` param ${show(x.error.param)}` : ''}`;
+  if (want.status === '2xx') {
+    if (!is2xx(x.status)) f.violation(evidence(`${what}: a valid request was refused with ${got}`, [x]));
+    return;
+  }
+  const wrong = x.status !== want.status || (want.code !== null && errorCode(x) !== want.code) || (want.param !== null && !paramNames(x.error?.param, want.param));
+  if (wrong) {
+    const expect = `${want.status}${want.code ? ' ' + want.code : ''}${want.param ? ` naming ${want.param}` : ''}`;
+    f.violation(evidence(`${what}: expected ${expect}, got ${got}`, [x]));
+  }
+}
