@@ -117,17 +117,17 @@ export type Client = ReturnType<typeof client>;
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-export async function until<T>(fn: () => T | Promise<T>, timeoutMs = 5000, stepMs = 15): Promise<T> {
+export async function until<T>(fn: () => T | Promise<T>, timeoutMs = 5000, stepMs = 15): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
-    if (v) return v;
+    if (v) return v as NonNullable<T>;
     if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms`);
     await sleep(stepMs);
   }
 }
 
-/** Waits for the next window boundary + margin so a rate-limit test starts a fresh window on a fresh key. */
+/** The rate headers of a response as numbers (undefined when absent). */
 export function rateHeaders(r: Res) {
   const n = (h: string) => (r.headers[h] === undefined ? undefined : Number(r.headers[h]));
   return { limit: n('x-ratelimit-limit'), remaining: n('x-ratelimit-remaining'), reset: n('x-ratelimit-reset'), retryAfter: n('retry-after') };

@@ -1,0 +1,2 @@
+import { bugTests } from './bugs.shared.ts';
+bugTests(['PAY', 'SM', 'REF', 'TEST', 'FT']);
