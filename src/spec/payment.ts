@@ -164,35 +164,64 @@ export function validatePaymentShape(body: unknown): string[] {
   const problems: string[] = [];
   const p = detectPresentation(body);
   if (!p || !isObj(body)) return ['not a Payment object (needs id and status)'];
-  const need = (field: string, ok: (v: unknown) => boolean, what: string) => {
-    if (!ok(body[field])) problems.push(`${field}: expected ${what}, got ${JSON.stringify(body[field])}`);
-  };
-  const isInt = (v: unknown) => Number.isInteger(v);
-  const nullable = (f: (v: unknown) => boolean) => (v: unknown) => v === null || f(v);
-  const isStr = (v: unknown) => typeof v === 'string';
-  need('id', (v) => typeof v === 'string' && v.startsWith(PAYMENT_ID_PREFIX), 'a pay_ id');
-  need('amount', isInt, 'an integer');
-  need('currency', isStr, 'a string');
-  need('livemode', (v) => typeof v === 'boolean', 'a boolean');
+  // Checks are module-level functions, not per-call closures: this runs on every response under load.
+  need(problems, body, 'id', isPayId, 'a pay_ id');
+  need(problems, body, 'amount', isInt, 'an integer');
+  need(problems, body, 'currency', isStr, 'a string');
+  need(problems, body, 'livemode', isBool, 'a boolean');
   if (p === 'A') {
-    need('status', (v) => typeof v === 'string' && v === v.toUpperCase() && statusFromWire(v) !== undefined, 'an uppercase status');
-    need('created_at', isInt, 'Unix seconds');
-    need('amount_refunded', isInt, 'an integer');
-    need('amount_refundable', isInt, 'an integer');
+    need(problems, body, 'status', isUpperStatus, 'an uppercase status');
+    need(problems, body, 'created_at', isInt, 'Unix seconds');
+    need(problems, body, 'amount_refunded', isInt, 'an integer');
+    need(problems, body, 'amount_refundable', isInt, 'an integer');
   } else {
-    need('id', (v) => typeof v === 'string' && PAYMENT_ID_B_PATTERN.test(v), 'pay_ + UUID');
-    need('object', (v) => v === 'payment', '"payment"');
-    need('status', (v) => typeof v === 'string' && v === v.toLowerCase() && v !== 'processing' && statusFromWire(v) !== undefined, 'a lowercase status');
-    need('created', isInt, 'Unix seconds');
-    need('refunded_amount', isInt, 'an integer');
-    need('refunds', Array.isArray, 'an array');
-    need('redirect_url', nullable(isStr), 'a string or null');
-    need('succeeded_at', nullable(isInt), 'Unix seconds or null');
-    need('failed_at', nullable(isInt), 'Unix seconds or null');
-    need('refunded_at', nullable(isInt), 'Unix seconds or null');
-    need('decline_code', nullable(isStr), 'a string or null');
+    need(problems, body, 'id', isPayUuid, 'pay_ + UUID');
+    need(problems, body, 'object', isPaymentObject, '"payment"');
+    need(problems, body, 'status', isLowerStatusB, 'a lowercase status');
+    need(problems, body, 'created', isInt, 'Unix seconds');
+    need(problems, body, 'refunded_amount', isInt, 'an integer');
+    need(problems, body, 'refunds', Array.isArray, 'an array');
+    need(problems, body, 'redirect_url', isStrOrNull, 'a string or null');
+    need(problems, body, 'succeeded_at', isIntOrNull, 'Unix seconds or null');
+    need(problems, body, 'failed_at', isIntOrNull, 'Unix seconds or null');
+    need(problems, body, 'refunded_at', isIntOrNull, 'Unix seconds or null');
+    need(problems, body, 'decline_code', isStrOrNull, 'a string or null');
   }
   return problems;
+}
+
+function need(problems: string[], body: Json, field: string, ok: (v: unknown) => boolean, what: string): void {
+  if (!ok(body[field])) problems.push(`${field}: expected ${what}, got ${JSON.stringify(body[field])}`);
+}
+function isInt(v: unknown): boolean {
+  return Number.isInteger(v);
+}
+function isStr(v: unknown): boolean {
+  return typeof v === 'string';
+}
+function isBool(v: unknown): boolean {
+  return typeof v === 'boolean';
+}
+function isStrOrNull(v: unknown): boolean {
+  return v === null || typeof v === 'string';
+}
+function isIntOrNull(v: unknown): boolean {
+  return v === null || Number.isInteger(v);
+}
+function isPayId(v: unknown): boolean {
+  return typeof v === 'string' && v.startsWith(PAYMENT_ID_PREFIX);
+}
+function isPayUuid(v: unknown): boolean {
+  return typeof v === 'string' && PAYMENT_ID_B_PATTERN.test(v);
+}
+function isPaymentObject(v: unknown): boolean {
+  return v === 'payment';
+}
+function isUpperStatus(v: unknown): boolean {
+  return typeof v === 'string' && v === v.toUpperCase() && statusFromWire(v) !== undefined;
+}
+function isLowerStatusB(v: unknown): boolean {
+  return typeof v === 'string' && v === v.toLowerCase() && v !== 'processing' && statusFromWire(v) !== undefined;
 }
 
 export interface CanonicalList {
