@@ -12,6 +12,7 @@ import duplicateRequestNoObject from './duplicate-request-no-object.ts';
 import failureReason from './failure-reason.ts';
 import fieldConstraints from './field-constraints.ts';
 import forbiddenIsNotPermitted from './forbidden-is-not-permitted.ts';
+import hosted3dsStaysRequiresAction from './hosted-3ds-stays-requires-action.ts';
 import hostedCreateShape from './hosted-create-shape.ts';
 import idemDifferentBody from './idem-different-body.ts';
 import idemErrorsNotKept from './idem-errors-not-kept.ts';
@@ -45,8 +46,14 @@ import redirectUrlByIntegration from './redirect-url-by-integration.ts';
 import refundIdempotency from './refund-idempotency.ts';
 import retryAfterHonest from './retry-after-honest.ts';
 import retryNoDoubleCharge from './retry-no-double-charge.ts';
+import sandboxCardOutcome from './sandbox-card-outcome.ts';
+import settlesAfterHeal from './settles-after-heal.ts';
+import settlesWithinBound from './settles-within-bound.ts';
 import statusTimestamps from './status-timestamps.ts';
+import statusTransitions from './status-transitions.ts';
 import succeededHasCard from './succeeded-has-card.ts';
+import terminalIsFinal from './terminal-is-final.ts';
+import threeDsOutcome from './three-ds-outcome.ts';
 import unknownPayment404 from './unknown-payment-404.ts';
 
 export const INVARIANTS: readonly Invariant[] = [
@@ -62,6 +69,7 @@ export const INVARIANTS: readonly Invariant[] = [
   failureReason,
   fieldConstraints,
   forbiddenIsNotPermitted,
+  hosted3dsStaysRequiresAction,
   hostedCreateShape,
   idemDifferentBody,
   idemErrorsNotKept,
@@ -95,7 +103,13 @@ export const INVARIANTS: readonly Invariant[] = [
   refundIdempotency,
   retryAfterHonest,
   retryNoDoubleCharge,
+  sandboxCardOutcome,
+  settlesAfterHeal,
+  settlesWithinBound,
   statusTimestamps,
+  statusTransitions,
   succeededHasCard,
+  terminalIsFinal,
+  threeDsOutcome,
   unknownPayment404,
 ];

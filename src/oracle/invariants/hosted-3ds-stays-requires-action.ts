@@ -1,0 +1,60 @@
+import type { Invariant } from '../types.ts';
+import { Findings, evidence, show } from '../lib/findings.ts';
+import { observedPayment } from '../lib/observations.ts';
+
+interface Obs {
+  status: string;
+  wire: string;
+  reason: string | null;
+  presentation: 'A' | 'B';
+  tStart: number;
+  tEnd: number;
+  rec: Parameters<typeof evidence>[1][number];
+}
+
+/**
+ * SM-5: after the hosted page is submitted with a 3DS card, the payment stays
+ * requires_action (reason three_d_secure where the presentation has a reason) until
+ * the challenge is done; expiring or being canceled meanwhile is allowed.
+ */
+const invariant: Invariant = {
+  id: 'hosted-3ds-stays-requires-action',
+  title: 'A hosted page submitted with a 3DS card stays requires_action with next_action.reason three_d_secure',
+  rules: ['SM-5'],
+  create(ctx) {
+    const f = new Findings();
+    const submitted = new Map<string, { tEnd: number; rec: Parameters<typeof evidence>[1][number] }>();
+    const completion = new Map<string, number>();
+    const obs = new Map<string, Obs[]>();
+    return {
+      onRecord(rec) {
+        if (rec.kind === 'exchange' && rec.sent.paymentId) {
+          const id = rec.sent.paymentId;
+          if (rec.op === 'submit_hpp' && rec.sent.cardOutcome === 'three_ds_challenge' && rec.status > 0 && rec.status < 400 && !submitted.has(id)) submitted.set(id, { tEnd: rec.tEnd, rec });
+          if (rec.op === 'complete_3ds') completion.set(id, Math.min(completion.get(id) ?? Infinity, rec.tStart));
+        }
+        const o = observedPayment(rec);
+        if (!o || o.rec.kind !== 'exchange' || !ctx.ledger.payments.get(o.p.id)?.hosted) return;
+        let list = obs.get(o.p.id);
+        if (!list) obs.set(o.p.id, (list = []));
+        list.push({ status: o.p.status, wire: o.p.wireStatus, reason: o.p.nextAction?.reason ?? null, presentation: o.p.presentation, tStart: o.rec.tStart, tEnd: o.rec.tEnd, rec: o.rec });
+      },
+      finish() {
+        for (const [id, s] of submitted) {
+          const until = completion.get(id) ?? Infinity;
+          for (const o of obs.get(id) ?? []) {
+            if (o.tStart <= s.tEnd || o.tEnd >= until) continue;
+            f.check();
+            if (o.status === 'expired' || o.status === 'canceled') continue;
+            const reasonOk = o.reason === 'three_d_secure' || (o.presentation === 'B' && o.reason === null);
+            if (o.status !== 'requires_action' || !reasonOk) {
+              f.violation(evidence(`hosted payment ${id} submitted with the 3DS card shows ${o.wire} with next_action.reason ${show(o.reason)} before the challenge was done`, [s.rec, o.rec]));
+            }
+          }
+        }
+        return f.outcome('no hosted page was submitted with the 3DS card and then looked at before the challenge');
+      },
+    };
+  },
+};
+export default invariant;
