@@ -141,19 +141,32 @@ export function pickWeighted<K extends string>(weights: Weights<K>, r: number): 
 
 export const MIX_OPS = ['direct', 'hosted', 'list', 'retrieve'] as const;
 export type MixOp = (typeof MIX_OPS)[number];
-export const DEFAULT_MIX: Weights<MixOp> = { direct: 45, hosted: 20, list: 20, retrieve: 15 };
+/** paystorm's mixed weights (scenarios/lib/mixed-load.ts DEFAULT_WEIGHTS: 8/2/5/5). */
+export const DEFAULT_MIX: Weights<MixOp> = { direct: 8, hosted: 2, list: 5, retrieve: 5 };
 
 /** Card outcomes the mixed load uses (upstream_error is a chaos matter: paystorm's). */
 export const LOAD_OUTCOMES = ['succeeds', 'do_not_honor', 'insufficient_funds', 'three_ds_challenge'] as const;
 export type LoadOutcome = (typeof LOAD_OUTCOMES)[number];
+/** paystorm's card deck: 7 in 10 succeed, one each of the other designated outcomes. */
 export const DEFAULT_CARD_MIX: Weights<LoadOutcome> = { succeeds: 70, do_not_honor: 10, insufficient_funds: 10, three_ds_challenge: 10 };
+
+/** What follows a refunded payment; paystorm's refund deck (3 of 5 succeeded payments get one of these). */
+export const REFUND_PLANS = ['partial', 'full', 'partial-then-rest'] as const;
+export type RefundPlan = (typeof REFUND_PLANS)[number];
 
 export interface MixedConfig {
   mix: Weights<MixOp>;
   cardMix: Weights<LoadOutcome>;
-  /** Share of succeeded Direct API payments that get a partial then a full refund. */
+  /** Share of succeeded Direct API payments that get refunded (by one of REFUND_PLANS, evenly). */
   refundShare: number;
-  refundPath: 'payment' | 'refunds';
+  /** Refund path: one of the two, or `both` alternating as paystorm does (the spec names both). */
+  refundPath: 'payment' | 'refunds' | 'both';
+  /**
+   * Drive paystorm's sandbox pages (src/spec/sandbox.ts: complete 3DS challenges, submit
+   * hosted pages), so those payments settle too. `auto`: try, and stop for the VU after
+   * the first answer that is not the protocol's 303.
+   */
+  sandboxDriver: 'auto' | 'off';
   /** Seconds between polls; the spec's guidance is 1-3 s (2-3 s and 1-2 s in two guides), 2 s fits both. */
   pollIntervalS: number;
   /** Give up waiting for a payment to settle after this (SM-6: "within seconds"). */
@@ -165,15 +178,20 @@ export interface MixedConfig {
 }
 
 export function mixedConfig(env: Env): MixedConfig {
-  const refundPath = (env.REFUND_PATH ?? 'payment').trim();
-  if (refundPath !== 'payment' && refundPath !== 'refunds') throw new Error('REFUND_PATH: expected payment (POST /v1/payments/{id}/refund) or refunds (POST /v1/refunds).');
+  const refundPath = (env.REFUND_PATH ?? 'both').trim();
+  if (refundPath !== 'payment' && refundPath !== 'refunds' && refundPath !== 'both') {
+    throw new Error('REFUND_PATH: expected payment (POST /v1/payments/{id}/refund), refunds (POST /v1/refunds) or both (alternating).');
+  }
+  const driver = (env.SANDBOX_DRIVER ?? 'auto').trim();
+  if (driver !== 'auto' && driver !== 'off') throw new Error('SANDBOX_DRIVER: expected auto or off.');
   const currency = (env.CURRENCY ?? 'EUR').trim().toUpperCase();
   if (!/^[A-Z]{3}$/.test(currency)) throw new Error('CURRENCY: expected a three-letter ISO 4217 code.');
   return {
     mix: parseWeights(env.MIX, MIX_OPS, DEFAULT_MIX, 'MIX'),
     cardMix: parseWeights(env.CARD_MIX, LOAD_OUTCOMES, DEFAULT_CARD_MIX, 'CARD_MIX'),
-    refundShare: parseNumber(env, 'REFUND_SHARE', 0.5, 0, 1),
+    refundShare: parseNumber(env, 'REFUND_SHARE', 0.6, 0, 1),
     refundPath,
+    sandboxDriver: driver,
     pollIntervalS: parseNumber(env, 'POLL_INTERVAL', 2, LIMITS.pollIntervalMinMs / 1000, LIMITS.pollIntervalMaxMs / 1000),
     settleMaxWaitS: parseNumber(env, 'SETTLE_MAX_WAIT', 30, 1, 600),
     refundMaxWaitS: parseNumber(env, 'REFUND_MAX_WAIT', 15, 1, 600),
@@ -190,15 +208,20 @@ export const EXPECTED_POLLS = 2;
  * per-key request budget into an iteration rate; `rate_limited` (threshold rate<0.01)
  * tells when the estimate was too low for the target.
  */
-export function requestsPerIteration(cfg: Pick<MixedConfig, 'mix' | 'cardMix' | 'refundShare'>): number {
+export function requestsPerIteration(cfg: Pick<MixedConfig, 'mix' | 'cardMix' | 'refundShare' | 'sandboxDriver'>): number {
   const m = cfg.mix;
   const mTotal = MIX_OPS.reduce((s, k) => s + m[k], 0);
   const c = cfg.cardMix;
   const cTotal = LOAD_OUTCOMES.reduce((s, k) => s + c[k], 0) || 1;
-  const pSucceed = c.succeeds / cTotal;
-  // create + polls; refunds: two creates plus polls until they settle.
-  const direct = 1 + EXPECTED_POLLS + pSucceed * cfg.refundShare * (2 + EXPECTED_POLLS);
-  const hosted = 2; // create + one retrieval
+  const driver = cfg.sandboxDriver !== 'off';
+  // A 3DS payment that the driver completes succeeds like the others (and is polled twice as long).
+  const pSucceed = (c.succeeds + (driver ? c.three_ds_challenge : 0)) / cTotal;
+  const p3ds = c.three_ds_challenge / cTotal;
+  // Refund plans create 1, 1 or 2 refunds (4/3 on average), then poll until they settle.
+  const refunds = cfg.refundShare * (4 / 3 + EXPECTED_POLLS);
+  const direct = 1 + EXPECTED_POLLS + (driver ? p3ds * EXPECTED_POLLS : 0) + pSucceed * refunds;
+  // create + one retrieval (+ polls until the submitted page settles).
+  const hosted = 2 + (driver ? EXPECTED_POLLS : 0);
   const list = 1;
   const retrieve = 1;
   return (m.direct * direct + m.hosted * hosted + m.list * list + m.retrieve * retrieve) / mTotal;

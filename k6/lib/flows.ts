@@ -3,6 +3,7 @@
  * until settled (the spec's polling guidance), refunds, lists, retrievals, and the
  * presentation detection setup() runs. Rules come from src/spec (pure modules only).
  */
+import http from 'k6/http';
 import { sleep } from 'k6';
 import {
   normalizePayment,
@@ -17,9 +18,10 @@ import {
 import { CREATE_STATUSES, isAllowedTransition, isTerminal, type PaymentStatus } from '../../src/spec/statuses.ts';
 import { directCreateBody, hostedCreateBody, type CardInput, type PaymentInput } from '../../src/spec/inputs.ts';
 import { LIMITS } from '../../src/spec/limits.ts';
+import { HPP_FORM_FIELDS, THREE_DS_RESULT_PARAM } from '../../src/spec/sandbox.ts';
 import { Api, type ApiResult } from './api.ts';
 import { CARD_EXPECTED, cvcLength, type CardsFile } from './cards.ts';
-import type { KeyConfig, LoadOutcome, MixedConfig } from './config.ts';
+import { REFUND_PLANS, type KeyConfig, type LoadOutcome, type MixedConfig, type RefundPlan } from './config.ts';
 import { expect } from './checks.ts';
 import { randInt } from './ids.ts';
 import { paymentsCreated, settleTime } from './metrics.ts';
@@ -133,7 +135,8 @@ export function poll(
   if (until(last)) return { payment: last, metAt: Date.now(), polls: 0 };
   const deadline = Date.now() + maxWaitS * 1000;
   let polls = 0;
-  while (Date.now() + ctx.cfg.pollIntervalS * 1000 <= deadline) {
+  // At least one poll, then as long as the next one still starts before the deadline.
+  for (let i = 0; i === 0 || Date.now() + ctx.cfg.pollIntervalS * 1000 <= deadline; i++) {
     sleep(ctx.cfg.pollIntervalS);
     const r = ctx.api.retrieve(id);
     polls++;
@@ -160,13 +163,69 @@ export interface Recent {
 }
 const recentByKey: Record<number, Recent[]> = {};
 
+/** Payments this VU created with the key, oldest first (LIST-2 compares a page with this order). */
 function remember(key: KeyConfig, p: CanonicalPayment, input: Pick<PaymentInput, 'amount' | 'currency'>): void {
   const list = recentByKey[key.index] || (recentByKey[key.index] = []);
+  const known = list.find((x) => x.id === p.id);
+  if (known) {
+    known.status = p.status;
+    return;
+  }
   list.push({ id: p.id, amount: input.amount, currency: input.currency, status: p.status });
-  if (list.length > 20) list.shift();
+  if (list.length > 50) list.shift();
 }
 
-/** A Direct API payment: create, poll until settled, check the designated outcome, maybe refund. */
+// ---------------------------------------------------------------- sandbox driver
+
+let driverUsable = true;
+
+function absoluteUrl(url: string, target: string): string {
+  return /^https?:\/\//.test(url) ? url : `${target}${url.charAt(0) === '/' ? '' : '/'}${url}`;
+}
+
+/** A driver answer other than the protocol's 303: stop driving for this VU, say so once. */
+function driverAnswered(status: number, what: string): boolean {
+  if (status === 303) return true;
+  if (driverUsable) console.warn(`sandbox driver: ${what} answered ${status}, not 303; this VU stops driving sandbox pages (SANDBOX_DRIVER=off skips them).`);
+  driverUsable = false;
+  return false;
+}
+
+/**
+ * Completes a 3DS challenge the way a customer's browser would (no API key is sent):
+ * GET <redirect_url> with result=success, expecting 303 to return_url.
+ */
+export function complete3ds(ctx: FlowCtx, redirectUrl: string): boolean {
+  if (ctx.cfg.sandboxDriver === 'off' || !driverUsable) return false;
+  const u = absoluteUrl(redirectUrl, ctx.api.target);
+  const res = http.get(`${u}${u.indexOf('?') >= 0 ? '&' : '?'}${THREE_DS_RESULT_PARAM}=success`, {
+    redirects: 0,
+    headers: { Accept: 'text/html,application/json' },
+    tags: { op: 'complete_3ds', name: 'GET <3DS redirect_url>' },
+    timeout: ctx.cfg.requestTimeout,
+  });
+  return driverAnswered(res.status, 'the 3DS page');
+}
+
+/** Submits the hosted page form (the card fields of src/spec/sandbox.ts), expecting 303. */
+export function submitHosted(ctx: FlowCtx, redirectUrl: string, card: CardInput): boolean {
+  if (ctx.cfg.sandboxDriver === 'off' || !driverUsable) return false;
+  const form: Record<string, string> = {};
+  for (const f of HPP_FORM_FIELDS) form[f] = String(card[f]);
+  const res = http.post(absoluteUrl(redirectUrl, ctx.api.target), form, {
+    redirects: 0,
+    headers: { Accept: 'text/html,application/json' },
+    tags: { op: 'submit_hpp', name: 'POST <hosted redirect_url>' },
+    timeout: ctx.cfg.requestTimeout,
+  });
+  return driverAnswered(res.status, 'the hosted page');
+}
+
+// ---------------------------------------------------------------- flows
+
+const terminal = (p: CanonicalPayment): boolean => isTerminal(p.status);
+
+/** A Direct API payment: create, poll until settled (completing a 3DS challenge), check the designated outcome, maybe refund. */
 export function directFlow(ctx: FlowCtx, outcome: LoadOutcome): void {
   const number = ctx.cards[outcome];
   if (!number) return;
@@ -182,19 +241,25 @@ export function directFlow(ctx: FlowCtx, outcome: LoadOutcome): void {
   if (!created) return;
   remember(ctx.api.key, created, input);
   const expected = CARD_EXPECTED[outcome];
+  let res: PollResult;
   if (expected.status === 'requires_action') {
-    const res = poll(ctx, created.id, created, outcomeKnown, ctx.cfg.settleMaxWaitS, input, number);
-    expect('SM-3: a 3DS test card reaches requires_action', res.payment !== null && res.payment.status === 'requires_action');
-    return;
+    const challenged = poll(ctx, created.id, created, outcomeKnown, ctx.cfg.settleMaxWaitS, input, number);
+    const q = challenged.payment;
+    expect('SM-3: a 3DS test card reaches requires_action', q !== null && q.status === 'requires_action');
+    const url = q && q.status === 'requires_action' && q.nextAction ? q.nextAction.redirectUrl : null;
+    if (!q || !url || !complete3ds(ctx, url)) return;
+    res = poll(ctx, created.id, q, terminal, ctx.cfg.settleMaxWaitS, input, number);
+    expect('SM-4: a completed 3DS challenge gives succeeded', res.payment !== null && res.payment.status === 'succeeded');
+  } else {
+    res = poll(ctx, created.id, created, terminal, ctx.cfg.settleMaxWaitS, input, number);
   }
-  const res = poll(ctx, created.id, created, (p) => isTerminal(p.status), ctx.cfg.settleMaxWaitS, input, number);
   const settled = res.metAt !== null && res.payment !== null;
   expect('SM-6: a pending payment settles within SETTLE_MAX_WAIT', settled);
   if (!settled || !res.payment) return;
   settleTime.add((res.metAt as number) - r.sentAt);
   const p = res.payment;
   remember(ctx.api.key, p, input);
-  expect('SM-3: a sandbox test card reaches its designated outcome', p.status === expected.status);
+  if (expected.status !== 'requires_action') expect('SM-3: a sandbox test card reaches its designated outcome', p.status === expected.status);
   if (expected.code !== null && p.status === 'failed') {
     expect('PAY-16: a failed payment carries its designated decline code', p.failureCode === expected.code);
   }
@@ -210,19 +275,35 @@ function refundChecks(r: ApiResult, paymentId: string, amount: number): string |
   return ref ? ref.id : null;
 }
 
-/** A partial refund, then a full refund of the rest; then the refunded totals. */
+let refundCount = 0;
+/** The refund path for the next refund: REFUND_PATH, or alternating when `both`. */
+export function nextRefundPath(cfg: MixedConfig): 'payment' | 'refunds' {
+  if (cfg.refundPath !== 'both') return cfg.refundPath;
+  return refundCount++ % 2 === 0 ? 'payment' : 'refunds';
+}
+
+/** One of paystorm's refund plans (partial, full, partial then the rest), then the refunded totals. */
 export function refundFlow(ctx: FlowCtx, p: CanonicalPayment, input: PaymentInput): void {
-  const partial = Math.max(1, Math.floor(p.amount / 3));
-  const rest = p.amount - partial;
+  const plan: RefundPlan = REFUND_PLANS[randInt(0, REFUND_PLANS.length - 1)];
+  const part = plan === 'full' ? p.amount : Math.max(1, Math.floor(p.amount * (0.2 + 0.3 * Math.random())));
   const ids: string[] = [];
-  const id1 = refundChecks(ctx.api.refund(p.id, partial, ctx.cfg.refundPath), p.id, partial);
-  if (id1) ids.push(id1);
-  if (rest > 0) {
-    const id2 = refundChecks(ctx.api.refund(p.id, rest, ctx.cfg.refundPath), p.id, rest);
-    if (id2) ids.push(id2);
+  let accepted = 0;
+  const first = refundChecks(ctx.api.refund(p.id, part, nextRefundPath(ctx.cfg)), p.id, part);
+  if (first) {
+    ids.push(first);
+    accepted += part;
   }
+  if (plan === 'partial-then-rest' && first && p.amount - part > 0) {
+    const rest = p.amount - part;
+    const second = refundChecks(ctx.api.refund(p.id, rest, nextRefundPath(ctx.cfg)), p.id, rest);
+    if (second) {
+      ids.push(second);
+      accepted += rest;
+    }
+  }
+  if (ids.length === 0) return;
   const settledRefunds = (q: CanonicalPayment): boolean =>
-    q.refunds !== null ? ids.every((rid) => q.refunds!.some((x) => x.id === rid && x.status !== 'pending')) : (q.amountRefunded ?? 0) >= p.amount;
+    q.refunds !== null ? ids.every((rid) => q.refunds!.some((x) => x.id === rid && x.status !== 'pending')) : (q.amountRefunded ?? 0) >= accepted;
   const res = poll(ctx, p.id, p, settledRefunds, ctx.cfg.refundMaxWaitS, input, input.card ? input.card.number : undefined);
   const q = res.payment;
   if (!q) return;
@@ -238,10 +319,11 @@ export function refundFlow(ctx: FlowCtx, p: CanonicalPayment, input: PaymentInpu
   }
 }
 
-/** A hosted-page payment: create and read it back once. */
+/** A hosted-page payment: create, read it back, and (with the sandbox driver) pay it with the succeeding card. */
 export function hostedFlow(ctx: FlowCtx): void {
   const input = paymentInput(ctx.cfg.currency, ctx.presentation);
-  const created = createChecks(ctx.api.createHosted(hostedCreateBody(input)), ctx, input, true);
+  const c = ctx.api.createHosted(hostedCreateBody(input));
+  const created = createChecks(c, ctx, input, true);
   if (!created) return;
   remember(ctx.api.key, created, input);
   const r = ctx.api.retrieve(created.id);
@@ -250,6 +332,17 @@ export function hostedFlow(ctx: FlowCtx): void {
   if (!p) return;
   expect('SM-1: observed statuses follow the transition table (terminal ones never change)', isAllowedTransition(created.status, p.status));
   paymentChecks(p, ctx.api.key, input);
+  const number = ctx.cards.succeeds;
+  const url = p.nextAction && p.nextAction.redirectUrl ? p.nextAction.redirectUrl : p.redirectUrl;
+  if (!number || !url || p.status !== 'requires_action' || !submitHosted(ctx, url, cardInput(number))) return;
+  const res = poll(ctx, p.id, p, terminal, ctx.cfg.settleMaxWaitS, input, number);
+  expect('TEST-3: a test card works on the hosted page with the same outcome', res.payment !== null && res.payment.status === 'succeeded');
+  if (res.metAt === null || !res.payment) return;
+  settleTime.add(res.metAt - c.sentAt);
+  remember(ctx.api.key, res.payment, input);
+  if (res.payment.status === 'succeeded') {
+    expect('PAY-15: a succeeded payment carries the masked card with the last four digits sent', res.payment.card !== null && res.payment.card.last4 === number.slice(-4));
+  }
 }
 
 /** One page of the list. */
@@ -260,7 +353,14 @@ export function listFlow(api: Api, limit = LIMITS.pageLimitDefault): void {
   if (!l) return;
   expect('LIST-3: a page holds at most limit items', l.ids.length <= limit);
   const created = l.payments.map((p) => p.created);
-  expect('LIST-2: data is newest first', created.every((c, i) => i === 0 || c === null || created[i - 1] === null || (created[i - 1] as number) >= c));
+  // Newest first: created never increases down the page, and the payments this VU made
+  // with the key (whose creation order it knows, even within one second) appear in reverse order.
+  const mine = recentByKey[api.key.index] || [];
+  const order = l.ids.map((id) => mine.findIndex((x) => x.id === id)).filter((i) => i >= 0);
+  expect(
+    'LIST-2: data is newest first',
+    created.every((c, i) => i === 0 || c === null || created[i - 1] === null || (created[i - 1] as number) >= c) && order.every((o, i) => i === 0 || order[i - 1] > o),
+  );
   expect('LIST-9: a list holds only payments of the key mode', l.payments.every((p) => p.livemode === (api.key.mode === 'live')));
 }
 

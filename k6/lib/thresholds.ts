@@ -17,14 +17,17 @@ export function metricKey(metric: MetricName, tags?: { op?: Operation } & Record
     .join(',')}}`;
 }
 
-/** The load thresholds (mixed and soak): the SLO-style defaults paystorm's load scenarios use. */
+/**
+ * The load thresholds (mixed and soak). The first three are paystorm's own `mixed`
+ * scenario thresholds (scenarios/mixed.ts; test/k6/lib.test.ts keeps them equal); the
+ * rest judge what only the k6 run measures as a rate over the whole test.
+ */
 export function loadThresholds(): Thresholds {
   return {
     [metricKey('http_req_failed')]: ['rate<0.01'],
-    [metricKey('http_req_duration', { op: 'create' })]: ['p(99)<800'],
-    [metricKey('http_req_duration', { op: 'create_hpp' })]: ['p(99)<800'],
-    [metricKey('http_req_duration', { op: 'retrieve' })]: ['p(99)<500'],
-    [metricKey('http_req_duration', { op: 'list' })]: ['p(99)<800'],
+    [metricKey('http_req_duration', { op: 'create' })]: ['p(99)<2000'],
+    [metricKey('http_req_duration', { op: 'retrieve' })]: ['p(99)<1000'],
+    // Every rule check of the run (k6's checks rate).
     [metricKey('checks')]: ['rate>0.99'],
     // SM-6: with no faults, a pending payment settles within seconds.
     [metricKey('settle_time')]: ['p(95)<10000'],

@@ -53,6 +53,20 @@ describe('k6 bundles', () => {
     for (const sc of Object.values(options.scenarios)) expect(r.exports).toContain(sc.exec ?? 'default');
   });
 
+  it.each(SCRIPTS)('%s: carries the thresholds of paystorm\'s own scenario of that name', async (name) => {
+    const mod = (await import(`../../scenarios/${name}.ts`)) as { default: { thresholds?: string[] } };
+    const r = await runShim(join(dir, `${name}.js`), { KEYS: TEST_KEY }, { mode: 'options' });
+    const k6Thresholds = (r.options as { thresholds: Record<string, (string | { threshold: string })[]> }).thresholds;
+    const theirs = mod.default.thresholds ?? [];
+    expect(theirs.length).toBeGreaterThan(0);
+    for (const t of theirs) {
+      const i = t.indexOf(': ');
+      const [key, expr] = [t.slice(0, i), t.slice(i + 2)];
+      const ours = (k6Thresholds[key] ?? []).map((x) => (typeof x === 'string' ? x : x.threshold));
+      expect(ours, `${name}: paystorm threshold ${t}`).toContain(expr);
+    }
+  });
+
   it('mixed and soak run the open model at 80% of the per-key limit times the keys', async () => {
     const one = await runShim(join(dir, 'mixed.js'), { KEYS: TEST_KEY }, { mode: 'options' });
     const two = await runShim(join(dir, 'mixed.js'), { KEYS: `${TEST_KEY},${TEST_KEY_2}` }, { mode: 'options' });

@@ -1,0 +1,131 @@
+/**
+ * k6/operator/testrun.yaml against the TestRun CRD (k6.io/v1alpha1, fields of
+ * k6-operator's api/v1alpha1 TestRunSpec and Pod), the docs' commands that create its
+ * ConfigMap and Secret, and the script it runs: the initializer (k6 archive with
+ * `arguments` only, no pod env) and the runners (arguments plus runner.env) must plan
+ * the same scenario.
+ */
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { SECRET_KEY_PATTERN } from '../../src/spec/keys.ts';
+import { buildBundles, ROOT, runShim } from './helpers.ts';
+
+const YAML_PATH = join(ROOT, 'k6', 'operator', 'testrun.yaml');
+const TEXT = readFileSync(YAML_PATH, 'utf8');
+const DOC = readFileSync(join(ROOT, 'docs', 'k6.md'), 'utf8');
+
+const SPEC_FIELDS = ['script', 'parallelism', 'separate', 'arguments', 'ports', 'initializer', 'starter', 'runner', 'quiet', 'paused', 'scuttle', 'cleanup', 'testRunId', 'token'];
+const POD_FIELDS = [
+  'affinity',
+  'automountServiceAccountToken',
+  'env',
+  'image',
+  'imagePullSecrets',
+  'imagePullPolicy',
+  'metadata',
+  'nodeSelector',
+  'tolerations',
+  'topologySpreadConstraints',
+  'resources',
+  'serviceAccountName',
+  'securityContext',
+  'containerSecurityContext',
+  'envFrom',
+  'readinessProbe',
+  'livenessProbe',
+  'initContainers',
+  'volumes',
+  'volumeMounts',
+  'priorityClassName',
+];
+
+interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { secretKeyRef?: { name: string; key: string } };
+}
+interface TestRun {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string };
+  spec: {
+    parallelism: number;
+    script: { configMap: { name: string; file: string } };
+    arguments: string;
+    runner: { env: EnvVar[] } & Record<string, unknown>;
+  } & Record<string, unknown>;
+}
+
+const tr = parse(TEXT) as TestRun;
+
+/** `-e NAME=VALUE` pairs and the other flags of `arguments` (k6-operator splits it like a shell would, without expansion). */
+function argEnv(args: string): { env: Record<string, string>; flags: string[] } {
+  const tokens = args.trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  const flags: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (t === '-e' || t === '--env') {
+      const [k, ...v] = tokens[++i].split('=');
+      env[k] = v.join('=');
+    } else if (t.startsWith('-')) {
+      flags.push(t);
+      if (['--tag', '--out', '-o', '--summary-export', '--log-output'].includes(t)) i++;
+    } else throw new Error(`stray argument ${t}`);
+  }
+  return { env, flags };
+}
+
+describe('k6-operator TestRun (k6/operator/testrun.yaml)', () => {
+  it('is a TestRun of k6.io/v1alpha1 with only fields the CRD defines', () => {
+    expect(tr.apiVersion).toBe('k6.io/v1alpha1');
+    expect(tr.kind).toBe('TestRun');
+    expect(tr.metadata.name).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+    for (const k of Object.keys(tr.spec)) expect(SPEC_FIELDS, `spec.${k}`).toContain(k);
+    for (const k of Object.keys(tr.spec.runner)) expect(POD_FIELDS, `spec.runner.${k}`).toContain(k);
+    expect(Number.isInteger(tr.spec.parallelism) && tr.spec.parallelism >= 1).toBe(true);
+    expect(typeof tr.spec.arguments).toBe('string');
+  });
+
+  it('runs dist/k6/mixed.js from the ConfigMap the docs create', () => {
+    const cm = tr.spec.script.configMap;
+    expect(cm.file).toBe('mixed.js');
+    expect(DOC).toContain(`kubectl create configmap ${cm.name} --from-file=${cm.file}=dist/k6/mixed.js`);
+    expect(TEXT).toContain(`kubectl create configmap ${cm.name} --from-file=${cm.file}=dist/k6/mixed.js`);
+    expect(DOC).toContain('kubectl apply -f k6/operator/testrun.yaml');
+  });
+
+  it('passes TARGET and KEYS in runner.env, KEYS from a Secret, and no key in the file', () => {
+    const env = tr.spec.runner.env;
+    const byName = Object.fromEntries(env.map((e) => [e.name, e]));
+    expect(byName.TARGET?.value).toMatch(/^https?:\/\//);
+    const ref = byName.KEYS?.valueFrom?.secretKeyRef;
+    expect(ref).toBeDefined();
+    expect(byName.KEYS.value).toBeUndefined();
+    expect(DOC).toContain(`kubectl create secret generic ${ref!.name} --from-literal=${ref!.key}=`);
+    for (const e of env) expect(e.name).toMatch(/^[A-Z_][A-Z0-9_]*$/);
+    expect(TEXT.match(SECRET_KEY_PATTERN)).toBeNull();
+  });
+
+  it('arguments give RATE and DURATION with -e, so the initializer and the runners plan the same scenario', async () => {
+    const { env, flags } = argEnv(tr.spec.arguments);
+    expect(Number(env.RATE)).toBeGreaterThan(0);
+    expect(env.DURATION).toMatch(/^(\d+(ms|s|m|h))+$/);
+    for (const f of flags) expect(['--tag', '--out', '-o', '--summary-export', '--log-output', '--no-thresholds', '--quiet']).toContain(f);
+    const dir = buildBundles();
+    const bundle = join(dir, `${tr.spec.script.configMap.file}`);
+    // Initializer: `k6 archive` sees only the -e values of arguments.
+    const init = await runShim(bundle, env, { mode: 'options' });
+    expect(init.fatal).toBeNull();
+    // Runner: arguments plus the pod environment (a stand-in key for the Secret).
+    const podEnv: Record<string, string> = { ...env, KEYS: 'm1:svc_test_sk_k8sSecretStandIn1,m2:svc_test_sk_k8sSecretStandIn2' };
+    for (const e of tr.spec.runner.env) if (e.value !== undefined) podEnv[e.name] = e.value;
+    const runner = await runShim(bundle, podEnv, { mode: 'options' });
+    expect(runner.fatal).toBeNull();
+    expect(runner.options).toEqual(init.options);
+    const sc = (runner.options as { scenarios: Record<string, Record<string, unknown>> }).scenarios.mixed;
+    expect(sc).toMatchObject({ executor: 'constant-arrival-rate', rate: Math.round(Number(env.RATE) * 60), timeUnit: '1m', duration: env.DURATION });
+  });
+});
