@@ -174,6 +174,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
   let receiver: WebhookReceiver | null = null;
   let chaos: ChaosGroup | null = null;
   let targetUrl = cfg.target ?? '';
+  const safety = new AbortController();
   const webhookSecret = cfg.webhookSecret;
   try {
     // Webhook receiver: always on the embedded target; on a real one when --webhook-port is given.
@@ -291,6 +292,16 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
     );
     gate.open();
 
+    // Safety: a test key that is answered with live data means real money may be moving: stop at once.
+    const testLabels = new Set(keyInfos.filter((k) => k.mode === 'test').map((k) => k.label));
+    const unsubscribeSafety = writer.subscribe((r) => {
+      if (r.kind !== 'exchange' || !testLabels.has(r.key) || safety.signal.aborted) return;
+      if (r.payment?.livemode === true || r.list?.livemodes.includes(true)) {
+        io.stderr.write(`paystorm: STOP: a response to test key ${r.key} carried livemode: true (${r.op}${r.sent.path ? ' ' + r.sent.path : ''}, history seq ${r.seq}). The run stops: a test key must never reach live data.\n`);
+        safety.abort('livemode-on-test-key');
+      }
+    });
+    cleanups.push(async () => unsubscribeSafety());
     const metrics = new MetricsAggregator();
     // The planned length is known only when --duration sets it; otherwise show elapsed time alone.
     const progress = new Progress({ clock, stream: io.stderr, ...(durationMs !== undefined ? { totalMs: durationMs } : {}) });
@@ -304,7 +315,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
       caps: { maxRequests: cfg.maxRequests ?? RUN_DEFAULTS.maxRequests, maxDurationMs },
       seed,
       timeScale,
-      ...(io.signal ? { signal: io.signal } : {}),
+      signal: io.signal ? AbortSignal.any([io.signal, safety.signal]) : safety.signal,
       progress,
       metrics,
       webhooks: receiver ? { url: receiver.url, deliveries: () => receiver!.count() } : null,

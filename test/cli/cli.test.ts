@@ -127,6 +127,16 @@ describe('runs against the embedded target', () => {
     expect(failing.flatMap((i: { rules: string[] }) => i.rules)).toEqual(expect.arrayContaining(['IDEM-6']));
   });
 
+  it('a test key answered with live data stops the run at once', async () => {
+    const dir = out();
+    const r = await paystorm(['run', 'lists', '--out', dir, '--seed', '3', '--bugs', 'list-leaks-live']);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/STOP: a response to test key \S+ carried livemode: true/);
+    const summary = JSON.parse(readFileSync(join(dir, 'latest', 'summary.json'), 'utf8'));
+    expect(summary.complete).toBe(false);
+    expect(summary.invariants.find((i: { rules: string[] }) => i.rules.includes('AUTH-5')).status).toBe('fail');
+  });
+
   it('SIGINT stops the run, keeps what was measured, and exits 130', async () => {
     const dir = out();
     const r = await paystorm(['run', 'mixed', '--out', dir, '--seed', '7', '--duration', '60s'], { killAfterMs: 6_000 });
