@@ -3,6 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PaystormError } from '../../src/spec/index.ts';
+import { serveOptionsFromArgs } from '../../src/cli/commands/serve.ts';
 import { KEYS, http, until } from './helpers.ts';
 
 const BIN = join(import.meta.dirname, '../../bin/paystorm.js');
@@ -53,22 +55,44 @@ describe('paystorm serve', () => {
     expect(await p.exited).toBe(0);
   });
 
-  it('refuses bad flags with a message naming the flag and exit code 3', async () => {
-    const cases: [string[], RegExp][] = [
-      [['--window-ms', '1500'], /--window-ms: must be whole seconds/],
-      [['--presentation', 'C'], /presentation/],
-      [['--bugs', 'no-such-bug'], /--bugs: unknown bug name\(s\) no-such-bug/],
-      [['--keys', '/nonexistent/keys.json'], /--keys: cannot read/],
-      [['--time-scale', '0'], /--time-scale: expected a number above 0/],
-      [['--webhook-url', 'acme:prod=http://127.0.0.1:1/x'], /--webhook-url: mode "prod" must be test or live/],
-      [['--webhook-secret', 'nope'], /--webhook-secret: expected a signing secret/],
+  it('refuses a bad flag with a message naming it, and exit code 3', async () => {
+    const p = run(['serve', '--port', '0', '--window-ms', '1500']);
+    expect(await p.exited).toBe(3);
+    expect(p.err()).toMatch(/--window-ms: must be whole seconds/);
+  });
+
+  it('names the flag and the fix for every kind of bad value (exit code 3)', () => {
+    const base = { port: 0, host: '127.0.0.1', presentation: 'B', 'rate-limit': 500, 'window-ms': 60000, 'time-scale': 1, 'upstream-backlog': 10000, 'webhook-secret': 'whsec_abcdefgh1234', 'webhook-timeout-ms': 10000 };
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ port: 70000 }, /--port: expected an integer from 0 to 65535/],
+      [{ presentation: 'C' }, /--presentation: expected A or B/],
+      [{ 'rate-limit': 0 }, /--rate-limit: expected an integer/],
+      [{ 'window-ms': 2500 }, /--window-ms: must be whole seconds/],
+      [{ 'time-scale': 0 }, /--time-scale: expected a number above 0/],
+      [{ 'upstream-url': 'localhost:4011' }, /--upstream-url: expected an http\(s\) URL/],
+      [{ bugs: 'rl-off-by-one,no-such-bug' }, /--bugs: unknown bug name\(s\) no-such-bug/],
+      [{ keys: '/nonexistent/keys.json' }, /--keys: cannot read/],
+      [{ cards: '/nonexistent/cards.json' }, /--cards: cannot read/],
+      [{ 'webhook-url': ['acme:prod=http://127.0.0.1:1/x'] }, /--webhook-url: mode "prod" must be test or live/],
+      [{ 'webhook-secret': 'nope' }, /--webhook-secret: expected a signing secret/],
+      [{ 'webhook-timeout-ms': -1 }, /--webhook-timeout-ms: expected an integer/],
     ];
-    // In parallel: each start of the CLI costs a second or two on a small machine.
-    const runs = cases.map(([args]) => run(['serve', '--port', '0', ...args]));
-    const codes = await Promise.all(runs.map((p) => p.exited));
-    cases.forEach(([args, message], i) => {
-      expect(codes[i], args.join(' ')).toBe(3);
-      expect(runs[i].err()).toMatch(message);
-    });
+    for (const [over, message] of cases) {
+      let err: unknown;
+      try {
+        serveOptionsFromArgs({ ...base, ...over } as never);
+      } catch (e) {
+        err = e;
+      }
+      expect(err, JSON.stringify(over)).toBeInstanceOf(PaystormError);
+      expect((err as PaystormError).exitCode).toBe(3);
+      expect((err as Error).message).toMatch(message);
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'paystorm-serve-'));
+    const badKeys = join(dir, 'keys.json');
+    writeFileSync(badKeys, JSON.stringify([{ key: 'sk_short', merchant: 'm' }]));
+    expect(() => serveOptionsFromArgs({ ...base, keys: badKeys } as never)).toThrow(/--keys: .*0\.key/);
+    const ok = serveOptionsFromArgs({ ...base, 'webhook-url': ['acme:test=http://127.0.0.1:1/x'], bugs: 'rl-off-by-one' } as never);
+    expect(ok).toMatchObject({ webhookUrls: [{ merchant: 'acme', mode: 'test', url: 'http://127.0.0.1:1/x' }], bugs: ['rl-off-by-one'], upstreamPortGiven: false });
   });
 });
