@@ -12,8 +12,9 @@ import { RATE_CASES } from './cases/rate.ts';
 import { IDEM_CASES } from './cases/idem.ts';
 import { PAY_CASES } from './cases/pay.ts';
 import { SM_CASES } from './cases/sm.ts';
+import { REF_CASES } from './cases/ref.ts';
 
-const TABLES: Record<string, CaseTable> = { auth: AUTH_CASES, rate: RATE_CASES, idem: IDEM_CASES, pay: PAY_CASES, sm: SM_CASES };
+const TABLES: Record<string, CaseTable> = { auth: AUTH_CASES, rate: RATE_CASES, idem: IDEM_CASES, pay: PAY_CASES, sm: SM_CASES, ref: REF_CASES };
 const ALL: CaseTable = Object.assign({}, ...Object.values(TABLES));
 
 beforeEach(() => resetSeq());

@@ -33,6 +33,7 @@ import nextActionIffRequiresAction from './next-action-iff-requires-action.ts';
 import noCardDataReturned from './no-card-data-returned.ts';
 import noRateHeadersOn401 from './no-rate-headers-on-401.ts';
 import nonJsonBody from './non-json-body.ts';
+import overRefundRefused from './over-refund-refused.ts';
 import paymentEchoesInput from './payment-echoes-input.ts';
 import rateBurstCap from './rate-burst-cap.ts';
 import rateHeadersPresent from './rate-headers-present.ts';
@@ -43,7 +44,12 @@ import rateResetValue from './rate-reset-value.ts';
 import rateWindowCap from './rate-window-cap.ts';
 import rateWindowFixed from './rate-window-fixed.ts';
 import redirectUrlByIntegration from './redirect-url-by-integration.ts';
+import refundAccepted from './refund-accepted.ts';
 import refundIdempotency from './refund-idempotency.ts';
+import refundRequiresSucceeded from './refund-requires-succeeded.ts';
+import refundedAmountSum from './refunded-amount-sum.ts';
+import refundedAtWhenFull from './refunded-at-when-full.ts';
+import refundsWithinAmount from './refunds-within-amount.ts';
 import retryAfterHonest from './retry-after-honest.ts';
 import retryNoDoubleCharge from './retry-no-double-charge.ts';
 import sandboxCardOutcome from './sandbox-card-outcome.ts';
@@ -90,6 +96,7 @@ export const INVARIANTS: readonly Invariant[] = [
   noCardDataReturned,
   noRateHeadersOn401,
   nonJsonBody,
+  overRefundRefused,
   paymentEchoesInput,
   rateBurstCap,
   rateHeadersPresent,
@@ -100,7 +107,12 @@ export const INVARIANTS: readonly Invariant[] = [
   rateWindowCap,
   rateWindowFixed,
   redirectUrlByIntegration,
+  refundAccepted,
   refundIdempotency,
+  refundRequiresSucceeded,
+  refundedAmountSum,
+  refundedAtWhenFull,
+  refundsWithinAmount,
   retryAfterHonest,
   retryNoDoubleCharge,
   sandboxCardOutcome,

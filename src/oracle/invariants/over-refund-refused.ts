@@ -1,0 +1,52 @@
+import { REFUND_SUBCODE_PATTERN } from '../../spec/index.ts';
+import type { Invariant } from '../types.ts';
+import { is2xx } from '../lib/exchange.ts';
+import { Findings } from '../lib/findings.ts';
+import { refundEvidence, refundInconclusive, sameOwner } from '../lib/refunds.ts';
+
+/**
+ * REF-4: a refund certainly above the remaining refundable amount (the amount minus the
+ * refunds seen succeeded before it was sent) gets 422 action_not_allowed /
+ * invalid_request_error. Any refund 422 whose message has brackets uses the form
+ * `Refund validation failed [<sub_code>]: ...`.
+ */
+const invariant: Invariant = {
+  id: 'over-refund-refused',
+  title: 'A refund above the remaining refundable amount gives 422 action_not_allowed (message sub-code form when bracketed)',
+  rules: ['REF-4'],
+  create(ctx) {
+    const f = new Findings();
+    return {
+      onRecord() {},
+      finish() {
+        const { ledger } = ctx;
+        const refundsOf = new Map<string, { id: string; amount: number }[]>();
+        for (const r of ledger.refunds.values()) {
+          let l = refundsOf.get(r.paymentId);
+          if (!l) refundsOf.set(r.paymentId, (l = []));
+          l.push(r);
+        }
+        for (const [pid, reqs] of ledger.refundRequests) {
+          const amount = ledger.payments.get(pid)?.amount;
+          for (const q of reqs) {
+            if (q.status === 422 && typeof q.message === 'string' && q.message.includes('[')) {
+              f.check();
+              if (!REFUND_SUBCODE_PATTERN.test(q.message)) f.violation(refundEvidence(`refund 422 message ${JSON.stringify(q.message.slice(0, 80))} does not follow "Refund validation failed [<sub_code>]: ..."`, [q]));
+            }
+            if (q.amount === undefined || amount === undefined || amount === null || refundInconclusive(q) || !sameOwner(ctx, q)) continue;
+            let used = 0;
+            for (const r of refundsOf.get(pid) ?? []) if (ledger.refundSpans.firstEnd(r.id, 'succeeded').t < q.tStart) used += r.amount;
+            if (q.amount <= amount - used) continue;
+            f.check();
+            if (is2xx(q.status)) f.violation(refundEvidence(`refund of ${q.amount} accepted though at most ${amount - used} of ${amount} remained`, [q]));
+            else if (q.status !== 422 || q.code !== 'action_not_allowed' || q.type !== 'invalid_request_error') {
+              f.violation(refundEvidence(`refund of ${q.amount} with ${amount - used} remaining answered ${q.status} ${q.code} / ${q.type} (expected 422 action_not_allowed / invalid_request_error)`, [q]));
+            }
+          }
+        }
+        return f.outcome('no refund asked for more than certainly remained, and no refund was refused 422 with a bracketed message');
+      },
+    };
+  },
+};
+export default invariant;

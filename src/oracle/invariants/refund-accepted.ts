@@ -1,0 +1,89 @@
+import { REFUND_STATUSES, type CanonicalRefund } from '../../spec/index.ts';
+import type { Invariant } from '../types.ts';
+import { is2xx, isRefundRequest } from '../lib/exchange.ts';
+import { Findings, evidence, show } from '../lib/findings.ts';
+import { refundEvidence, refundInconclusive, sameOwner } from '../lib/refunds.ts';
+
+/**
+ * REF-1: a refund of a succeeded payment is accepted (the first refund asked of a
+ * payment certainly succeeded before, within its amount), it then appears in the
+ * payment's refunds (oldest first), and its status goes pending -> succeeded or failed
+ * and no further.
+ */
+const invariant: Invariant = {
+  id: 'refund-accepted',
+  title: "A refund of a succeeded payment is accepted, appears in the payment's refunds oldest first, and goes pending -> succeeded or failed",
+  rules: ['REF-1'],
+  create(ctx) {
+    const f = new Findings();
+    /** Accepted refunds per payment: id and when the answer came. */
+    const accepted = new Map<string, { id: string; tStart: number; tEnd: number; seq: number }[]>();
+    return {
+      onRecord(rec) {
+        if (rec.kind !== 'exchange') return;
+        if (isRefundRequest(rec) && is2xx(rec.status)) {
+          f.check();
+          const r = rec.refund;
+          const pid = rec.sent.paymentId;
+          if (!r || !(REFUND_STATUSES as readonly string[]).includes(r.status)) {
+            f.violation(evidence(`refund answered ${rec.status} without a Refund in pending, succeeded or failed`, [rec]));
+          } else {
+            if (pid && r.paymentId && r.paymentId !== pid) f.violation(evidence(`refund ${r.id} of ${pid} says payment_id ${r.paymentId}`, [rec]));
+            if (pid) {
+              let list = accepted.get(pid);
+              if (!list) accepted.set(pid, (list = []));
+              if (!list.some((a) => a.id === r.id)) list.push({ id: r.id, tStart: rec.tStart, tEnd: rec.tEnd, seq: rec.seq });
+            }
+          }
+          return;
+        }
+        const p = rec.payment;
+        if (!p || !p.refunds || !is2xx(rec.status) || isRefundRequest(rec)) return;
+        const mine = accepted.get(p.id);
+        if (!mine) return;
+        const ids = p.refunds.map((x: CanonicalRefund) => x.id);
+        for (const a of mine) {
+          if (a.tEnd >= rec.tStart) continue;
+          f.check();
+          if (!ids.includes(a.id)) f.violation(evidence(`refund ${a.id} (accepted at seq ${a.seq}) is missing from payment ${p.id}'s refunds ${show(ids)}`, [rec], { seqs: [a.seq] }));
+        }
+        // Oldest first: by created, and by the order the run made them in when that is certain.
+        const created = p.refunds.map((x) => x.created);
+        for (let i = 1; i < created.length; i++) {
+          const a = created[i - 1];
+          const b = created[i];
+          if (a !== null && b !== null && b < a) f.violation(evidence(`payment ${p.id}'s refunds are not oldest first (created ${a} before ${b})`, [rec]));
+        }
+        for (const a of mine) for (const b of mine) {
+          if (a.tEnd < b.tStart && ids.includes(a.id) && ids.includes(b.id) && ids.indexOf(a.id) > ids.indexOf(b.id)) {
+            f.violation(evidence(`payment ${p.id} lists refund ${b.id} before ${a.id}, though ${a.id} was made first`, [rec], { seqs: [a.seq, b.seq] }));
+          }
+        }
+      },
+      finish() {
+        const { ledger } = ctx;
+        for (const [pid, reqs] of ledger.refundRequests) {
+          const sorted = [...reqs].sort((a, b) => a.tStart - b.tStart);
+          const q = sorted[0];
+          // Only the first request: no other refund can have used up the amount.
+          if (sorted.length > 1 && sorted[1].tStart < q.tEnd) continue;
+          if (refundInconclusive(q) || !sameOwner(ctx, q) || is2xx(q.status)) continue;
+          const succeeded = ledger.paymentSpans.firstEnd(pid, 'succeeded');
+          const amount = ledger.payments.get(pid)?.amount;
+          if (!(succeeded.t < q.tStart) || (q.amount !== undefined && (amount === undefined || amount === null || q.amount > amount || q.amount < 1))) continue;
+          f.check();
+          f.violation(refundEvidence(`first refund of succeeded payment ${pid} (${q.amount ?? 'full'} of ${amount}) was refused ${q.status} ${q.code}`, [q], [succeeded.seq]));
+        }
+        for (const id of ledger.refundSpans.ids()) {
+          const pairs = ledger.refundSpans.orderedPairs(id);
+          if (pairs.length === 0) continue;
+          f.check();
+          const bad = pairs.find((p) => p.from !== 'pending');
+          if (bad) f.violation({ message: `refund ${id} went ${bad.from} -> ${bad.to}`, seqs: [bad.fromSeq, bad.toSeq], times: [bad.fromEnd, bad.toStart] });
+        }
+        return f.outcome('no refund was requested');
+      },
+    };
+  },
+};
+export default invariant;

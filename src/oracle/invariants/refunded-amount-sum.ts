@@ -1,0 +1,26 @@
+import type { Invariant } from '../types.ts';
+import { Findings, evidence } from '../lib/findings.ts';
+import { observedPayment } from '../lib/observations.ts';
+
+/** REF-2: refunded_amount (A: amount_refunded) is the sum of the payment's succeeded refunds only. */
+const invariant: Invariant = {
+  id: 'refunded-amount-sum',
+  title: 'refunded_amount (A: amount_refunded) is the sum of succeeded refunds only',
+  rules: ['REF-2'],
+  create() {
+    const f = new Findings();
+    return {
+      onRecord(rec) {
+        const o = observedPayment(rec);
+        if (!o || !o.p.refunds || o.p.refunds.length === 0 || o.p.amountRefunded === null) return;
+        f.check();
+        const sum = o.p.refunds.filter((r) => r.status === 'succeeded').reduce((n, r) => n + r.amount, 0);
+        if (o.p.amountRefunded !== sum) {
+          f.violation(evidence(`payment ${o.p.id} says ${o.p.presentation === 'A' ? 'amount_refunded' : 'refunded_amount'} ${o.p.amountRefunded}, but its succeeded refunds add up to ${sum}`, [o.rec]));
+        }
+      },
+      finish: () => f.outcome('no payment with refunds was seen'),
+    };
+  },
+};
+export default invariant;

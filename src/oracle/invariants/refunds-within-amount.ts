@@ -1,0 +1,56 @@
+import type { Invariant } from '../types.ts';
+import { overlaps } from '../lib/exchange.ts';
+import { Findings, evidence } from '../lib/findings.ts';
+import { observedPayment } from '../lib/observations.ts';
+
+/**
+ * REF-3: the succeeded refunds of a payment never add up to more than its amount, also
+ * under concurrent refunds: summed over every refund id ever seen succeeded (a succeeded
+ * refund stays succeeded), and per answer through its refunded total.
+ */
+const invariant: Invariant = {
+  id: 'refunds-within-amount',
+  title: 'Succeeded refunds of a payment never add up to more than its amount, also under concurrent refunds',
+  rules: ['REF-3'],
+  create(ctx) {
+    const f = new Findings();
+    const amounts = new Map<string, number>();
+    return {
+      onRecord(rec) {
+        const o = observedPayment(rec);
+        if (!o) return;
+        if (Number.isFinite(o.p.amount) && !amounts.has(o.p.id)) amounts.set(o.p.id, o.p.amount);
+        if (o.p.amountRefunded !== null && o.p.amountRefunded > o.p.amount) {
+          f.check();
+          f.violation(evidence(`payment ${o.p.id} shows ${o.p.amountRefunded} refunded of ${o.p.amount}`, [o.rec]));
+        }
+      },
+      finish() {
+        const { ledger } = ctx;
+        const byPayment = new Map<string, { ids: string[]; sum: number; seqs: number[] }>();
+        for (const r of ledger.refunds.values()) {
+          if (!r.paymentId || !ledger.refundSpans.seen(r.id, 'succeeded') || !Number.isFinite(r.amount)) continue;
+          let s = byPayment.get(r.paymentId);
+          if (!s) byPayment.set(r.paymentId, (s = { ids: [], sum: 0, seqs: [] }));
+          s.ids.push(r.id);
+          s.sum += r.amount;
+          s.seqs.push(ledger.refundSpans.firstEnd(r.id, 'succeeded').seq);
+        }
+        let concurrent = 0;
+        for (const [pid, reqs] of ledger.refundRequests) {
+          if (reqs.some((a, i) => reqs.some((b, j) => j > i && overlaps(a, b)))) concurrent++;
+          if (!byPayment.has(pid)) f.check();
+        }
+        for (const [pid, s] of byPayment) {
+          f.check();
+          const amount = ledger.payments.get(pid)?.amount ?? amounts.get(pid);
+          if (amount !== undefined && amount !== null && s.sum > amount) {
+            f.violation({ message: `payment ${pid} (amount ${amount}) has succeeded refunds adding up to ${s.sum}: ${s.ids.join(', ')}`, seqs: s.seqs.slice(0, 6), paymentIds: [pid] });
+          }
+        }
+        return f.outcome('no refund was requested or seen succeeded', `${f.checked} payments checked, ${concurrent} with concurrent refund requests`);
+      },
+    };
+  },
+};
+export default invariant;

@@ -1,0 +1,33 @@
+/** Refund facts the REF invariants share. */
+import type { RefundRequest } from '../ledger.ts';
+import type { OracleContext } from '../types.ts';
+
+/** The payment's amount: what the run sent, else what an answer showed. */
+export function paymentAmount(ctx: OracleContext, paymentId: string, observed: ReadonlyMap<string, number>): number | undefined {
+  return ctx.ledger.payments.get(paymentId)?.amount ?? observed.get(paymentId);
+}
+
+/** Whether the key that asked may act on the payment (its creator's merchant and mode); unknown creators are not judged. */
+export function sameOwner(ctx: OracleContext, q: RefundRequest): boolean {
+  const p = ctx.ledger.payments.get(q.paymentId);
+  const k = ctx.keys.get(q.key);
+  return !!p && !!k && p.merchant === k.merchant && p.mode === k.mode;
+}
+
+export function refundEvidence(message: string, reqs: readonly RefundRequest[], extraSeqs: number[] = []) {
+  const rids = reqs.map((r) => r.requestId).filter((x): x is string => !!x);
+  return {
+    message,
+    seqs: [...reqs.map((r) => r.seq), ...extraSeqs],
+    times: reqs.map((r) => Math.round(r.tStart * 10) / 10),
+    keys: [...new Set(reqs.map((r) => r.key))],
+    paymentIds: [...new Set(reqs.map((r) => r.paymentId))],
+    ...(rids.length ? { requestIds: rids } : {}),
+    idemKeys: reqs.map((r) => r.idemKey).filter((x): x is string => !!x),
+  };
+}
+
+/** No answer, rate limited, server error, or refused before any lookup. */
+export function refundInconclusive(q: RefundRequest): boolean {
+  return q.status === 0 || q.status === 429 || q.status >= 500 || q.status === 401 || q.status === 403 || q.status === 409;
+}
