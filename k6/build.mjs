@@ -2,9 +2,10 @@
 /**
  * Bundles each k6/scenarios/<name>.ts into dist/k6/<name>.js with esbuild, one
  * self-contained ES module per scenario whose only imports are k6's built-in modules
- * (`k6`, `k6/*`). k6 itself transpiles with esbuild at target ESNext; es2020 keeps the
- * bundles runnable on older k6 runtimes too (numeric separators, class fields and
- * logical assignment are lowered).
+ * (`k6`, `k6/*`). Target es2020: k6 runs ES2020 syntax (optional chaining, `??`) natively
+ * since Babel left its default mode (v0.53), while its runtime (goja/Sobek) has lacked
+ * some ES2021+ syntax such as logical assignment (`??=`), which esbuild lowers at es2020
+ * along with numeric separators and class fields.
  *
  *   node k6/build.mjs [--outdir DIR]
  *

@@ -73,6 +73,7 @@ function sampleChecks(s: Sample): void {
 }
 
 export function setup(): Record<string, never> {
+  parseTarget(__ENV);
   if (!rateLimitKeyOf(KEYS)) throw new Error('rate-limit: KEYS has no test key. Set KEYS=[merchant:]svc_test_sk_…');
   return {};
 }
