@@ -13,8 +13,9 @@ import { IDEM_CASES } from './cases/idem.ts';
 import { PAY_CASES } from './cases/pay.ts';
 import { SM_CASES } from './cases/sm.ts';
 import { REF_CASES } from './cases/ref.ts';
+import { LIST_CASES } from './cases/list.ts';
 
-const TABLES: Record<string, CaseTable> = { auth: AUTH_CASES, rate: RATE_CASES, idem: IDEM_CASES, pay: PAY_CASES, sm: SM_CASES, ref: REF_CASES };
+const TABLES: Record<string, CaseTable> = { auth: AUTH_CASES, rate: RATE_CASES, idem: IDEM_CASES, pay: PAY_CASES, sm: SM_CASES, ref: REF_CASES, list: LIST_CASES };
 const ALL: CaseTable = Object.assign({}, ...Object.values(TABLES));
 
 beforeEach(() => resetSeq());

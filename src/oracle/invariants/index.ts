@@ -23,6 +23,15 @@ import idemReplay from './idem-replay.ts';
 import idemScopedPerKey from './idem-scoped-per-key.ts';
 import idemScopedPerOperation from './idem-scoped-per-operation.ts';
 import idemSingleObject from './idem-single-object.ts';
+import listCreatedBounds from './list-created-bounds.ts';
+import listEnvelope from './list-envelope.ts';
+import listFiltersBeforePagination from './list-filters-before-pagination.ts';
+import listLimit from './list-limit.ts';
+import listModeIsolation from './list-mode-isolation.ts';
+import listNewestFirst from './list-newest-first.ts';
+import listStatusFilter from './list-status-filter.ts';
+import listUnknownCursor from './list-unknown-cursor.ts';
+import listWalkExactlyOnce from './list-walk-exactly-once.ts';
 import liveKeyRejectsTestCards from './live-key-rejects-test-cards.ts';
 import livemodeMatchesKey from './livemode-matches-key.ts';
 import merchantIsolation from './merchant-isolation.ts';
@@ -86,6 +95,15 @@ export const INVARIANTS: readonly Invariant[] = [
   idemScopedPerKey,
   idemScopedPerOperation,
   idemSingleObject,
+  listCreatedBounds,
+  listEnvelope,
+  listFiltersBeforePagination,
+  listLimit,
+  listModeIsolation,
+  listNewestFirst,
+  listStatusFilter,
+  listUnknownCursor,
+  listWalkExactlyOnce,
   liveKeyRejectsTestCards,
   livemodeMatchesKey,
   merchantIsolation,

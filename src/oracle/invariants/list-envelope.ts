@@ -1,0 +1,32 @@
+import { API_PATHS } from '../../spec/index.ts';
+import type { Invariant } from '../types.ts';
+import { is2xx } from '../lib/exchange.ts';
+import { Findings, evidence, show } from '../lib/findings.ts';
+
+/** LIST-1: a list answer is {object: "list", data, has_more, url: the list path}. */
+const invariant: Invariant = {
+  id: 'list-envelope',
+  title: 'The list response has object "list", data, has_more and url (the list path)',
+  rules: ['LIST-1'],
+  create() {
+    const f = new Findings();
+    return {
+      onRecord(rec) {
+        if (rec.kind !== 'exchange' || rec.op !== 'list' || !is2xx(rec.status)) return;
+        f.check();
+        const l = rec.list;
+        const problems: string[] = [];
+        if (!l) problems.push('no data array');
+        else {
+          if (l.object !== 'list') problems.push(`object ${show(l.object)}`);
+          if (l.hasMore === null) problems.push('has_more is not a boolean');
+          const path = typeof l.url === 'string' ? l.url.replace(/^[a-z]+:\/\/[^/]+/i, '').split('?')[0] : null;
+          if (path !== API_PATHS.payments) problems.push(`url ${show(l.url)}`);
+        }
+        if (problems.length) f.violation(evidence(`list answer: ${problems.join(', ')}`, [rec]));
+      },
+      finish: () => f.outcome('no list request was answered 2xx'),
+    };
+  },
+};
+export default invariant;

@@ -1,0 +1,47 @@
+import type { Invariant } from '../types.ts';
+import { is2xx } from '../lib/exchange.ts';
+import { Findings } from '../lib/findings.ts';
+import { listParams, mustShow, paymentsByKey, type ListParams } from '../lib/lists.ts';
+
+/**
+ * LIST-8: filters apply before pagination, so a first page with has_more false holds every
+ * matching payment: all the key's payments made before the request that match the created
+ * bounds (and, with a status filter, were certainly in that terminal status before it).
+ * A short page with has_more true is allowed and not judged.
+ */
+const invariant: Invariant = {
+  id: 'list-filters-before-pagination',
+  title: 'Filters apply before pagination: has_more false means no further matching payment exists',
+  rules: ['LIST-8'],
+  create(ctx) {
+    const f = new Findings();
+    const pages: { key: string; seq: number; tStart: number; params: ListParams; ids: Set<string> }[] = [];
+    return {
+      onRecord(rec) {
+        if (rec.kind !== 'exchange' || rec.op !== 'list' || !is2xx(rec.status) || !rec.list || rec.list.hasMore !== false || rec.sent.badInput) return;
+        const params = listParams(rec);
+        if (params.startingAfter) return;
+        pages.push({ key: rec.key, seq: rec.seq, tStart: rec.tStart, params, ids: new Set(rec.list.ids) });
+      },
+      finish() {
+        const byKey = paymentsByKey(ctx);
+        for (const pg of pages) {
+          const expected = mustShow(ctx, byKey, pg.key, pg.tStart, pg.params);
+          if (!expected) continue;
+          f.check();
+          const missing = expected.filter((p) => !pg.ids.has(p.id));
+          if (missing.length) {
+            f.violation({
+              message: `list by ${pg.key} said has_more false but left out ${missing.length} matching payment(s) made before it: ${missing.slice(0, 3).map((p) => p.id).join(', ')}`,
+              seqs: [pg.seq, ...missing.slice(0, 2).map((p) => p.seq)],
+              paymentIds: missing.slice(0, 5).map((p) => p.id),
+              keys: [pg.key],
+            });
+          }
+        }
+        return f.outcome('no first list page said has_more false');
+      },
+    };
+  },
+};
+export default invariant;

@@ -1,0 +1,35 @@
+import type { Invariant } from '../types.ts';
+import { is2xx } from '../lib/exchange.ts';
+import { Findings, evidence } from '../lib/findings.ts';
+
+/** LIST-9: test and live payments never appear in each other's lists (by livemode, and by who made them). */
+const invariant: Invariant = {
+  id: 'list-mode-isolation',
+  title: "Test and live payments never appear in each other's lists",
+  rules: ['LIST-9'],
+  create(ctx) {
+    const f = new Findings();
+    const listed = new Map<string, { seq: number; key: string; mode: string }>();
+    return {
+      onRecord(rec) {
+        if (rec.kind !== 'exchange' || rec.op !== 'list' || !is2xx(rec.status) || !rec.list || rec.list.ids.length === 0) return;
+        const mode = ctx.keys.get(rec.key)?.mode;
+        if (!mode) return;
+        f.check();
+        const want = mode === 'live';
+        const i = rec.list.livemodes.findIndex((lm) => lm !== null && lm !== want);
+        if (i >= 0) f.violation(evidence(`${mode} list showed ${rec.list.ids[i]} with livemode ${rec.list.livemodes[i]}`, [rec], { paymentIds: [rec.list.ids[i]] }));
+        for (const id of rec.list.ids) if (!listed.has(`${mode}|${id}`)) listed.set(`${mode}|${id}`, { seq: rec.seq, key: rec.key, mode });
+      },
+      finish() {
+        for (const [k, l] of listed) {
+          const id = k.slice(k.indexOf('|') + 1);
+          const owner = ctx.ledger.payments.get(id);
+          if (owner?.mode && owner.mode !== l.mode) f.violation({ message: `${l.mode} list by ${l.key} showed ${owner.mode} payment ${id} made by ${owner.key}`, seqs: [l.seq, owner.seq], paymentIds: [id], keys: [l.key, owner.key] });
+        }
+        return f.outcome('no list by a key of known mode returned payments');
+      },
+    };
+  },
+};
+export default invariant;

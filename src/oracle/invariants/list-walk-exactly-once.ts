@@ -1,0 +1,89 @@
+import type { Invariant } from '../types.ts';
+import { is2xx } from '../lib/exchange.ts';
+import { Findings } from '../lib/findings.ts';
+import { filterKey, listParams, mustShow, paymentsByKey, type ListParams } from '../lib/lists.ts';
+
+interface Page {
+  seq: number;
+  tStart: number;
+  tEnd: number;
+  cursor: string | undefined;
+  filters: string;
+  params: ListParams;
+  ids: string[];
+  hasMore: boolean | null;
+}
+
+/**
+ * LIST-5: a walk (list pages of one key sharing a `group`, each starting after the last id
+ * of the page before) shows no payment twice, and, once complete (has_more false), every
+ * payment the key had made before the walk began that matches the filters, also while
+ * new payments are being created.
+ */
+const invariant: Invariant = {
+  id: 'list-walk-exactly-once',
+  title: 'Walking pages by cursor yields each payment exactly once, also while new payments are created',
+  rules: ['LIST-5'],
+  create(ctx) {
+    const f = new Findings();
+    const groups = new Map<string, { key: string; pages: Page[] }>();
+    return {
+      onRecord(rec) {
+        if (rec.kind !== 'exchange' || rec.op !== 'list' || rec.group === undefined || !is2xx(rec.status) || !rec.list) return;
+        const g = `${rec.key}\u0000${rec.group}`;
+        let entry = groups.get(g);
+        if (!entry) groups.set(g, (entry = { key: rec.key, pages: [] }));
+        const params = listParams(rec);
+        entry.pages.push({ seq: rec.seq, tStart: rec.tStart, tEnd: rec.tEnd, cursor: params.startingAfter, filters: filterKey(params), params, ids: rec.list.ids, hasMore: rec.list.hasMore });
+      },
+      finish() {
+        const byKey = paymentsByKey(ctx);
+        let concurrent = 0;
+        for (const { key, pages } of groups.values()) {
+          pages.sort((a, b) => a.tStart - b.tStart);
+          const walks: Page[][] = [];
+          for (const p of pages) {
+            if (!p.cursor) {
+              walks.push([p]);
+              continue;
+            }
+            const w = walks.find((w) => {
+              const last = w[w.length - 1];
+              return last.ids[last.ids.length - 1] === p.cursor && last.filters === p.filters && last.tEnd <= p.tStart;
+            });
+            if (w) w.push(p);
+          }
+          for (const w of walks) {
+            const complete = w[w.length - 1].hasMore === false;
+            if (w.length < 2 && !complete) continue;
+            f.check();
+            const start = w[0].tStart;
+            const end = w[w.length - 1].tEnd;
+            if (ctx.ledger.payments.size && [...(byKey.get(key) ?? [])].some((p) => p.tStart < end && p.tEnd > start)) concurrent++;
+            const seenOn = new Map<string, number>();
+            for (const p of w) {
+              for (const id of p.ids) {
+                const first = seenOn.get(id);
+                if (first !== undefined) f.violation({ message: `walk by ${key} showed payment ${id} twice`, seqs: [first, p.seq], paymentIds: [id], keys: [key] });
+                else seenOn.set(id, p.seq);
+              }
+            }
+            if (!complete) continue;
+            const expected = mustShow(ctx, byKey, key, start, w[0].params);
+            const missing = (expected ?? []).filter((p) => !seenOn.has(p.id));
+            if (missing.length) {
+              f.violation({
+                message: `complete walk by ${key} (${w.length} pages) missed ${missing.length} payment(s) made before it began: ${missing.slice(0, 3).map((p) => p.id).join(', ')}`,
+                seqs: [...w.map((p) => p.seq).slice(0, 3), ...missing.slice(0, 2).map((p) => p.seq)],
+                paymentIds: missing.slice(0, 5).map((p) => p.id),
+                keys: [key],
+              });
+            }
+          }
+        }
+        return f.outcome('no cursor walk over several pages (list pages sharing a group) was recorded', `${f.checked} walks, ${concurrent} while payments were being created`);
+      },
+    };
+  },
+};
+export default invariant;
