@@ -6,14 +6,15 @@
  * by the engine from the scenario's start; the scenario times its probes against it.
  * - During every upstream fault: auth, rate-limit headers and idempotency replays are probed
  *   (`chaos-ft5-<n>`): they must behave as without the fault.
- * - `chaos-client-retry-<n>`: creates with a short time-out and retries during the client fault.
+ * - `chaos-client-retry-<n>`: creates with a 1 s time-out and retries while every response is
+ *   delayed 3 s: they reach the service, time out, and are retried with the same key.
  * - After the schedule and a heal period, every payment created is retrieved until terminal
  *   (none lost, all settle).
  * Needs both proxies (`--proxy upstream=…` and `--proxy client=…`, or the embedded stack).
  */
 import type { Scenario, ScenarioContext, KeyHandle } from '../src/spec/scenario.ts';
 import { parseFaultSchedule, scheduleLengthMs, type FaultStep } from '../src/spec/faults.ts';
-import { api, cardFor, idemKey, nap, paymentInput, poll, pool, scaled, settleWaitMs, step, type Api } from './lib/common.ts';
+import { api, cardFor, idemKey, nap, paymentInput, poll, pool, settleWaitMs, step, type Api } from './lib/common.ts';
 import { loadKeys } from './lib/keys.ts';
 import { runMixed } from './lib/mixed-load.ts';
 import { declareRules } from './lib/rules.ts';
@@ -22,9 +23,18 @@ export const UPSTREAM_PROXY = 'upstream';
 export const CLIENT_PROXY = 'client';
 const STEP_MS = 8_000;
 const GAP_MS = 4_000;
-/** Client-link latency, and the client's time-out during it (well under the latency). */
+/**
+ * Client-link fault: every response delayed past the client's time-out for a short window.
+ * The first attempts of the probe creates reach the service (only responses are delayed),
+ * time out, and are retried with the same Idempotency-Key until the window is over; the
+ * retry that gets through shows whether a second payment was made.
+ */
+const CLIENT_FAULT_MS = 6_000;
 const CLIENT_LATENCY_MS = 3_000;
 const CLIENT_TIMEOUT_MS = 1_000;
+/** Enough retries to outlast the window at any time scale (1 s time-outs plus the client's 1, 2, 4… s backoff, scaled). */
+const CLIENT_RETRIES = 8;
+const CLIENT_PROBES = 4;
 const HEAL_MS = 20_000;
 
 const upstreamToxics: { type: FaultStep['type']; attributes?: Record<string, number>; toxicity?: number }[] = [
@@ -50,11 +60,11 @@ export const CHAOS_SCHEDULE: FaultStep[] = parseFaultSchedule(
     })),
     {
       at: GAP_MS / 2 + upstreamToxics.length * (STEP_MS + GAP_MS),
-      duration: STEP_MS,
+      duration: CLIENT_FAULT_MS,
       proxy: CLIENT_PROXY,
       type: 'latency',
       stream: 'downstream',
-      toxicity: 0.5,
+      toxicity: 1,
       attributes: { latency: CLIENT_LATENCY_MS },
     },
   ],
@@ -100,22 +110,17 @@ async function run(ctx: ScenarioContext): Promise<void> {
       await step(ctx, `ft5 ${i + 1}`, () => ft5Probe(ctx, probeApi, i + 1));
     }
     // Client-link fault: creates that time out and are retried with the same Idempotency-Key.
-    let n = 0;
     for (const s of clientSteps) {
-      await nap(ctx, t0 + s.at + 200 - ctx.now());
-      const end = t0 + s.at + s.duration - 200;
-      while (ctx.now() < end && !ctx.signal.aborted && n < 200) {
-        n++;
+      await nap(ctx, t0 + s.at + 300 - ctx.now());
+      await pool(ctx, Array.from({ length: CLIENT_PROBES }, (_, i) => i + 1), CLIENT_PROBES, async (n) => {
+        await nap(ctx, (n - 1) * Math.min(500, s.duration / (2 * CLIENT_PROBES)));
         const card = cardFor(ctx, 'succeeds');
         const group = `chaos-client-retry-${n}`;
-        await step(ctx, `client retry ${n}`, async () => {
-          const r = card
-            ? await probeApi.create(paymentInput(ctx, card), { cardOutcome: 'succeeds', group, timeoutMs: CLIENT_TIMEOUT_MS, retries: 3 })
-            : await probeApi.createHosted(paymentInput(ctx, null), { group, timeoutMs: CLIENT_TIMEOUT_MS, retries: 3 });
-          if (r.payment) onCreated(probeApi.key, r.payment.id);
-        });
-        await nap(ctx, scaled(ctx, 250, 50));
-      }
+        const opts = { group, timeoutMs: CLIENT_TIMEOUT_MS, retries: CLIENT_RETRIES };
+        const r = card ? await probeApi.create(paymentInput(ctx, card), { ...opts, cardOutcome: 'succeeds' }) : await probeApi.createHosted(paymentInput(ctx, null), opts);
+        if (r.payment) onCreated(probeApi.key, r.payment.id);
+        else ctx.log(`chaos: client-retry probe ${n} ended ${r.status || r.record.failure} after ${(r.record.attempt ?? 0) + 1} attempt(s)`);
+      });
     }
   })();
 

@@ -59,7 +59,7 @@ async function threeDs(ctx: ScenarioContext, a: Api, result: ThreeDsResult | 'ab
     await poll(ctx, a, p.id, { first: p, maxWaitMs: abandonWaitMs(ctx), group });
     return;
   }
-  await a.complete3ds(p.nextAction.redirectUrl, result, { group });
+  await a.complete3ds(p.nextAction.redirectUrl, result, { group, paymentId: p.id });
   await poll(ctx, a, p.id, { group });
 }
 
@@ -70,7 +70,7 @@ async function hosted(ctx: ScenarioContext, a: Api, outcome: CardOutcome, comple
   const r = await a.createHosted(paymentInput(ctx, null), { group });
   const url = r.payment?.nextAction?.redirectUrl ?? r.payment?.redirectUrl;
   if (!r.payment || !url) return;
-  await a.submitHosted(url, card, { cardOutcome: outcome, group });
+  await a.submitHosted(url, card, { cardOutcome: outcome, group, paymentId: r.payment.id });
   if (outcome !== 'three_ds_challenge') {
     await poll(ctx, a, r.payment.id, { group });
     return;
@@ -85,7 +85,7 @@ async function hosted(ctx: ScenarioContext, a: Api, outcome: CardOutcome, comple
     return;
   }
   if (complete) {
-    await a.complete3ds(p.nextAction.redirectUrl, complete, { group });
+    await a.complete3ds(p.nextAction.redirectUrl, complete, { group, paymentId: p.id });
     await poll(ctx, a, p.id, { group });
   }
 }

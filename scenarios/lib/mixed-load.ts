@@ -159,7 +159,7 @@ export async function runMixed(ctx: ScenarioContext, opts: MixedOptions): Promis
     if (outcome === 'three_ds_challenge') {
       p = await poll(ctx, a, p.id, { first: p, until: (x) => isTerminal(x.status) || (x.status === 'requires_action' && !!x.nextAction?.redirectUrl) });
       const url = p?.nextAction?.redirectUrl;
-      if (p && p.status === 'requires_action' && url) await a.complete3ds(url, 'success');
+      if (p && p.status === 'requires_action' && url) await a.complete3ds(url, 'success', { paymentId: p.id });
     }
     if (!p) return;
     const s = await settle(a, p);
@@ -176,7 +176,7 @@ export async function runMixed(ctx: ScenarioContext, opts: MixedOptions): Promis
     const card = cardFor(ctx, 'succeeds');
     const url = r.payment.nextAction?.redirectUrl ?? r.payment.redirectUrl;
     if (!card || !url) return;
-    await a.submitHosted(url, card, { cardOutcome: 'succeeds' });
+    await a.submitHosted(url, card, { cardOutcome: 'succeeds', paymentId: r.payment.id });
     await settle(a, r.payment);
   };
 

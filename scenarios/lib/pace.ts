@@ -98,17 +98,37 @@ export function abortError(): AbortedError {
   return new AbortedError();
 }
 
+/** Waiters per signal: one 'abort' listener per signal however many sleeps are pending. */
+const waiters = new WeakMap<AbortSignal, Set<() => void>>();
+
 export function sleepAbortable(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortError());
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.max(0, ms));
+    let set: Set<() => void> | undefined;
     const onAbort = () => {
       clearTimeout(t);
       reject(abortError());
     };
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const t = setTimeout(() => {
+      set?.delete(onAbort);
+      resolve();
+    }, Math.max(0, ms));
+    if (signal) {
+      set = waiters.get(signal);
+      if (!set) {
+        const s = new Set<() => void>();
+        waiters.set(signal, s);
+        signal.addEventListener(
+          'abort',
+          () => {
+            for (const w of [...s]) w();
+            s.clear();
+          },
+          { once: true },
+        );
+        set = s;
+      }
+      set.add(onAbort);
+    }
   });
 }

@@ -87,6 +87,11 @@ export interface CallOptions {
   retries?: number;
   /** Intended start (run-monotonic ms) for open-model iterations; defaults to the actual start. */
   tIntended?: number;
+  /**
+   * The payment a sandbox-driver call (`complete3ds`, `submitHosted`) acts on, recorded as
+   * `sent.paymentId` so the oracle can tie the page to its payment (SM-4, SM-5, PAY-12).
+   */
+  paymentId?: string;
 }
 
 export interface CreateOptions extends CallOptions {
