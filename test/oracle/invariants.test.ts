@@ -14,8 +14,9 @@ import { PAY_CASES } from './cases/pay.ts';
 import { SM_CASES } from './cases/sm.ts';
 import { REF_CASES } from './cases/ref.ts';
 import { LIST_CASES } from './cases/list.ts';
+import { WH_CASES } from './cases/wh.ts';
 
-const TABLES: Record<string, CaseTable> = { auth: AUTH_CASES, rate: RATE_CASES, idem: IDEM_CASES, pay: PAY_CASES, sm: SM_CASES, ref: REF_CASES, list: LIST_CASES };
+const TABLES: Record<string, CaseTable> = { auth: AUTH_CASES, rate: RATE_CASES, idem: IDEM_CASES, pay: PAY_CASES, sm: SM_CASES, ref: REF_CASES, list: LIST_CASES, wh: WH_CASES };
 const ALL: CaseTable = Object.assign({}, ...Object.values(TABLES));
 
 beforeEach(() => resetSeq());

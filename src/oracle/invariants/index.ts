@@ -9,6 +9,8 @@ import createReturnsPayment from './create-returns-payment.ts';
 import createStatusAllowed from './create-status-allowed.ts';
 import declineNotHttpError from './decline-not-http-error.ts';
 import duplicateRequestNoObject from './duplicate-request-no-object.ts';
+import eventMatchesType from './event-matches-type.ts';
+import failedDeliveryRetried from './failed-delivery-retried.ts';
 import failureReason from './failure-reason.ts';
 import fieldConstraints from './field-constraints.ts';
 import forbiddenIsNotPermitted from './forbidden-is-not-permitted.ts';
@@ -40,6 +42,7 @@ import missingFieldNamed from './missing-field-named.ts';
 import modeIsolation from './mode-isolation.ts';
 import nextActionIffRequiresAction from './next-action-iff-requires-action.ts';
 import noCardDataReturned from './no-card-data-returned.ts';
+import noEventForNonTerminal from './no-event-for-non-terminal.ts';
 import noRateHeadersOn401 from './no-rate-headers-on-401.ts';
 import nonJsonBody from './non-json-body.ts';
 import overRefundRefused from './over-refund-refused.ts';
@@ -59,6 +62,7 @@ import refundRequiresSucceeded from './refund-requires-succeeded.ts';
 import refundedAmountSum from './refunded-amount-sum.ts';
 import refundedAtWhenFull from './refunded-at-when-full.ts';
 import refundsWithinAmount from './refunds-within-amount.ts';
+import retriesKeepEventId from './retries-keep-event-id.ts';
 import retryAfterHonest from './retry-after-honest.ts';
 import retryNoDoubleCharge from './retry-no-double-charge.ts';
 import sandboxCardOutcome from './sandbox-card-outcome.ts';
@@ -68,8 +72,14 @@ import statusTimestamps from './status-timestamps.ts';
 import statusTransitions from './status-transitions.ts';
 import succeededHasCard from './succeeded-has-card.ts';
 import terminalIsFinal from './terminal-is-final.ts';
+import terminalPaymentEvent from './terminal-payment-event.ts';
+import terminalRefundEvent from './terminal-refund-event.ts';
+import testEventsTestEndpoints from './test-events-test-endpoints.ts';
 import threeDsOutcome from './three-ds-outcome.ts';
 import unknownPayment404 from './unknown-payment-404.ts';
+import webhookEnvelope from './webhook-envelope.ts';
+import webhookSignature from './webhook-signature.ts';
+import webhookTimestampFresh from './webhook-timestamp-fresh.ts';
 
 export const INVARIANTS: readonly Invariant[] = [
   amountMinimum,
@@ -81,6 +91,8 @@ export const INVARIANTS: readonly Invariant[] = [
   createStatusAllowed,
   declineNotHttpError,
   duplicateRequestNoObject,
+  eventMatchesType,
+  failedDeliveryRetried,
   failureReason,
   fieldConstraints,
   forbiddenIsNotPermitted,
@@ -112,6 +124,7 @@ export const INVARIANTS: readonly Invariant[] = [
   modeIsolation,
   nextActionIffRequiresAction,
   noCardDataReturned,
+  noEventForNonTerminal,
   noRateHeadersOn401,
   nonJsonBody,
   overRefundRefused,
@@ -131,6 +144,7 @@ export const INVARIANTS: readonly Invariant[] = [
   refundedAmountSum,
   refundedAtWhenFull,
   refundsWithinAmount,
+  retriesKeepEventId,
   retryAfterHonest,
   retryNoDoubleCharge,
   sandboxCardOutcome,
@@ -140,6 +154,12 @@ export const INVARIANTS: readonly Invariant[] = [
   statusTransitions,
   succeededHasCard,
   terminalIsFinal,
+  terminalPaymentEvent,
+  terminalRefundEvent,
+  testEventsTestEndpoints,
   threeDsOutcome,
   unknownPayment404,
+  webhookEnvelope,
+  webhookSignature,
+  webhookTimestampFresh,
 ];

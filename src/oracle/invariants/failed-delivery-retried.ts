@@ -1,0 +1,80 @@
+import type { WebhookRecord } from '../../spec/index.ts';
+import type { Invariant } from '../types.ts';
+import { Findings, evidence } from '../lib/findings.ts';
+import { delivered, eventSubject } from '../lib/webhooks.ts';
+
+/** Tolerance on "growing": scheduling jitter may shorten an interval slightly. */
+const SHRINK_TOLERANCE = 0.9;
+const JITTER_MS = 100;
+
+/**
+ * WH-9: a failed delivery (non-2xx or no answer within the ack time) is retried, with
+ * growing intervals. The spec gives no first retry delay, so "not retried" is judged only
+ * when the run went on after the failure for twice the longest first retry seen for other
+ * events (or 5 minutes of the target's time when none was seen).
+ */
+const invariant: Invariant = {
+  id: 'failed-delivery-retried',
+  title: 'A failed delivery is retried, with growing intervals',
+  rules: ['WH-9'],
+  create(ctx) {
+    const f = new Findings();
+    const byId = new Map<string, WebhookRecord[]>();
+    const bySubject = new Map<string, WebhookRecord[]>();
+    return {
+      onRecord(rec) {
+        if (rec.kind !== 'webhook') return;
+        const k = rec.eventId ?? eventSubject(rec);
+        const s = eventSubject(rec);
+        if (k) {
+          let l = byId.get(k);
+          if (!l) byId.set(k, (l = []));
+          l.push(rec);
+        }
+        if (s) {
+          let l = bySubject.get(s);
+          if (!l) bySubject.set(s, (l = []));
+          l.push(rec);
+        }
+      },
+      finish() {
+        let longestFirstRetry = 0;
+        for (const l of byId.values()) {
+          l.sort((a, b) => a.tReceived - b.tReceived);
+          if (l.length > 1 && !delivered(l[0])) longestFirstRetry = Math.max(longestFirstRetry, l[1].tReceived - l[0].tReceived);
+        }
+        const ack = ctx.webhooks?.ackTimeoutMs ?? 10_000;
+        const wait = longestFirstRetry > 0 ? 2 * longestFirstRetry + ack : 300_000 * ctx.timeScale + ack;
+        const end = ctx.ledger.endTime();
+        for (const l of byId.values()) {
+          // The attempts up to the first success: a retry sequence.
+          const firstOk = l.findIndex(delivered);
+          const attempts = firstOk < 0 ? l : l.slice(0, firstOk + 1);
+          const lastFailed = attempts[attempts.length - 1];
+          if (!delivered(lastFailed)) {
+            const s = eventSubject(lastFailed);
+            const later = s ? (bySubject.get(s) ?? []).some((x) => x.tReceived > lastFailed.tReceived) : false;
+            if (!later && end - lastFailed.tReceived >= wait) {
+              f.check();
+              f.violation(evidence(`delivery of ${lastFailed.eventId ?? s} failed (${lastFailed.answered}) and was not retried in the ${Math.round((end - lastFailed.tReceived) / 1000)} s the run went on`, [lastFailed]));
+            }
+          }
+          if (attempts.length < 2) continue;
+          f.check(attempts.length - 1);
+          const gaps = attempts.slice(1).map((w, i) => w.tReceived - attempts[i].tReceived);
+          for (let i = 1; i < gaps.length; i++) {
+            if (gaps[i] < gaps[i - 1] * SHRINK_TOLERANCE - JITTER_MS) {
+              f.violation(evidence(`retries of ${attempts[0].eventId} came ${Math.round(gaps[i - 1])} ms then ${Math.round(gaps[i])} ms apart: the interval shrank`, [attempts[i], attempts[i + 1]]));
+              break;
+            }
+          }
+          if (gaps.length >= 2 && gaps[gaps.length - 1] <= gaps[0] * 1.1) {
+            f.violation(evidence(`retries of ${attempts[0].eventId} came at intervals ${gaps.map((g) => Math.round(g)).join(', ')} ms: they do not grow`, attempts.slice(0, 3)));
+          }
+        }
+        return f.outcome('no delivery failed (the receiver answered every one 2xx in time)');
+      },
+    };
+  },
+};
+export default invariant;

@@ -1,0 +1,41 @@
+import { PAYMENT_EVENT_FOR_STATUS } from '../../spec/index.ts';
+import type { Invariant } from '../types.ts';
+import { Findings } from '../lib/findings.ts';
+import { deliveryGraceMs } from '../lib/webhooks.ts';
+
+/**
+ * WH-4: every payment that reaches succeeded, failed, canceled or expired gets an event of
+ * the matching type. Judged only when the receiver is wired to the target, for the run's
+ * test-mode payments, and only for those seen terminal long enough before the end of the
+ * run for a delivery to be due (the ack time plus a grace).
+ */
+const invariant: Invariant = {
+  id: 'terminal-payment-event',
+  title: 'Every payment that reaches a terminal status gets at least one event of the matching type',
+  rules: ['WH-4'],
+  create(ctx) {
+    const f = new Findings();
+    const events = new Set<string>();
+    return {
+      onRecord(rec) {
+        if (rec.kind === 'webhook' && rec.type && rec.payment) events.add(`${rec.type}|${rec.payment.id}`);
+      },
+      finish() {
+        if (!ctx.webhooks?.wired) return f.outcome('the webhook receiver is not wired to the target, so no event could be expected');
+        const dueBy = ctx.ledger.endTime() - deliveryGraceMs(ctx);
+        for (const p of ctx.ledger.payments.values()) {
+          if (p.mode !== 'test') continue;
+          const end = ctx.ledger.firstTerminal(p.id);
+          if (!end || end.t > dueBy) continue;
+          f.check();
+          const type = PAYMENT_EVENT_FOR_STATUS[end.status]!;
+          if (!events.has(`${type}|${p.id}`)) {
+            f.violation({ message: `payment ${p.id} was seen ${end.status} at ${Math.round(end.t)} ms but no ${type} event arrived by the end of the run (${Math.round(ctx.ledger.endTime())} ms)`, seqs: [p.seq, end.seq], times: [end.t], paymentIds: [p.id], keys: [p.key] });
+          }
+        }
+        return f.outcome('no test-mode payment of the run was seen terminal early enough before the end for its event to be due');
+      },
+    };
+  },
+};
+export default invariant;

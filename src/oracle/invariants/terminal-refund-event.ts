@@ -1,0 +1,50 @@
+import type { RefundStatus } from '../../spec/index.ts';
+import { REFUND_EVENT_FOR_STATUS } from '../../spec/index.ts';
+import type { Invariant } from '../types.ts';
+import { Findings } from '../lib/findings.ts';
+import { deliveryGraceMs } from '../lib/webhooks.ts';
+
+/**
+ * WH-5: every refund that reaches succeeded or failed gets refund.succeeded / refund.failed,
+ * carrying data.refund.payment_id. Judged like WH-4: wired receiver, test-mode payments,
+ * seen settled early enough before the end.
+ */
+const invariant: Invariant = {
+  id: 'terminal-refund-event',
+  title: 'Every refund that reaches succeeded or failed gets refund.succeeded or refund.failed with data.refund.payment_id',
+  rules: ['WH-5'],
+  create(ctx) {
+    const f = new Findings();
+    /** refund id -> event type -> the payment_id it carried. */
+    const events = new Map<string, Map<string, { paymentId: string; seq: number }>>();
+    return {
+      onRecord(rec) {
+        if (rec.kind !== 'webhook' || !rec.type || !rec.refund) return;
+        let m = events.get(rec.refund.id);
+        if (!m) events.set(rec.refund.id, (m = new Map()));
+        if (!m.has(rec.type)) m.set(rec.type, { paymentId: rec.refund.paymentId, seq: rec.seq });
+      },
+      finish() {
+        if (!ctx.webhooks?.wired) return f.outcome('the webhook receiver is not wired to the target, so no event could be expected');
+        const { ledger } = ctx;
+        const dueBy = ledger.endTime() - deliveryGraceMs(ctx);
+        for (const r of ledger.refunds.values()) {
+          if (ledger.payments.get(r.paymentId)?.mode !== 'test') continue;
+          let end: { status: RefundStatus; t: number; seq: number } | null = null;
+          for (const s of ['succeeded', 'failed'] as const) {
+            const at = ledger.refundSpans.firstEnd(r.id, s);
+            if (at.t !== Infinity && (!end || at.t < end.t)) end = { status: s, ...at };
+          }
+          if (!end || end.t > dueBy) continue;
+          f.check();
+          const type = REFUND_EVENT_FOR_STATUS[end.status]!;
+          const got = events.get(r.id)?.get(type);
+          if (!got) f.violation({ message: `refund ${r.id} of ${r.paymentId} was seen ${end.status} but no ${type} event arrived by the end of the run`, seqs: [end.seq], paymentIds: [r.paymentId] });
+          else if (got.paymentId !== r.paymentId) f.violation({ message: `${type} for refund ${r.id} carries data.refund.payment_id ${JSON.stringify(got.paymentId)} (expected ${r.paymentId})`, seqs: [got.seq], paymentIds: [r.paymentId] });
+        }
+        return f.outcome('no refund of a test-mode payment was seen settled early enough before the end for its event to be due');
+      },
+    };
+  },
+};
+export default invariant;
