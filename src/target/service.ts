@@ -187,6 +187,16 @@ class ReferenceService {
       if (!this.bugs['rl-no-retry-after']) rh['retry-after'] = this.bugs['rl-retry-after-zero'] ? 0 : rate.retryAfter;
       return this.write(res, this.errors.make(rid, 'rate_limit_exceeded', `Too many requests: the limit is ${rate.limit} per window for this API key.`), rh);
     }
+    try {
+      await this.route(req, res, key, path, qs, rid, rh);
+    } catch (err) {
+      process.stderr.write(`reference service: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
+      if (res.headersSent) return void res.destroy();
+      this.respond(res, this.errors.make(rid, 'internal_error', 'An internal error occurred.'), rh);
+    }
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse, key: ApiKey, path: string, qs: string, rid: string, rh: HeaderList): Promise<void> {
     const method = req.method;
     if (method === 'GET') {
       if (path === PAYMENTS) return this.respond(res, this.list(key, qs, rid), rh);

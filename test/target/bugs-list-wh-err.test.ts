@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RULE_IDS } from '../../src/spec/index.ts';
-import { BUGS } from '../../src/target/index.ts';
+import { BUGS, DEFAULT_KEYS } from '../../src/target/index.ts';
 import { PROBES } from './bug-probes.ts';
 import { bugTests } from './bugs.shared.ts';
 
@@ -19,5 +21,11 @@ describe('the bug catalog', () => {
     // Every bug is exercised by exactly one of the bug test files.
     const covered = ['RL', 'IDEM', 'AUTH', 'SEC', 'PAY', 'SM', 'REF', 'TEST', 'FT', 'LIST', 'WH', 'ERR'];
     for (const b of BUGS) expect(covered).toContain(b.rule.split('-')[0]);
+  });
+
+  it('docs/reference-service.md lists every bug with its rule, and the default keys', () => {
+    const doc = readFileSync(join(import.meta.dirname, '../../docs/reference-service.md'), 'utf8');
+    for (const b of BUGS) expect(doc).toContain(`| \`${b.name}\` | ${b.rule} |`);
+    for (const k of DEFAULT_KEYS) expect(doc).toContain(`\`${k.key}\` | ${k.merchant} |`);
   });
 });
