@@ -71,7 +71,7 @@ export function parseCard(c: Json, prefix: string, bugs: BugFlags): CardSecret {
   return { number, exp_month: expMonth as number, exp_year: expYear as number, cvc, holder_name: holder };
 }
 
-function parseCommon(body: Json, bugs: BugFlags, direct: boolean) {
+function parseCommon(body: Json, bugs: BugFlags) {
   const amount = body.amount;
   if (amount === undefined || amount === null) fail('amount', 'Missing required parameter: amount.');
   const minAmount = bugs['pay-zero-amount-accepted'] ? 0 : LIMITS.amountMin;
@@ -153,13 +153,13 @@ function parseCustomerB(body: Json): { email: string; name: string } {
 }
 
 /**
- * `POST /v1/payments` body, in whichever input shape it uses. `threeDsCard`
- * lets presentation B require return_url when the card is the sandbox 3DS card.
+ * `POST /v1/payments` body, in whichever input shape it uses. `cards` lets
+ * presentation B require return_url when the card is the sandbox 3DS card.
  */
 export function validateDirectCreate(body: Json, bugs: BugFlags, cards: CardsFile): Validated<ParsedCreate> {
   const shape = inputShapeOf(body);
   try {
-    const common = parseCommon(body, bugs, true);
+    const common = parseCommon(body, bugs);
     let card: CardSecret;
     let customer: { email: string | null; name: string | null };
     if (shape === 'A') {
@@ -189,7 +189,7 @@ export function validateDirectCreate(body: Json, bugs: BugFlags, cards: CardsFil
 export function validateHostedCreate(body: Json, bugs: BugFlags): Validated<ParsedCreate> {
   const shape: InputShape = 'customer' in body && !('billing_details' in body) ? 'B' : 'A';
   try {
-    const common = parseCommon(body, bugs, false);
+    const common = parseCommon(body, bugs);
     if (body.payment_method_data !== undefined) fail('payment_method_data', 'Invalid payment_method_data: the hosted page collects the card; send no card data.');
     if (body.card !== undefined) fail('card', 'Invalid card: the hosted page collects the card; send no card data.');
     let customer: { email: string | null; name: string | null } = { email: null, name: null };
