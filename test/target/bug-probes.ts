@@ -100,11 +100,12 @@ export const PROBES: Record<BugName, Probe> = {
   },
   'rl-sliding-window': async (env) => {
     const { c } = await env.start({ rateLimit: 4, windowMs: 2000 });
-    const t0 = Date.now();
     await statuses(c, 2);
+    // The window began before this instant, so two seconds after it a fixed window has reset.
+    const t1 = Date.now();
     await sleep(1000);
     await statuses(c, 2);
-    await sleep(Math.max(0, t0 + 2150 - Date.now()));
+    await sleep(Math.max(0, t1 + 2100 - Date.now()));
     const refused = (await statuses(c, 4)).filter((r) => r.status === 429).length;
     return violation(refused > 0, `${refused} of 4 requests refused at the start of a new fixed window`);
   },
