@@ -15,8 +15,9 @@ import { SM_CASES } from './cases/sm.ts';
 import { REF_CASES } from './cases/ref.ts';
 import { LIST_CASES } from './cases/list.ts';
 import { WH_CASES } from './cases/wh.ts';
+import { ERR_CASES, FT_SEC_CASES, TEST_CASES } from './cases/misc.ts';
 
-const TABLES: Record<string, CaseTable> = { auth: AUTH_CASES, rate: RATE_CASES, idem: IDEM_CASES, pay: PAY_CASES, sm: SM_CASES, ref: REF_CASES, list: LIST_CASES, wh: WH_CASES };
+const TABLES: Record<string, CaseTable> = { auth: AUTH_CASES, rate: RATE_CASES, idem: IDEM_CASES, pay: PAY_CASES, sm: SM_CASES, ref: REF_CASES, list: LIST_CASES, wh: WH_CASES, err: ERR_CASES, test: TEST_CASES, 'ft+sec': FT_SEC_CASES };
 const ALL: CaseTable = Object.assign({}, ...Object.values(TABLES));
 
 beforeEach(() => resetSeq());

@@ -5,17 +5,24 @@ import amountRefundableConsistent from './amount-refundable-consistent.ts';
 import authMalformedHeader from './auth-malformed-header.ts';
 import authUnknownKey from './auth-unknown-key.ts';
 import authUnknownPrefix from './auth-unknown-prefix.ts';
+import behaviourUnderFaults from './behaviour-under-faults.ts';
+import cardErrorCode from './card-error-code.ts';
 import createReturnsPayment from './create-returns-payment.ts';
 import createStatusAllowed from './create-status-allowed.ts';
+import createdPaymentsRetrievable from './created-payments-retrievable.ts';
 import declineNotHttpError from './decline-not-http-error.ts';
 import duplicateRequestNoObject from './duplicate-request-no-object.ts';
+import errorBodyComplete from './error-body-complete.ts';
+import errorCodeTable from './error-code-table.ts';
 import eventMatchesType from './event-matches-type.ts';
 import failedDeliveryRetried from './failed-delivery-retried.ts';
 import failureReason from './failure-reason.ts';
+import faultResponsesWellFormed from './fault-responses-well-formed.ts';
 import fieldConstraints from './field-constraints.ts';
 import forbiddenIsNotPermitted from './forbidden-is-not-permitted.ts';
 import hosted3dsStaysRequiresAction from './hosted-3ds-stays-requires-action.ts';
 import hostedCreateShape from './hosted-create-shape.ts';
+import hostedTestCards from './hosted-test-cards.ts';
 import idemDifferentBody from './idem-different-body.ts';
 import idemErrorsNotKept from './idem-errors-not-kept.ts';
 import idemInFlight from './idem-in-flight.ts';
@@ -25,6 +32,7 @@ import idemReplay from './idem-replay.ts';
 import idemScopedPerKey from './idem-scoped-per-key.ts';
 import idemScopedPerOperation from './idem-scoped-per-operation.ts';
 import idemSingleObject from './idem-single-object.ts';
+import jsonAndIntegers from './json-and-integers.ts';
 import listCreatedBounds from './list-created-bounds.ts';
 import listEnvelope from './list-envelope.ts';
 import listFiltersBeforePagination from './list-filters-before-pagination.ts';
@@ -44,6 +52,7 @@ import nextActionIffRequiresAction from './next-action-iff-requires-action.ts';
 import noCardDataReturned from './no-card-data-returned.ts';
 import noEventForNonTerminal from './no-event-for-non-terminal.ts';
 import noRateHeadersOn401 from './no-rate-headers-on-401.ts';
+import noSecretEcho from './no-secret-echo.ts';
 import nonJsonBody from './non-json-body.ts';
 import overRefundRefused from './over-refund-refused.ts';
 import paymentEchoesInput from './payment-echoes-input.ts';
@@ -65,7 +74,10 @@ import refundsWithinAmount from './refunds-within-amount.ts';
 import retriesKeepEventId from './retries-keep-event-id.ts';
 import retryAfterHonest from './retry-after-honest.ts';
 import retryNoDoubleCharge from './retry-no-double-charge.ts';
+import sandboxAcceptsCardDetails from './sandbox-accepts-card-details.ts';
 import sandboxCardOutcome from './sandbox-card-outcome.ts';
+import sandboxDeclineAsync from './sandbox-decline-async.ts';
+import serverErrors from './server-errors.ts';
 import settlesAfterHeal from './settles-after-heal.ts';
 import settlesWithinBound from './settles-within-bound.ts';
 import statusTimestamps from './status-timestamps.ts';
@@ -87,17 +99,24 @@ export const INVARIANTS: readonly Invariant[] = [
   authMalformedHeader,
   authUnknownKey,
   authUnknownPrefix,
+  behaviourUnderFaults,
+  cardErrorCode,
   createReturnsPayment,
   createStatusAllowed,
+  createdPaymentsRetrievable,
   declineNotHttpError,
   duplicateRequestNoObject,
+  errorBodyComplete,
+  errorCodeTable,
   eventMatchesType,
   failedDeliveryRetried,
   failureReason,
+  faultResponsesWellFormed,
   fieldConstraints,
   forbiddenIsNotPermitted,
   hosted3dsStaysRequiresAction,
   hostedCreateShape,
+  hostedTestCards,
   idemDifferentBody,
   idemErrorsNotKept,
   idemInFlight,
@@ -107,6 +126,7 @@ export const INVARIANTS: readonly Invariant[] = [
   idemScopedPerKey,
   idemScopedPerOperation,
   idemSingleObject,
+  jsonAndIntegers,
   listCreatedBounds,
   listEnvelope,
   listFiltersBeforePagination,
@@ -126,6 +146,7 @@ export const INVARIANTS: readonly Invariant[] = [
   noCardDataReturned,
   noEventForNonTerminal,
   noRateHeadersOn401,
+  noSecretEcho,
   nonJsonBody,
   overRefundRefused,
   paymentEchoesInput,
@@ -147,7 +168,10 @@ export const INVARIANTS: readonly Invariant[] = [
   retriesKeepEventId,
   retryAfterHonest,
   retryNoDoubleCharge,
+  sandboxAcceptsCardDetails,
   sandboxCardOutcome,
+  sandboxDeclineAsync,
+  serverErrors,
   settlesAfterHeal,
   settlesWithinBound,
   statusTimestamps,

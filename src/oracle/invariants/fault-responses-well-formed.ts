@@ -1,0 +1,79 @@
+import { ALLOWED_5XX, type FaultRecord } from '../../spec/index.ts';
+import type { Invariant } from '../types.ts';
+import { errorCode, isCreate } from '../lib/exchange.ts';
+import { faultOverlapping, isHardFault } from '../lib/faults.ts';
+import { Findings } from '../lib/findings.ts';
+
+interface CreateSeen {
+  seq: number;
+  key: string;
+  direct: boolean;
+  tStart: number;
+  tEnd: number;
+  status: number;
+  code: string | null;
+  json: boolean;
+  failure: string | null;
+  paymentStatus: string | null;
+  errorMissing: number;
+}
+
+/**
+ * FT-4: under upstream faults a create answers 201 pending or 503 service_unavailable, never
+ * an empty or malformed body: a 5xx other than a full 503 service_unavailable, a non-JSON
+ * body, or a dropped connection (not a client time-out) fails; so does a Direct API create
+ * settled synchronously while a hard fault stopped the upstream for its whole duration.
+ * Requests that also crossed a client-link fault are not judged.
+ */
+const invariant: Invariant = {
+  id: 'fault-responses-well-formed',
+  title: 'Under upstream faults a create answers 201 pending or 503 service_unavailable, never an empty or malformed body',
+  rules: ['FT-4'],
+  create(ctx) {
+    const f = new Findings();
+    const creates: CreateSeen[] = [];
+    return {
+      onRecord(rec) {
+        if (rec.kind !== 'exchange' || !isCreate(rec) || rec.sent.badInput || rec.sent.auth) return;
+        creates.push({
+          seq: rec.seq,
+          key: rec.key,
+          direct: rec.op === 'create',
+          tStart: rec.tStart,
+          tEnd: rec.tEnd,
+          status: rec.status,
+          code: errorCode(rec),
+          json: rec.json,
+          failure: rec.failure,
+          paymentStatus: rec.payment?.status ?? null,
+          errorMissing: rec.error?.missing.length ?? 0,
+        });
+      },
+      finish() {
+        const faults = ctx.ledger.faults;
+        const upstream = faults.filter((x) => x.link === 'upstream');
+        if (upstream.length === 0) return f.outcome('the run injected no upstream fault');
+        for (const c of creates) {
+          const during = faultOverlapping(upstream, c.tStart, c.tEnd);
+          if (!during || faultOverlapping(faults, c.tStart, c.tEnd, 'client')) continue;
+          f.check();
+          const problem = judge(c, upstream);
+          if (problem) f.violation({ message: `create during upstream fault "${during.toxic.name}" (${during.toxic.type}): ${problem}`, seqs: [c.seq], times: [c.tStart], keys: [c.key] });
+        }
+        return f.outcome('no create ran while an upstream fault was active');
+      },
+    };
+  },
+};
+
+function judge(c: CreateSeen, upstream: readonly FaultRecord[]): string | null {
+  if (c.status === 0) return c.failure === 'timeout' ? null : `the connection ended without an answer (${c.failure})`;
+  if (!c.json) return `answered ${c.status} with a body that is not JSON`;
+  if (c.status >= 500 && (c.status !== 503 || c.code !== ALLOWED_5XX[503] || c.errorMissing > 0)) return `answered ${c.status} ${c.code ?? ''} (expected 201 pending or a full 503 service_unavailable)`;
+  const covering = upstream.find((x) => isHardFault(x) && x.tStart <= c.tStart && x.tEnd >= c.tEnd);
+  if (c.direct && covering && c.status >= 200 && c.status < 300 && c.paymentStatus && !['pending', 'processing', 'requires_action'].includes(c.paymentStatus)) {
+    return `answered ${c.paymentStatus} synchronously while the upstream was down`;
+  }
+  return null;
+}
+export default invariant;

@@ -1,0 +1,56 @@
+import { CARD_EXPECTED, type CardOutcome } from '../../spec/index.ts';
+import type { Invariant } from '../types.ts';
+import { faultOverlapping } from '../lib/faults.ts';
+import { Findings, evidence, show } from '../lib/findings.ts';
+
+const JUDGED = new Set<CardOutcome>(['succeeds', 'do_not_honor', 'insufficient_funds', 'three_ds_challenge']);
+
+/**
+ * TEST-3: the test cards work on the hosted page with the same outcomes as on the Direct
+ * API: success, the two declines with their codes, and a 3DS challenge (the payment waits
+ * in requires_action after the form, or the challenge was completed).
+ */
+const invariant: Invariant = {
+  id: 'hosted-test-cards',
+  title: 'The test cards work on the hosted page with the same outcomes',
+  rules: ['TEST-3'],
+  create(ctx) {
+    const f = new Findings();
+    const submits = new Map<string, { outcome: CardOutcome; tEnd: number; rec: Parameters<typeof evidence>[1][number] }>();
+    const challenged = new Set<string>();
+    return {
+      onRecord(rec) {
+        if (rec.kind !== 'exchange' || !rec.sent.paymentId) return;
+        if (rec.op === 'complete_3ds') challenged.add(rec.sent.paymentId);
+        if (rec.op !== 'submit_hpp' || !rec.sent.cardOutcome || !JUDGED.has(rec.sent.cardOutcome) || rec.status === 0 || rec.status >= 400) return;
+        if (!submits.has(rec.sent.paymentId)) submits.set(rec.sent.paymentId, { outcome: rec.sent.cardOutcome, tEnd: rec.tEnd, rec });
+      },
+      finish() {
+        const { ledger } = ctx;
+        for (const [id, s] of submits) {
+          const facts = ledger.payments.get(id);
+          if (facts && facts.mode !== 'test') continue;
+          const end = ledger.firstTerminal(id);
+          if (s.outcome === 'three_ds_challenge') {
+            const waited = ledger.paymentSpans.lastStart(id, 'requires_action').t > s.tEnd || ledger.threeDs.has(id) || challenged.has(id);
+            if (waited) f.check();
+            else if (end) {
+              f.check();
+              if (!faultOverlapping(ledger.faults, s.tEnd, end.t)) f.violation(evidence(`hosted payment ${id} submitted with the 3DS card ended ${end.status} without a challenge`, [s.rec], { seqs: [end.seq] }));
+            }
+            continue;
+          }
+          if (!end) continue;
+          f.check();
+          const want = CARD_EXPECTED[s.outcome];
+          const code = ledger.failureCodes.get(id)?.code ?? null;
+          if ((end.status !== want.status || (want.code !== null && code !== want.code)) && !faultOverlapping(ledger.faults, s.tEnd, end.t)) {
+            f.violation(evidence(`hosted payment ${id} submitted with the "${s.outcome}" card ended ${end.status} ${show(code)} (expected ${want.status}${want.code ? ` with ${want.code}` : ''})`, [s.rec], { seqs: [end.seq] }));
+          }
+        }
+        return f.outcome('no hosted page was submitted with a sandbox test card and then seen settled');
+      },
+    };
+  },
+};
+export default invariant;
