@@ -82,6 +82,11 @@ export interface ClientFactoryOptions {
   connections?: number | null;
 }
 
+/** Times are kept to the microsecond: finer digits are noise, and shorter numbers serialize faster. */
+export function roundUs(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
+
 /** Retry back-off for attempt n (0-based): 1 s doubling to 30 s, scaled, at least 20 ms. */
 export function retryBackoffMs(attempt: number, timeScale: number): number {
   const base = Math.min(LIMITS.retryBackoffMaxMs, LIMITS.retryBackoffStartMs * 2 ** attempt);
@@ -485,15 +490,15 @@ export class UndiciApiClient implements ApiClient {
     if (f.signal?.aborted) return Promise.reject(new RunStoppedError(String(f.signal.reason ?? 'aborted')));
     if (f.gate && !f.gate.admit()) return Promise.reject(new RunStoppedError(f.gate.stopReason));
     const headers = idemKey === undefined ? spec.headers : [...spec.headers, 'idempotency-key', idemKey];
-    const tStart = f.clock.now();
+    const tStart = roundUs(f.clock.now());
     const meta: ExchangeMeta = {
       scenario: f.scenario,
       op: spec.op,
       key: this.key.label,
       sent: attempt ? { ...spec.sent } : spec.sent,
-      tIntended: tIntended !== undefined && tIntended < tStart ? tIntended : tStart,
+      tIntended: tIntended !== undefined && tIntended < tStart ? roundUs(tIntended) : tStart,
       tStart,
-      wall: f.clock.wall(),
+      wall: roundUs(f.clock.wall()),
     };
     if (opts?.group !== undefined) meta.group = opts.group;
     if (idemKey !== undefined) meta.idemKey = idemKey;
@@ -503,7 +508,7 @@ export class UndiciApiClient implements ApiClient {
       f.transport.send(
         { origin: spec.origin, method: spec.method, path: spec.path, headers, body: spec.body, timeoutMs: opts?.timeoutMs ?? f.timeoutMs },
         (res: RawResponse | null, failure: FailureKind | null) => {
-          const tEnd = f.clock.now();
+          const tEnd = roundUs(f.clock.now());
           if (res === null) {
             const record = failureRecord(meta, tEnd, failure ?? 'other');
             try {

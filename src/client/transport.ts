@@ -75,34 +75,42 @@ function emptyPicked(): PickedHeaders {
   return { contentType: null, rateLimit: null, rateRemaining: null, rateReset: null, retryAfter: null, location: null };
 }
 
-/** Reads the recorded headers from undici's raw list, comparing names without building a header object. */
+/** Lower-case ASCII names of the recorded headers, as bytes, indexed by name length. */
+const WANTED: Map<number, { name: Buffer; field: keyof PickedHeaders }[]> = new Map();
+for (const [name, field] of [
+  ['content-type', 'contentType'],
+  ['x-ratelimit-limit', 'rateLimit'],
+  ['x-ratelimit-remaining', 'rateRemaining'],
+  ['x-ratelimit-reset', 'rateReset'],
+  ['retry-after', 'retryAfter'],
+  ['location', 'location'],
+] as const) {
+  const list = WANTED.get(name.length) ?? [];
+  list.push({ name: Buffer.from(name, 'latin1'), field });
+  WANTED.set(name.length, list);
+}
+
+/** Case-insensitive compare of a raw header name with a lower-case ASCII name, without making a string. */
+function sameName(raw: Buffer, lower: Buffer): boolean {
+  for (let i = 0; i < lower.length; i++) {
+    let c = raw[i];
+    if (c >= 0x41 && c <= 0x5a) c |= 0x20;
+    if (c !== lower[i]) return false;
+  }
+  return true;
+}
+
+/** Reads the recorded headers from undici's raw list, comparing names as bytes (no header object, no name strings). */
 export function pickHeaders(raw: Buffer[]): PickedHeaders {
   const p = emptyPicked();
   for (let i = 0; i < raw.length; i += 2) {
-    const nameBuf = raw[i];
-    const len = nameBuf.length;
-    // Only names of these lengths can matter: content-type 12, x-ratelimit-limit/-reset 17, -remaining 21, retry-after 11, location 8.
-    if (len !== 12 && len !== 17 && len !== 21 && len !== 11 && len !== 8) continue;
-    const name = nameBuf.toString('latin1').toLowerCase();
-    switch (name) {
-      case 'content-type':
-        p.contentType = raw[i + 1].toString('latin1');
+    const candidates = WANTED.get(raw[i].length);
+    if (candidates === undefined) continue;
+    for (const w of candidates) {
+      if (sameName(raw[i], w.name)) {
+        p[w.field] = raw[i + 1].toString('latin1');
         break;
-      case 'x-ratelimit-limit':
-        p.rateLimit = raw[i + 1].toString('latin1');
-        break;
-      case 'x-ratelimit-remaining':
-        p.rateRemaining = raw[i + 1].toString('latin1');
-        break;
-      case 'x-ratelimit-reset':
-        p.rateReset = raw[i + 1].toString('latin1');
-        break;
-      case 'retry-after':
-        p.retryAfter = raw[i + 1].toString('latin1');
-        break;
-      case 'location':
-        p.location = raw[i + 1].toString('latin1');
-        break;
+      }
     }
   }
   return p;

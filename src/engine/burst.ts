@@ -19,6 +19,7 @@ import {
   failureRecord,
   responseRecord,
   RunStoppedError,
+  roundUs,
   type ClientFactory,
   type ExchangeMeta,
   type PickedHeaders,
@@ -106,7 +107,7 @@ export async function runBurst(factory: ClientFactory, spec: BurstSpec, timeoutM
   let recorded = 0;
 
   const record = (meta: ExchangeMeta, status: number, bodyText: string, headers: Record<string, unknown>) => {
-    const tEnd = clock.now();
+    const tEnd = roundUs(clock.now());
     const parsed = responseRecord(meta, tEnd, { status, picked: pickFromObject(headers), rawHeaders: [], body: bodyText }, factory.scanner);
     factory.sink(parsed.record);
     statuses[status] = (statuses[status] ?? 0) + 1;
@@ -120,8 +121,8 @@ export async function runBurst(factory: ClientFactory, spec: BurstSpec, timeoutM
     meta?: ExchangeMeta;
   }
   const newMeta = (idemKey: string | undefined): ExchangeMeta => {
-    const tStart = clock.now();
-    const meta: ExchangeMeta = { scenario, op, key: spec.key.label, sent: sentOf(spec, spec.path), tIntended: tStart, tStart, wall: clock.wall() };
+    const tStart = roundUs(clock.now());
+    const meta: ExchangeMeta = { scenario, op, key: spec.key.label, sent: sentOf(spec, spec.path), tIntended: tStart, tStart, wall: roundUs(clock.wall()) };
     if (spec.group !== undefined) meta.group = spec.group;
     if (idemKey !== undefined) meta.idemKey = idemKey;
     if (bodyDigest !== undefined) meta.bodyDigest = bodyDigest;
@@ -158,7 +159,7 @@ export async function runBurst(factory: ClientFactory, spec: BurstSpec, timeoutM
     );
     instance.on('reqError', (err: unknown) => {
       const meta = newMeta(undefined);
-      factory.sink(failureRecord(meta, clock.now(), classifyFailure(err)));
+      factory.sink(failureRecord(meta, roundUs(clock.now()), classifyFailure(err)));
       recorded++;
     });
     const onAbort = () => instance.stop();

@@ -5,7 +5,7 @@
  * `drained()` before starting more work (back-pressure). Batches are written at
  * explicit file offsets so a synchronous flush at exit can never reorder lines.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, write as fsWrite, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, write as fsWrite, writev as fsWritev, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { HistoryRecord } from '../spec/index.ts';
 
@@ -20,7 +20,7 @@ export interface HistoryWriterOptions {
   onRecord?: RecordListener;
   /** Queued bytes above which `needsDrain` is true (default 8 MiB). */
   highWaterBytes?: number;
-  /** Lines are batched; a batch is handed to the OS at this size (default 64 KiB) ... */
+  /** Lines are encoded straight into buffers of this size, each handed to the OS when full (default 256 KiB) ... */
   batchBytes?: number;
   /** ... or after this long (default 200 ms), so the file follows the run. */
   flushIntervalMs?: number;
@@ -36,9 +36,13 @@ export class HistoryWriter {
   private seq = 0;
   private readonly listeners: RecordListener[] = [];
   private readonly fd: number | null;
-  private pending = '';
-  private readonly queue: string[] = [];
-  private queuedChars = 0;
+  /** The batch being filled: lines are UTF-8 encoded straight into it (no string concatenation, one copy). */
+  private cur: Buffer;
+  private curLen = 0;
+  /** Full batches waiting for the disk, in order. */
+  private readonly queue: Buffer[] = [];
+  private queuedBytes = 0;
+  private readonly spare: Buffer[] = [];
   private inFlight = false;
   private fileOffset = 0;
   private readonly highWater: number;
@@ -53,7 +57,8 @@ export class HistoryWriter {
   constructor(opts: HistoryWriterOptions = {}) {
     this.path = opts.path ?? null;
     this.highWater = opts.highWaterBytes ?? 8 * 1024 * 1024;
-    this.batchBytes = opts.batchBytes ?? 64 * 1024;
+    this.batchBytes = opts.batchBytes ?? 256 * 1024;
+    this.cur = opts.path ? Buffer.allocUnsafeSlow(this.batchBytes) : Buffer.alloc(0);
     if (opts.records) {
       const sink = opts.records;
       this.listeners.push((r) => sink.push(r));
@@ -105,10 +110,7 @@ export class HistoryWriter {
       (record as { seq: number }).seq = seq;
     }
     this.written++;
-    if (this.fd !== null) {
-      this.pending += JSON.stringify(record) + '\n';
-      if (this.pending.length >= this.batchBytes) this.flushPending();
-    }
+    if (this.fd !== null) this.encode(JSON.stringify(record));
     for (let i = 0; i < this.listeners.length; i++) {
       try {
         this.listeners[i](record);
@@ -123,9 +125,26 @@ export class HistoryWriter {
     return seq;
   }
 
+  private encode(line: string): void {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit; reserve that so a line never straddles batches.
+    const worst = line.length * 3 + 1;
+    if (this.curLen + worst > this.cur.length) {
+      this.flushPending();
+      if (worst > this.cur.length) {
+        const big = Buffer.from(line + '\n', 'utf8');
+        this.queue.push(big);
+        this.queuedBytes += big.length;
+        this.pump();
+        return;
+      }
+    }
+    this.curLen += this.cur.write(line, this.curLen, 'utf8');
+    this.cur[this.curLen++] = 0x0a;
+  }
+
   /** True while more than the high-water mark is queued for the disk. */
   get needsDrain(): boolean {
-    return this.queuedChars + this.pending.length > this.highWater;
+    return this.queuedBytes + this.curLen > this.highWater;
   }
 
   /** Resolves once the queue is below the high-water mark. */
@@ -134,32 +153,33 @@ export class HistoryWriter {
     return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
-  /** Bytes (UTF-16 units) waiting to be written. */
+  /** Bytes waiting to be written. */
   get queued(): number {
-    return this.queuedChars + this.pending.length;
+    return this.queuedBytes + this.curLen;
   }
 
   private flushPending(): void {
-    if (this.pending.length === 0) return;
-    this.queue.push(this.pending);
-    this.queuedChars += this.pending.length;
-    this.pending = '';
+    if (this.curLen === 0) return;
+    this.queue.push(this.cur.subarray(0, this.curLen));
+    this.queuedBytes += this.curLen;
+    this.cur = this.spare.pop() ?? Buffer.allocUnsafeSlow(this.batchBytes);
+    this.curLen = 0;
     this.pump();
   }
 
   private pump(): void {
     if (this.inFlight || this.queue.length === 0 || this.fd === null) return;
-    // Coalesce queued batches into one write (fewer syscalls when the disk lags).
-    let text = this.queue.shift()!;
-    while (this.queue.length > 0 && text.length < 1024 * 1024) text += this.queue.shift()!;
-    const buf = Buffer.from(text, 'utf8');
-    const chars = text.length;
+    // Everything queued goes in one writev (fewer syscalls when the disk lags).
+    const bufs = this.queue.splice(0, this.queue.length);
+    let bytes = 0;
+    for (const b of bufs) bytes += b.length;
     const position = this.fileOffset;
-    this.fileOffset += buf.length;
+    this.fileOffset += bytes;
     this.inFlight = true;
-    this.writeAll(buf, 0, position, (err) => {
+    this.writeBatches(bufs, bytes, position, (err) => {
       this.inFlight = false;
-      this.queuedChars -= chars;
+      this.queuedBytes -= bytes;
+      for (const b of bufs) if (b.byteOffset === 0 && b.buffer.byteLength === this.batchBytes && this.spare.length < 8) this.spare.push(Buffer.from(b.buffer, b.byteOffset, this.batchBytes));
       if (err && !this.error) this.error = err;
       if (!this.needsDrain && this.drainWaiters.length > 0) {
         const waiters = this.drainWaiters;
@@ -172,6 +192,16 @@ export class HistoryWriter {
         this.idleWaiters = [];
         for (const w of waiters) w();
       }
+    });
+  }
+
+  private writeBatches(bufs: Buffer[], bytes: number, position: number, done: (err: Error | null) => void): void {
+    if (bufs.length === 1) return this.writeAll(bufs[0], 0, position, done);
+    fsWritev(this.fd!, bufs, position, (err, n) => {
+      if (err) return done(err);
+      if (n >= bytes) return done(null);
+      // A short write: finish the rest from one joined buffer.
+      this.writeAll(Buffer.concat(bufs), n, position + n, done);
     });
   }
 
@@ -207,11 +237,10 @@ export class HistoryWriter {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     if (this.fd === null) return;
-    const text = this.queue.join('') + this.pending;
+    const buf = Buffer.concat([...this.queue, this.cur.subarray(0, this.curLen)]);
     this.queue.length = 0;
-    this.pending = '';
-    if (text.length > 0) {
-      const buf = Buffer.from(text, 'utf8');
+    this.curLen = 0;
+    if (buf.length > 0) {
       let off = 0;
       while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off, this.fileOffset + off);
       this.fileOffset += buf.length;

@@ -1,0 +1,165 @@
+/**
+ * Throughput: paystorm's closed-model engine, recording the full history to a
+ * file (and metrics), against autocannon at the same connection count, no
+ * pipelining, on a one-worker nginx returning a fixed JSON payment. undici's
+ * plain request() loop is shown for reference. Contenders run interleaved, each
+ * in a fresh process, and the median ratio is printed.
+ *
+ *   node --import tsx bench/engine-throughput.ts [--rounds 5] [--requests 200000] [--connections 10]
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { Pool } from 'undici';
+import { HttpTransport, makeKeySecrets } from '../src/client/index.ts';
+import { HistoryWriter, MetricsAggregator, RunClock, runScenarios } from '../src/engine/index.ts';
+import { parseKeyArg } from '../src/spec/index.ts';
+import { BENCH_KEY, PAY_ID, SteadyRate, arg, fmt, median, runChild, startNginx } from './engine-lib.ts';
+
+const SELF = fileURLToPath(import.meta.url);
+type Contender = 'autocannon' | 'paystorm' | 'undici-request' | 'undici-dispatch';
+interface ChildResult {
+  contender: Contender;
+  rps: number;
+  responses: number;
+  cpuUs: number;
+  historyBytes?: number;
+}
+
+async function autocannonRun(url: string, connections: number, n: number): Promise<ChildResult> {
+  const rate = new SteadyRate(n);
+  await new Promise<void>((resolve, reject) => {
+    const inst = autocannon(
+      { url: `${url}/v1/payments/${PAY_ID}`, connections, amount: n, pipelining: 1, headers: { authorization: `Bearer ${BENCH_KEY}`, accept: 'application/json' } },
+      (err) => (err ? reject(err) : resolve()),
+    );
+    inst.on('response', () => rate.tick());
+  });
+  return { contender: 'autocannon', rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs() };
+}
+
+async function undiciRequestRun(url: string, connections: number, n: number): Promise<ChildResult> {
+  const rate = new SteadyRate(n);
+  const pool = new Pool(url, { connections, pipelining: 1 });
+  let left = n;
+  const loop = async () => {
+    while (left-- > 0) {
+      const res = await pool.request({ path: `/v1/payments/${PAY_ID}`, method: 'GET', headers: { authorization: `Bearer ${BENCH_KEY}`, accept: 'application/json' } });
+      await res.body.text();
+      rate.tick();
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, loop));
+  await pool.close();
+  return { contender: 'undici-request', rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs() };
+}
+
+/** The transport paystorm uses, with no record at all: the floor of the undici path. */
+async function undiciDispatchRun(url: string, connections: number, n: number): Promise<ChildResult> {
+  const rate = new SteadyRate(n);
+  const t = new HttpTransport({ connections });
+  const headers = ['authorization', `Bearer ${BENCH_KEY}`, 'accept', 'application/json'];
+  let left = n;
+  const one = () =>
+    new Promise<void>((resolve) =>
+      t.send({ origin: url, method: 'GET', path: `/v1/payments/${PAY_ID}`, headers, body: null, timeoutMs: 30_000 }, () => {
+        rate.tick();
+        resolve();
+      }),
+    );
+  const loop = async () => {
+    while (left-- > 0) await one();
+  };
+  await Promise.all(Array.from({ length: connections }, loop));
+  await t.close();
+  return { contender: 'undici-dispatch', rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs() };
+}
+
+async function paystormRun(url: string, connections: number, n: number): Promise<ChildResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'paystorm-bench-'));
+  const path = join(dir, 'history.ndjson');
+  const writer = HistoryWriter.open(path);
+  const rate = new SteadyRate(n);
+  writer.subscribe((r) => {
+    if (r.kind === 'exchange') rate.tick();
+  });
+  const outcome = await runScenarios({
+    scenarios: [
+      {
+        name: 'throughput',
+        description: 'closed-model retrieve loop',
+        rules: [],
+        async run(ctx) {
+          const c = ctx.client(ctx.keys[0]);
+          await ctx.execute({ executor: 'per-vu-iterations', vus: connections, iterations: Math.ceil(n / connections), maxDurationMs: 600_000 }, async () => {
+            await c.retrieve(PAY_ID);
+          });
+        },
+      },
+    ],
+    target: { url, embedded: false, presentation: 'B', rateLimit: null },
+    keys: makeKeySecrets([parseKeyArg(`bench:${BENCH_KEY}`)]),
+    cards: {},
+    clock: new RunClock(),
+    writer,
+    metrics: new MetricsAggregator(),
+    caps: { maxRequests: n, maxDurationMs: 600_000 },
+    seed: 1,
+    timeScale: 1,
+    log: () => {},
+  });
+  await writer.close();
+  const historyBytes = statSync(path).size;
+  rmSync(dir, { recursive: true, force: true });
+  if (outcome.requests !== n) throw new Error(`paystorm sent ${outcome.requests}, expected ${n}`);
+  return { contender: 'paystorm', rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs(), historyBytes };
+}
+
+async function child(): Promise<void> {
+  const contender = arg('contender') as Contender;
+  const url = arg('url');
+  const connections = Number(arg('connections'));
+  const n = Number(arg('requests'));
+  const warm = Math.max(connections, Math.floor(n / 10));
+  const fn = { autocannon: autocannonRun, paystorm: paystormRun, 'undici-request': undiciRequestRun, 'undici-dispatch': undiciDispatchRun }[contender];
+  await fn(url, connections, warm); // JIT warm-up, same share for every contender
+  const r = await fn(url, connections, n);
+  process.stdout.write(JSON.stringify(r) + '\n');
+}
+
+async function main(): Promise<void> {
+  const rounds = Number(arg('rounds', '5'));
+  const n = Number(arg('requests', '200000'));
+  const connections = Number(arg('connections', '10'));
+  const contenders = (arg('contenders', 'autocannon,paystorm,undici-request').split(',') as Contender[]);
+  const nginx = await startNginx();
+  const results: Record<string, number[]> = {};
+  const ratios: Record<string, number[]> = {};
+  try {
+    console.log(`throughput: nginx (1 worker) at ${nginx.url}, ${connections} connections, no pipelining, ${n} requests per run, ${rounds} rounds interleaved`);
+    for (let round = 1; round <= rounds; round++) {
+      const line: string[] = [];
+      const rps: Record<string, number> = {};
+      // Alternate the order each round so neither contender always runs first.
+      const order = round % 2 ? contenders : [...contenders].reverse();
+      for (const c of order) {
+        const r = await runChild<ChildResult>(SELF, ['--child', '--contender', c, '--url', nginx.url, '--connections', String(connections), '--requests', String(n)]);
+        rps[c] = r.rps;
+        (results[c] ??= []).push(r.rps);
+        line.push(`${c} ${Math.round(r.rps)}/s ${fmt(r.cpuUs, 1)} µs cpu/req${r.historyBytes ? ` (history ${(r.historyBytes / 1e6).toFixed(0)} MB)` : ''}`);
+      }
+      for (const c of contenders) if (c !== 'autocannon' && rps.autocannon) (ratios[c] ??= []).push(rps[c] / rps.autocannon);
+      console.log(`round ${round}: ${line.join(', ')}`);
+    }
+  } finally {
+    await nginx.stop();
+  }
+  console.log('');
+  for (const c of contenders) console.log(`median ${c}: ${Math.round(median(results[c]))} req/s`);
+  for (const [c, xs] of Object.entries(ratios)) console.log(`median ratio ${c} / autocannon: ${fmt(median(xs))}x  (rounds: ${xs.map((x) => fmt(x)).join(', ')})`);
+}
+
+if (process.argv.includes('--child')) await child();
+else await main();
