@@ -4,12 +4,12 @@
  * functions the scenarios name. Options are read by evaluating each bundle's init
  * context under the Node shim (test/k6/shim), with __ENV as k6 would pass it.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
-import { buildBundles, ROOT, runShim, SCRIPTS } from './helpers.ts';
+import { buildBundles, removeBundles, ROOT, runShim, SCRIPTS } from './helpers.ts';
 import { validateScenarios, validateThresholds, parseThresholdExpression } from './k6-options.ts';
 
 const TEST_KEY = 'm1:svc_test_sk_aaaaBBBBccccDDDD1111';
@@ -20,6 +20,7 @@ let dir = '';
 beforeAll(() => {
   dir = buildBundles();
 });
+afterAll(removeBundles);
 
 /** Import specifiers of a bundle, found by TypeScript's own pre-processor (static, dynamic and require). */
 function importsOf(code: string): string[] {

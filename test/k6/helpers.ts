@@ -1,6 +1,6 @@
 /** Builds the k6 bundles into a temp dir and runs them under the Node shim (test/k6/shim). */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,11 +9,17 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const SCRIPTS = ['idempotency', 'mixed', 'rate-limit', 'soak'] as const;
 export type ScriptName = (typeof SCRIPTS)[number];
 
+const built: string[] = [];
 /** Runs `node k6/build.mjs --outdir <tmp>` (the bundling step of `npm run k6:build`). */
 export function buildBundles(): string {
   const dir = mkdtempSync(join(tmpdir(), 'paystorm-k6-'));
+  built.push(dir);
   execFileSync(process.execPath, [join(ROOT, 'k6', 'build.mjs'), '--outdir', dir], { cwd: ROOT, stdio: 'pipe' });
   return dir;
+}
+/** Removes the bundles buildBundles made in this test file. */
+export function removeBundles(): void {
+  for (const d of built.splice(0)) rmSync(d, { recursive: true, force: true });
 }
 
 export interface ShimRequest {
@@ -80,7 +86,9 @@ export function runShim(bundle: string, env: Record<string, string>, opts: ShimO
     child.on('exit', () => {
       clearTimeout(timer);
       if (!existsSync(out)) return reject(new Error(`k6 shim wrote no result:\n${output}`));
-      resolveRun({ ...(JSON.parse(readFileSync(out, 'utf8')) as Omit<ShimResult, 'output'>), output });
+      const result = JSON.parse(readFileSync(out, 'utf8')) as Omit<ShimResult, 'output'>;
+      rmSync(dirname(out), { recursive: true, force: true });
+      resolveRun({ ...result, output });
     });
   });
 }

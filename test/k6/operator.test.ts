@@ -5,12 +5,12 @@
  * `arguments` only, no pod env) and the runners (arguments plus runner.env) must plan
  * the same scenario.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { SECRET_KEY_PATTERN } from '../../src/spec/keys.ts';
-import { buildBundles, ROOT, runShim } from './helpers.ts';
+import { buildBundles, removeBundles, ROOT, runShim } from './helpers.ts';
 
 const YAML_PATH = join(ROOT, 'k6', 'operator', 'testrun.yaml');
 const TEXT = readFileSync(YAML_PATH, 'utf8');
@@ -59,6 +59,7 @@ interface TestRun {
 }
 
 const tr = parse(TEXT) as TestRun;
+afterAll(removeBundles);
 
 /** `-e NAME=VALUE` pairs and the other flags of `arguments` (k6-operator splits it like a shell would, without expansion). */
 function argEnv(args: string): { env: Record<string, string>; flags: string[] } {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { startReferenceService, DEFAULT_KEYS, type RunningService } from '../../src/target/index.ts';
 import { RULES } from '../../src/spec/rules.ts';
-import { buildBundles, failedChecks, runShim, type ShimResult } from './helpers.ts';
+import { buildBundles, failedChecks, removeBundles, runShim, type ShimResult } from './helpers.ts';
 import { StubService } from './stub-service.ts';
 
 const key = (merchant: string, prefix: string) => DEFAULT_KEYS.find((k) => k.merchant === merchant && k.key.startsWith(prefix) && k.direct_api)!.key;
@@ -24,6 +24,7 @@ let dir = '';
 beforeAll(() => {
   dir = buildBundles();
 });
+afterAll(removeBundles);
 
 const ruleIds = new Set(RULES.map((r) => r.id));
 

@@ -12,7 +12,7 @@
  * This is a test double of k6's API: it does not schedule executors, pace arrival
  * rates, evaluate thresholds or run VUs in parallel.
  */
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -30,7 +30,9 @@ const SHIMS = {
 const out = process.env.K6SHIM_OUT;
 const result = { ok: false, fatal: null, options: null, exports: [], setupData: null, iterations: 0, iterationErrors: [] };
 
+let scratch = null;
 function finish(code) {
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
   Object.assign(result, { requests: state.requests, checks: state.checks, metrics: state.metrics, logs: state.logs, sleptMs: state.sleptMs });
   if (out) writeFileSync(out, JSON.stringify(result));
   process.exit(code);
@@ -63,6 +65,7 @@ async function main() {
   globalThis.open = (p) => readFileSync(p, 'utf8');
   captureConsole();
   const dir = mkdtempSync(join(tmpdir(), 'k6shim-'));
+  scratch = dir;
   const file = join(dir, 'script.mjs');
   writeFileSync(file, rewriteImports(readFileSync(bundle, 'utf8')));
   let mod;
