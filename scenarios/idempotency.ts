@@ -4,8 +4,8 @@
  *   round): one payment, the rest 409 `idempotency_key_in_use` or replays of it.
  * - `idem-replay-<op>`: same key, same body: the same object again (payment, hosted, refund).
  * - `idem-diff-<op>`: same key, another body: 409.
- * - `idem-error-retry-<op>`: an error answer (400, or a 422 refund) then a valid retry with the
- *   same key: it executes.
+ * - `idem-error-retry-<op>`: an error answer (400 for an amount below the minimum, sent as a marked
+ *   bad input; or a 422 refund) then a valid retry with the same key: it executes.
  * - `idem-scope-key`: one key value under two API keys: two payments.
  * - `idem-scope-op`: one key value on payment create, hosted create and refund create: three objects.
  * - `idem-mref`: one `merchant_reference`, two keys: two payments.
@@ -18,6 +18,7 @@ import type { PaymentInput } from '../src/spec/inputs.ts';
 import type { CardOutcome } from '../src/spec/cards.ts';
 import { directCreateBody, hostedCreateBody } from '../src/spec/inputs.ts';
 import { LIMITS } from '../src/spec/limits.ts';
+import { ERROR_CODES } from '../src/spec/errors.ts';
 import { API_PATHS } from '../src/spec/operations.ts';
 import { REFUND_PATHS } from '../src/spec/refund.ts';
 import { isTerminal } from '../src/spec/statuses.ts';
@@ -99,10 +100,23 @@ async function run(ctx: ScenarioContext): Promise<void> {
   });
 
   // An error is not kept: the retry with the same key executes.
+  // The failing request is a deliberate bad input (amount below the minimum), marked as such.
   await step(ctx, 'error then retry', async () => {
     const c = creator(ctx);
     const k = idemKey(ctx, 'error-retry');
-    await send(a, { ...c, input: { ...c.input, amount: 0 } }, k, 'idem-error-retry-payment');
+    const badInput = { ...c.input, amount: LIMITS.amountMin - 1 };
+    await a.raw(
+      { method: 'POST', path: c.hosted ? API_PATHS.hosted : API_PATHS.payments, body: c.hosted ? hostedCreateBody(badInput) : directCreateBody(badInput, shape) },
+      {
+        idemKey: k,
+        group: 'idem-error-retry-payment',
+        op: c.hosted ? 'create_hpp' : 'create',
+        sent: {
+          badInput: { case: 'idempotency/error-then-retry/amount-below-minimum', expectStatus: ERROR_CODES.parameter_invalid.http, expectCode: ERROR_CODES.parameter_invalid.code, expectParam: 'amount' },
+          ...(c.hosted ? {} : { inputShape: shape }),
+        },
+      },
+    );
     note(await send(a, c, k, 'idem-error-retry-payment'));
   });
 

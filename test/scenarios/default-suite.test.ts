@@ -224,8 +224,11 @@ for (const presentation of ['B', 'A'] as Presentation[]) {
 
     it('rate-limit: exactly the limit then 429s, honest Retry-After, the exact edge, bursts at most twice the limit, a second key unaffected', () => {
       const xs = of('rate-limit');
+      // Window 1 is opened by the last fresh-window probe (remaining = limit - 1), then driven to the limit.
+      const opener = inGroup(xs, 'rl-fresh').at(-1)!;
+      expect([opener.status, opener.rate?.remaining]).toEqual([200, LIMIT - 1]);
       const w1 = inGroup(xs, 'rl-w1');
-      const passed = w1.filter((x) => x.status !== 429);
+      const passed = [opener, ...w1.filter((x) => x.status !== 429)];
       expect(passed.length).toBe(LIMIT);
       expect(passed.every((x) => x.rate?.limit === LIMIT && x.rate.remaining !== null && x.rate.reset !== null)).toBe(true);
       expect(passed.some((x) => x.status === 404)).toBe(true);

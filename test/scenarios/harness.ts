@@ -15,7 +15,7 @@ import {
 } from '../../src/spec/index.ts';
 import { RunClock, HistoryWriter, runScenarios, makeRunRecord, type RunOutcome } from '../../src/engine/index.ts';
 import { makeKeySecrets } from '../../src/client/index.ts';
-import { startReferenceService, DEFAULT_KEYS, DEFAULT_WEBHOOK_SECRET } from '../../src/target/index.ts';
+import { startReferenceService, DEFAULT_KEYS, DEFAULT_WEBHOOK_SECRET, type KeyConfig } from '../../src/target/index.ts';
 import { startWebhookReceiver } from '../../src/webhooks/index.ts';
 
 export const LIMIT = 60;
@@ -35,7 +35,16 @@ export interface ScenarioRun {
 
 export async function runAgainstReference(
   scenarios: Scenario[],
-  opts: { presentation: Presentation; webhooks?: boolean; failShare?: number; stallShare?: number; seed?: number; durationMs?: number },
+  opts: {
+    presentation: Presentation;
+    webhooks?: boolean;
+    failShare?: number;
+    stallShare?: number;
+    seed?: number;
+    durationMs?: number;
+    /** Which of the reference service's keys the run gets (default all). */
+    keys?: (k: KeyConfig) => boolean;
+  },
 ): Promise<ScenarioRun> {
   const clock = new RunClock();
   const records: HistoryRecord[] = [];
@@ -65,7 +74,7 @@ export async function runAgainstReference(
   });
   const logs: string[] = [];
   try {
-    const parsed = DEFAULT_KEYS.map((k) => parseKeyArg(`${k.merchant}:${k.key}`));
+    const parsed = DEFAULT_KEYS.filter(opts.keys ?? (() => true)).map((k) => parseKeyArg(`${k.merchant}:${k.key}`));
     const keys = makeKeySecrets(parsed, (k) => DEFAULT_KEYS.find((d) => d.key === k.secret)?.direct_api);
     const target: TargetInfo = { url: svc.url, embedded: true, presentation: opts.presentation, rateLimit: { limit: LIMIT, windowMs: WINDOW_MS } };
     const webhooksRecord = receiver ? { receiverUrl: receiver.url, wired: true, failShare, ackTimeoutMs: ACK_MS } : null;
