@@ -5,6 +5,7 @@ import { runCommand } from './run.ts';
 import { checkCommand } from './check.ts';
 import { reportCommand } from './report.ts';
 import { scenariosCommand } from './scenarios.ts';
+import { selftestCommand } from './selftest.ts';
 import { doctorCommand } from './doctor.ts';
 
-export const commands: PaystormCommand[] = [runCommand, serveCommand, scenariosCommand, checkCommand, reportCommand, doctorCommand];
+export const commands: PaystormCommand[] = [runCommand, serveCommand, scenariosCommand, checkCommand, reportCommand, doctorCommand, selftestCommand];
