@@ -62,7 +62,7 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
     active = slots.filter((s) => s.check !== null);
   };
 
-  for await (const rec of records) {
+  const onRecord = (rec: HistoryRecord) => {
     if (!ctx) start(rec);
     count++;
     if (rec.kind === 'end') end = rec;
@@ -84,6 +84,13 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
       }
     }
     if (dropped) active = active.filter((s) => s.error === null);
+  };
+  // A batched source (readHistory) spares a promise per record.
+  const batched = (records as { batches?: () => AsyncIterable<HistoryRecord[]> }).batches;
+  if (typeof batched === 'function') {
+    for await (const batch of batched.call(records)) for (const rec of batch) onRecord(rec);
+  } else {
+    for await (const rec of records) onRecord(rec);
   }
   if (!ctx) start(undefined);
 

@@ -28,6 +28,15 @@ describe('readHistory', () => {
     expect(h.stats.truncated).toBeNull();
   });
 
+  it('decodes non-ASCII text exactly (key labels with …, names with accents), with LF or CRLF line ends', async () => {
+    const named = ex({ op: 'create', status: 201, sent: { cardMeta: { expMonth: 1, expYear: 2040, cvcLength: 3, holderName: 'Zoë Ünal 山田' } } });
+    const p = file('utf8.ndjson', [JSON.stringify(runRec()), JSON.stringify(named), JSON.stringify(probe)].map((l, i) => (i === 1 ? l + '\r' : l)));
+    const recs = await collect(readHistory(p));
+    expect(recs[1].kind === 'exchange' && recs[1].key).toBe('m1/test/…aaaa');
+    expect(recs[1].kind === 'exchange' && recs[1].sent.cardMeta?.holderName).toBe('Zoë Ünal 山田');
+    expect(recs[2].kind === 'exchange' && recs[2].key).toBe('m1/test/…aaaa');
+  });
+
   it('tolerates and reports a last line cut short by an interrupted run', async () => {
     const cut = JSON.stringify(probe).slice(0, 40);
     const warnings: string[] = [];
