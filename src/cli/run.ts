@@ -107,6 +107,19 @@ function keyInfo(k: ParsedKey, directApi?: boolean): KeyInfo {
   return { label: k.label, merchant: k.merchant, mode: k.mode, prefix: k.prefix, last4: k.last4, ...(directApi !== undefined ? { directApi } : {}) };
 }
 
+/**
+ * A probe that opened a fresh window (remaining = limit - 1) shows the window's length in
+ * X-RateLimit-Reset, to the second. When it disagrees with the window the run assumes, say so:
+ * the oracle judges RL-2 with the assumed one.
+ */
+function warnIfWindowDiffers(probe: { limit: number | null; remaining: number | null; reset: number | null; wall: number }, windowMs: number, io: RunIo): void {
+  if (probe.limit === null || probe.remaining !== probe.limit - 1 || probe.reset === null) return;
+  const seen = probe.reset * 1000 - probe.wall;
+  if (Math.abs(seen - windowMs) > 1500) {
+    io.stderr.write(`paystorm: the target's rate window looks like about ${Math.round(seen / 1000)} s (X-RateLimit-Reset), not the ${windowMs / 1000} s the spec fixes; rate-window rules are judged with ${windowMs / 1000} s. Pass --window-ms if the deployment is configured otherwise.\n`);
+  }
+}
+
 /** Holds records that arrive before the run record (webhooks after a presentation probe), then passes them on. */
 class RecordGate {
   private held: HistoryRecord[] | null = [];
@@ -131,7 +144,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
   const timeoutMs = cfg.requestTimeout !== undefined ? parseDuration(cfg.requestTimeout, '--request-timeout') : RUN_DEFAULTS.requestTimeoutMs;
   const timeScale = embedded ? (cfg.timeScale ?? EMBEDDED_DEFAULTS.timeScale) : 1;
   if (!embedded) {
-    for (const f of ['presentation', 'timeScale', 'rateLimit', 'windowMs', 'bugs'] as const) {
+    for (const f of ['presentation', 'timeScale', 'rateLimit', 'bugs'] as const) {
       if (cfg[f] !== undefined) throw new PaystormError(`--${f.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} only applies to the embedded target; drop it or drop --target.`, EXIT.usage);
     }
   }
@@ -247,7 +260,8 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
     const firstTest = parsedKeys.find((k) => k.mode === 'test')!;
     let probe;
     try {
-      probe = await probeRateLimit(targetUrl, firstTest.secret, 10_000);
+      const wall = Date.now();
+      probe = { ...(await probeRateLimit(targetUrl, firstTest.secret, 10_000)), wall };
     } catch (e) {
       throw new PaystormError(`target ${targetUrl} is unreachable (${(e as Error).message}). Check --target and that the service is up.`, EXIT.target, '--target');
     }
@@ -259,7 +273,9 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
       embedded
         ? (cfg.presentation ?? EMBEDDED_DEFAULTS.presentation)
         : ((await detectTargetPresentation(targetUrl, firstTest.secret, cards.succeeds ? { probeCard: { number: cards.succeeds, exp_month: 12, exp_year: new Date().getUTCFullYear() + 3, cvc: '123', holder_name: 'Pay Storm' } } : {})) ?? 'B');
-    const windowMs = embedded ? (cfg.windowMs ?? EMBEDDED_DEFAULTS.windowMs) : LIMITS.rateWindowMs;
+    // The spec fixes the window at 60 s; --window-ms declares another (a scaled staging or `paystorm serve --window-ms`).
+    const windowMs = cfg.windowMs ?? (embedded ? EMBEDDED_DEFAULTS.windowMs : LIMITS.rateWindowMs);
+    if (!embedded && cfg.windowMs === undefined) warnIfWindowDiffers(probe, windowMs, io);
     const target: TargetInfo = { url: targetUrl, embedded, presentation, rateLimit: { limit: probe.limit, windowMs } };
 
     const keys: KeySecret[] = parsedKeys.map((k, index) => ({

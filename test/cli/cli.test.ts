@@ -67,6 +67,7 @@ describe('usage errors exit 3 and name the flag', () => {
     expect(r.stderr).toMatch(/windowMs: .*whole seconds/);
   });
   it('an embedded-only flag with --target', async () => {
+    // --window-ms is allowed with --target (it declares the deployment's window); --time-scale is not.
     const r = await paystorm(['run', '--target', 'http://127.0.0.1:9', '--key', 'svc_test_sk_abcdefgh1234', '--time-scale', '0.1']);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/--time-scale only applies to the embedded target/);

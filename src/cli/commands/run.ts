@@ -31,7 +31,7 @@ export const runCommand: PaystormCommand = {
       .option('presentation', { type: 'string', choices: ['A', 'B'], describe: 'Embedded target: Payment presentation (default B)' })
       .option('time-scale', { type: 'number', describe: 'Embedded target: multiplier of its own delays (default 0.05)' })
       .option('rate-limit', { type: 'number', describe: 'Embedded target: requests per window (default 120)' })
-      .option('window-ms', { type: 'number', describe: 'Embedded target: rate window in ms, whole seconds (default 3000)' })
+      .option('window-ms', { type: 'number', describe: 'Rate window in ms, whole seconds (embedded default 3000; with --target it declares the deployment\'s window, default the spec\'s 60000)' })
       .option('bugs', { type: 'string', describe: 'Embedded target: seeded bugs to switch on, comma-separated (see docs/reference-service.md)' })
       .example('$0 run', 'The default suite against the embedded reference service')
       .example('$0 run mixed --target https://staging.example.com --key acme:svc_test_sk_... --cards cards.json --duration 5m', 'Mixed load against a staging deployment')
