@@ -43,7 +43,13 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
   }
   let ctx: OracleContext | null = null;
   let slots: Slot[] = [];
-  let active: Slot[] = [];
+  /** Per record kind, the slots that want it. */
+  let active: Record<HistoryRecord['kind'], Slot[]> = { run: [], exchange: [], webhook: [], fault: [], end: [] };
+  const dispatch = () => {
+    for (const kind of Object.keys(active) as HistoryRecord['kind'][]) {
+      active[kind] = slots.filter((s) => s.error === null && s.check?.onRecord && (!s.check.kinds || s.check.kinds.includes(kind)));
+    }
+  };
   let run: RunRecord | null = null;
   let end: EndRecord | null = null;
   let count = 0;
@@ -59,7 +65,7 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
         return { inv, check: null, error: stackOf(e) };
       }
     });
-    active = slots.filter((s) => s.check !== null);
+    dispatch();
   };
 
   const onRecord = (rec: HistoryRecord) => {
@@ -74,16 +80,17 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
       }
     }
     let dropped = false;
-    for (let i = 0; i < active.length; i++) {
-      const slot = active[i];
+    const wanting = active[rec.kind] ?? [];
+    for (let i = 0; i < wanting.length; i++) {
+      const slot = wanting[i];
       try {
-        slot.check!.onRecord(rec);
+        slot.check!.onRecord!(rec);
       } catch (e) {
         slot.error = stackOf(e);
         dropped = true;
       }
     }
-    if (dropped) active = active.filter((s) => s.error === null);
+    if (dropped) dispatch();
   };
   // A batched source (readHistory) spares a promise per record.
   const batched = (records as { batches?: () => AsyncIterable<HistoryRecord[]> }).batches;

@@ -139,6 +139,16 @@ export class Ledger {
     }
   }
 
+  private idemSorted = false;
+  /** The idempotency tuples, each sorted by start (sorted once, on first use after the records are in). */
+  idemTuples(): IterableIterator<IdemRequest[]> {
+    if (!this.idemSorted) {
+      for (const reqs of this.idem.values()) if (reqs.length > 1) reqs.sort((a, b) => a.tStart - b.tStart || a.seq - b.seq);
+      this.idemSorted = true;
+    }
+    return this.idem.values();
+  }
+
   /** Time the run ended: the end record, or the latest time seen (interrupted history). */
   endTime(): number {
     return this.end?.tEnd ?? this.lastT;
@@ -205,6 +215,7 @@ export class Ledger {
     const tuple = `${x.key}\u0000${scope}\u0000${idemKey}`;
     let list = this.idem.get(tuple);
     if (!list) this.idem.set(tuple, (list = []));
+    this.idemSorted = false;
     const rid = x.error?.request_id;
     list.push({
       seq: x.seq,

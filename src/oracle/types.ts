@@ -20,8 +20,10 @@ export interface InvariantOutcome {
 }
 
 export interface InvariantCheck {
-  /** Called once per history record, in file order (the run record first). */
-  onRecord(rec: HistoryRecord): void;
+  /** Record kinds it wants (default: all); the judge calls onRecord only for those. */
+  kinds?: readonly HistoryRecord['kind'][];
+  /** Called once per record, in file order (the run record first); absent when the check works from the ledger at the end. */
+  onRecord?(rec: HistoryRecord): void;
   finish(): InvariantOutcome;
 }
 

@@ -1,6 +1,7 @@
 import { type FaultRecord } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
 import { authVariant, errorCode, isApiCall, isAuthenticatedAnswer, is2xx } from '../lib/exchange.ts';
+import { Columns } from '../lib/columns.ts';
 import { faultOverlapping } from '../lib/faults.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
 import { cachedResponse, idemEvidence, idemTuples } from '../lib/idempotency.ts';
@@ -19,14 +20,20 @@ const invariant: Invariant = {
   rules: ['FT-5'],
   create(ctx) {
     const f = new Findings();
-    /** Candidates judged once the fault windows are known: time span and the problem, if any. */
-    const seen: { tStart: number; tEnd: number; problem: string | null; rec: Rec | null }[] = [];
+    /** Everything judged once the fault windows are known: spans of all, details of the wrong ones. */
+    const spans = new Columns(['tStart', 'tEnd'] as const);
+    const wrong: { tStart: number; tEnd: number; problem: string; rec: Rec }[] = [];
+    const note = (rec: Rec & { tStart: number; tEnd: number }, problem: string | null) => {
+      spans.push({ tStart: rec.tStart, tEnd: rec.tEnd });
+      if (problem) wrong.push({ tStart: rec.tStart, tEnd: rec.tEnd, problem, rec });
+    };
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || !isApiCall(rec) || rec.status === 0) return;
         if (authVariant(rec) !== 'ok') {
           const ok = rec.status === 401 && errorCode(rec) === 'invalid_api_key';
-          seen.push({ tStart: rec.tStart, tEnd: rec.tEnd, problem: ok ? null : `auth probe "${authVariant(rec)}" answered ${rec.status} ${show(errorCode(rec))}`, rec: ok ? null : rec });
+          note(rec, ok ? null : `auth probe "${authVariant(rec)}" answered ${rec.status} ${show(errorCode(rec))}`);
           return;
         }
         if (!isAuthenticatedAnswer(rec)) return;
@@ -34,16 +41,15 @@ const invariant: Invariant = {
         let problem: string | null = null;
         if (!r || r.limit === null || r.remaining === null || r.reset === null) problem = `${rec.status} answer without the rate headers`;
         else if (rec.status === 429 && (errorCode(rec) !== 'rate_limit_exceeded' || rec.retryAfter === null || r.remaining !== 0)) problem = `malformed 429 (${show(errorCode(rec))}, Retry-After ${show(rec.retryAfter)})`;
-        seen.push({ tStart: rec.tStart, tEnd: rec.tEnd, problem, rec: problem ? rec : null });
+        note(rec, problem);
       },
       finish() {
         const upstream: FaultRecord[] = ctx.ledger.faults.filter((x) => x.link === 'upstream');
         if (upstream.length === 0) return f.outcome('the run injected no upstream fault');
-        for (const s of seen) {
-          if (!faultOverlapping(upstream, s.tStart, s.tEnd)) continue;
-          f.check();
-          if (s.problem) f.violation(evidence(`during an upstream fault: ${s.problem}`, s.rec ? [s.rec] : []));
-        }
+        const ts = spans.col('tStart');
+        const te = spans.col('tEnd');
+        for (let i = 0; i < spans.length; i++) if (faultOverlapping(upstream, ts[i], te[i])) f.check();
+        for (const w of wrong) if (faultOverlapping(upstream, w.tStart, w.tEnd)) f.violation(evidence(`during an upstream fault: ${w.problem}`, [w.rec]));
         for (const reqs of idemTuples(ctx)) {
           const c = cachedResponse(reqs);
           if (!c) continue;

@@ -10,6 +10,7 @@ const invariant: Invariant = {
   create() {
     const f = new Findings();
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || !rec.error || rec.status < 400 || !isApiCall(rec)) return;
         f.check();

@@ -11,6 +11,7 @@ const invariant: Invariant = {
   create() {
     const f = new Findings();
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || (rec.op !== 'create' && rec.op !== 'create_hpp') || !is2xx(rec.status)) return;
         f.check();

@@ -15,6 +15,7 @@ const invariant: Invariant = {
     const f = new Findings();
     const answered = new Set<string>();
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'create' || !is2xx(rec.status) || !rec.payment) return;
         const tuple = idemTuple(rec);

@@ -10,6 +10,7 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'retrieve' || !rec.sent.paymentId) return;
         const p = ctx.ledger.payments.get(rec.sent.paymentId);

@@ -16,6 +16,7 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || !isCreate(rec) || rec.sent.badInput) return;
         const declining = DECLINE_CARDS.has(rec.sent.cardOutcome ?? '');

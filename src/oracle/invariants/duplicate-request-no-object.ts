@@ -10,7 +10,6 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
-      onRecord() {},
       finish() {
         runTupleCheck(ctx, f, checkDuplicateRequest);
         return f.outcome('the target answered no request with 409 duplicate_request (observe-only rule)');

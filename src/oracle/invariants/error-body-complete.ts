@@ -11,6 +11,7 @@ const invariant: Invariant = {
   create() {
     const f = new Findings();
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.status < 400 || !isApiCall(rec)) return;
         f.check();

@@ -18,6 +18,7 @@ const invariant: Invariant = {
   create() {
     const f = new Findings();
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.status < 400 || !rec.error || !isApiCall(rec)) return;
         f.check();

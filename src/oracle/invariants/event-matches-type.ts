@@ -10,6 +10,7 @@ const invariant: Invariant = {
   create() {
     const f = new Findings();
     return {
+      kinds: ['webhook'],
       onRecord(rec) {
         if (rec.kind !== 'webhook' || !rec.type || !(EVENT_TYPES as readonly string[]).includes(rec.type)) return;
         const want = statusOfEvent(rec.type as EventType);

@@ -22,6 +22,7 @@ const invariant: Invariant = {
     const byId = new Map<string, WebhookRecord[]>();
     const bySubject = new Map<string, WebhookRecord[]>();
     return {
+      kinds: ['webhook'],
       onRecord(rec) {
         if (rec.kind !== 'webhook') return;
         const k = rec.eventId ?? eventSubject(rec);

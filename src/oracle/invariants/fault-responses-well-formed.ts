@@ -33,6 +33,7 @@ const invariant: Invariant = {
     const f = new Findings();
     const creates: CreateSeen[] = [];
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || !isCreate(rec) || rec.sent.badInput || rec.sent.auth) return;
         creates.push({

@@ -19,6 +19,7 @@ const invariant: Invariant = {
     const submits = new Map<string, { outcome: CardOutcome; tEnd: number; rec: Parameters<typeof evidence>[1][number] }>();
     const challenged = new Set<string>();
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || !rec.sent.paymentId) return;
         if (rec.op === 'complete_3ds') challenged.add(rec.sent.paymentId);

@@ -10,7 +10,6 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
-      onRecord() {},
       finish() {
         runTupleCheck(ctx, f, checkDifferentBody);
         return f.outcome('no request sent a different body under an Idempotency-Key already answered 2xx');

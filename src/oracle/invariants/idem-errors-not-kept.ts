@@ -10,7 +10,6 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
-      onRecord() {},
       finish() {
         runTupleCheck(ctx, f, checkErrorsNotKept);
         return f.outcome('no request repeated an Idempotency-Key after only error answers');

@@ -10,7 +10,6 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
-      onRecord() {},
       finish() {
         runTupleCheck(ctx, f, checkInFlight);
         return f.outcome('no two requests with one Idempotency-Key were in flight at once, and none got 409 idempotency_key_in_use');

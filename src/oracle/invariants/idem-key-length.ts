@@ -11,6 +11,7 @@ const invariant: Invariant = {
   create() {
     const f = new Findings();
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.sent.idemVariant !== 'oversized') return;
         if (isInconclusive(rec) || rec.status === 401 || rec.status === 403) return;

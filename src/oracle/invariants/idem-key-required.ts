@@ -10,6 +10,7 @@ const invariant: Invariant = {
   create() {
     const f = new Findings();
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.sent.idemVariant !== 'missing') return;
         if (isInconclusive(rec) || rec.status === 401 || rec.status === 403) return;

@@ -10,7 +10,6 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
-      onRecord() {},
       finish() {
         runTupleCheck(ctx, f, checkReplay);
         return f.outcome('no request repeated an Idempotency-Key and body after its first 2xx answer');

@@ -10,7 +10,6 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
-      onRecord() {},
       finish() {
         checkIndependentScopes(ctx, f, 'key');
         return f.outcome('no Idempotency-Key value was used under two API keys');

@@ -10,7 +10,6 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
-      onRecord() {},
       finish() {
         checkIndependentScopes(ctx, f, 'scope');
         return f.outcome('no Idempotency-Key value was used on two operations of one API key');

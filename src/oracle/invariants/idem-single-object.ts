@@ -10,7 +10,6 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
-      onRecord() {},
       finish() {
         runTupleCheck(ctx, f, checkSingleObject);
         return f.outcome('no two requests with one Idempotency-Key were in flight at once');

@@ -17,6 +17,7 @@ const invariant: Invariant = {
     const f = new Findings();
     const pages: { key: string; seq: number; tStart: number; params: ListParams; ids: Set<string> }[] = [];
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'list' || !is2xx(rec.status) || !rec.list || rec.list.hasMore !== false || rec.sent.badInput) return;
         const params = listParams(rec);

@@ -18,6 +18,7 @@ const invariant: Invariant = {
     const f = new Findings();
     const allowed = LIST_STATUS_FILTER as readonly string[];
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'list') return;
         if (probeRule(rec) === 'LIST-6') return judgeProbe(rec, 'LIST-6', f);

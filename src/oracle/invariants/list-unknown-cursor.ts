@@ -15,6 +15,7 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'list') return;
         if (probeRule(rec) === 'LIST-4') return judgeProbe(rec, 'LIST-4', f);

@@ -28,6 +28,7 @@ const invariant: Invariant = {
     const f = new Findings();
     const groups = new Map<string, { key: string; pages: Page[] }>();
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'list' || rec.group === undefined || !is2xx(rec.status) || !rec.list) return;
         const g = `${rec.key}\u0000${rec.group}`;

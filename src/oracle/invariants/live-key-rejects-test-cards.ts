@@ -11,6 +11,7 @@ const invariant: Invariant = {
     const f = new Findings();
     const isLive = (label: string) => ctx.keys.get(label)?.mode === 'live';
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.status === 0 || !rec.sent.cardOutcome || !isLive(rec.key)) return;
         if (isCreate(rec) || rec.op === 'submit_hpp') f.check();

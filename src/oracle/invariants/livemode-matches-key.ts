@@ -10,6 +10,7 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || !is2xx(rec.status) || authVariant(rec) !== 'ok') return;
         const mode = ctx.keys.get(rec.key)?.mode;

@@ -11,7 +11,6 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
-      onRecord() {},
       finish() {
         const byRef = new Map<string, IdemRequest[][]>();
         for (const reqs of idemTuples(ctx, PAYMENT_SCOPES)) {

@@ -11,6 +11,7 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' && rec.kind !== 'webhook') return;
         const sentCard = rec.kind === 'exchange' && rec.sent.cardLast4 !== undefined;

@@ -10,6 +10,7 @@ const invariant: Invariant = {
   create() {
     const f = new Findings();
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.status !== 401 || !isApiCall(rec)) return;
         f.check();

@@ -17,7 +17,6 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
-      onRecord() {},
       finish() {
         const { ledger } = ctx;
         const refundsOf = new Map<string, { id: string; amount: number }[]>();

@@ -8,6 +8,7 @@ interface Expect {
   currency: string | undefined;
   description: string | null | undefined;
   metadata: string | null | undefined;
+  metadataObj: Record<string, unknown> | null;
   seq: number;
 }
 
@@ -16,6 +17,14 @@ function canon(m: unknown): string | null {
   if (m === null || m === undefined || typeof m !== 'object') return null;
   const o = m as Record<string, unknown>;
   return JSON.stringify(Object.keys(o).sort().map((k) => [k, o[k]]));
+}
+/** Equal to the expected canonical metadata, without building a string when the values match. */
+function sameMetadata(m: Record<string, unknown> | null, expected: string | null, expectedObj: Record<string, unknown> | null): boolean {
+  if (expectedObj && m) {
+    const ks = Object.keys(m);
+    if (ks.length === Object.keys(expectedObj).length && ks.every((k) => m[k] === expectedObj[k])) return true;
+  }
+  return canon(m) === expected;
 }
 
 /**
@@ -40,6 +49,7 @@ const invariant: Invariant = {
             currency: typeof s.currency === 'string' ? s.currency : p.currency,
             description: typeof s.description === 'string' ? s.description : s.description === undefined ? p.description : undefined,
             metadata: s.metadata !== undefined ? canon(s.metadata) : p.metadata !== null ? canon(p.metadata) : undefined,
+            metadataObj: (s.metadata !== undefined ? s.metadata : p.metadata) as Record<string, unknown> | null,
             seq: rec.seq,
           });
         }
@@ -53,7 +63,7 @@ const invariant: Invariant = {
         if (e.amount !== undefined && p.amount !== e.amount) diffs.push(`amount ${show(p.amount)} (sent ${e.amount})`);
         if (e.currency !== undefined && !currencyEq(p.currency, e.currency)) diffs.push(`currency ${show(p.currency)} (sent ${e.currency})`);
         if (e.description !== undefined && p.description !== e.description) diffs.push(`description ${show(p.description)} (expected ${show(e.description)})`);
-        if (e.metadata !== undefined && !(p.metadata === null && p.presentation === 'A') && canon(p.metadata) !== e.metadata) diffs.push(`metadata ${show(p.metadata)} (expected ${e.metadata})`);
+        if (e.metadata !== undefined && !(p.metadata === null && p.presentation === 'A') && !sameMetadata(p.metadata, e.metadata, e.metadataObj)) diffs.push(`metadata ${show(p.metadata)} (expected ${e.metadata})`);
         if (diffs.length) f.violation(evidence(`payment ${p.id} shows ${diffs.join(', ')}`, [o.rec], { seqs: [e.seq] }));
       },
       finish: () => f.outcome('no payment created by the run was seen'),

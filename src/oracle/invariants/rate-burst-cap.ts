@@ -16,7 +16,6 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
-      onRecord() {},
       finish() {
         const W = windowMsOf(ctx);
         for (const [key, c] of ctx.ledger.rate) {

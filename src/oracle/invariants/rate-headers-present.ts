@@ -12,6 +12,7 @@ const invariant: Invariant = {
   create() {
     const f = new Findings();
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || !isAuthenticatedAnswer(rec)) return;
         f.check();

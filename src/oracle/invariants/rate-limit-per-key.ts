@@ -15,7 +15,6 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
-      onRecord() {},
       finish() {
         const W = windowMsOf(ctx);
         // Exhausted periods per key, in epoch ms: from its first 429 of a window to that window's reset.

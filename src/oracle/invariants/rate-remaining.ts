@@ -15,7 +15,6 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
-      onRecord() {},
       finish() {
         for (const [key, c] of ctx.ledger.rate) {
           const rem = c.col('remaining');

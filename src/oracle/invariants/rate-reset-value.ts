@@ -17,6 +17,7 @@ const invariant: Invariant = {
     const tol = resetToleranceMs(ctx);
     const W = windowMsOf(ctx);
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || !isAuthenticatedAnswer(rec) || !rec.rate) return;
         const { reset, raw } = rec.rate;

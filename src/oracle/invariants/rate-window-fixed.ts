@@ -17,7 +17,6 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
-      onRecord() {},
       finish() {
         const W = windowMsOf(ctx);
         const tol = resetToleranceMs(ctx);

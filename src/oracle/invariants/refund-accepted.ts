@@ -19,6 +19,7 @@ const invariant: Invariant = {
     /** Accepted refunds per payment: id and when the answer came. */
     const accepted = new Map<string, { id: string; tStart: number; tEnd: number; seq: number }[]>();
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange') return;
         if (isRefundRequest(rec) && is2xx(rec.status)) {

@@ -10,7 +10,6 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
-      onRecord() {},
       finish() {
         for (const check of [checkReplay, checkDifferentBody, checkInFlight, checkSingleObject, checkErrorsNotKept]) runTupleCheck(ctx, f, check, REFUND_SCOPES);
         checkIndependentScopes(ctx, f, 'key', REFUND_SCOPES);

@@ -15,7 +15,6 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
-      onRecord() {},
       finish() {
         const spans = ctx.ledger.paymentSpans;
         for (const [pid, reqs] of ctx.ledger.refundRequests) {

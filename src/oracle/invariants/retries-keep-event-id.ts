@@ -17,6 +17,7 @@ const invariant: Invariant = {
     const bySubject = new Map<string, WebhookRecord[]>();
     const byId = new Map<string, WebhookRecord>();
     return {
+      kinds: ['webhook'],
       onRecord(rec) {
         if (rec.kind !== 'webhook') return;
         const subject = eventSubject(rec);

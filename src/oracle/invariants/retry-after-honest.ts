@@ -14,7 +14,6 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
-      onRecord() {},
       finish() {
         const tol = resetToleranceMs(ctx);
         for (const [key, c] of ctx.ledger.rate) {

@@ -30,6 +30,7 @@ const invariant: Invariant = {
     };
     const unusable = (status: number) => status === 0 || status >= 500 || status === 422;
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange') return;
         const scope = scopeOf(rec.key);

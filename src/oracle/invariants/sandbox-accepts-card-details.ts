@@ -14,6 +14,7 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'create' || !rec.sent.cardMeta || !rec.sent.cardOutcome || rec.sent.badInput) return;
         if (ctx.keys.get(rec.key)?.mode !== 'test' || isInconclusive(rec) || [401, 403, 409].includes(rec.status)) return;

@@ -19,6 +19,7 @@ const invariant: Invariant = {
     const f = new Findings();
     const sync: { rec: Parameters<typeof evidence>[1][number]; msg: string; from: number; to: number }[] = [];
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'create' || !isCreate(rec) || rec.status !== 422 || errorType(rec) !== 'card_error') return;
         const o = rec.sent.cardOutcome;

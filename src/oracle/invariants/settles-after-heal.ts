@@ -15,7 +15,6 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
-      onRecord() {},
       finish() {
         const bound = ctx.settleBoundMs;
         const { ledger } = ctx;

@@ -10,6 +10,7 @@ const invariant: Invariant = {
   create() {
     const f = new Findings();
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'retrieve' || !is2xx(rec.status) || rec.payment?.status !== 'succeeded') return;
         f.check();

@@ -10,7 +10,6 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
-      onRecord() {},
       finish() {
         const spans = ctx.ledger.paymentSpans;
         for (const id of spans.ids()) {

@@ -18,6 +18,7 @@ const invariant: Invariant = {
     /** refund id -> event type -> the payment_id it carried. */
     const events = new Map<string, Map<string, { paymentId: string; seq: number }>>();
     return {
+      kinds: ['webhook'],
       onRecord(rec) {
         if (rec.kind !== 'webhook' || !rec.type || !rec.refund) return;
         let m = events.get(rec.refund.id);

@@ -14,6 +14,7 @@ const invariant: Invariant = {
     const f = new Findings();
     const modesByPath = new Map<string, Map<boolean, Parameters<typeof evidence>[1][number]>>();
     return {
+      kinds: ['webhook'],
       onRecord(rec) {
         if (rec.kind !== 'webhook') return;
         const paymentId = rec.payment?.id ?? rec.refund?.paymentId;

@@ -14,6 +14,7 @@ const invariant: Invariant = {
     const completed = new Map<string, { result: 'success' | 'fail'; rec: Parameters<typeof evidence>[1][number] }>();
     const attempted = new Set<string>();
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'complete_3ds' || !rec.sent.paymentId) return;
         attempted.add(rec.sent.paymentId);

@@ -11,6 +11,7 @@ const invariant: Invariant = {
   create() {
     const f = new Findings();
     return {
+      kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'retrieve') return;
         if (probeRule(rec) === 'PAY-17') return judgeProbe(rec, 'PAY-17', f);

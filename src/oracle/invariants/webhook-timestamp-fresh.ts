@@ -11,6 +11,7 @@ const invariant: Invariant = {
     const f = new Findings();
     const toleranceMs = LIMITS.webhookToleranceSeconds * 1000 + 2000;
     return {
+      kinds: ['webhook'],
       onRecord(rec) {
         if (rec.kind !== 'webhook' || rec.t === null) return;
         f.check();

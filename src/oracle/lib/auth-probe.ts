@@ -14,6 +14,7 @@ export function authProbeInvariant(def: { id: string; title: string; rules: stri
     create() {
       const f = new Findings();
       return {
+        kinds: ['exchange'],
         onRecord(rec) {
           if (rec.kind !== 'exchange' || !def.variants.includes(authVariant(rec))) return;
           // No answer at all says nothing about authentication.

@@ -27,7 +27,7 @@ export function foreignAccessInvariant(def: {
     create(ctx: OracleContext) {
       const f = new Findings();
       const deferred: ExchangeRecord[] = [];
-      /** `listing key label | payment id` -> the list that showed it. */
+      /** Listed ids whose payment was not yet known: `listing key label | payment id` -> the list that showed it. */
       const listed = new Map<string, { seq: number; t: number; key: string; id: string }>();
       let listsJudged = 0;
 
@@ -48,7 +48,13 @@ export function foreignAccessInvariant(def: {
         );
       };
 
+      const judgeListed = (l: { seq: number; t: number; key: string; id: string }, owner: PaymentFacts, requester: KeyInfo) => {
+        const how = def.foreign(owner, requester);
+        if (how) f.violation({ message: `list by ${l.key} showed payment ${l.id} made by ${owner.key} (${how})`, seqs: [l.seq, owner.seq], times: [l.t], keys: [l.key, owner.key], paymentIds: [l.id] });
+      };
+
       return {
+        kinds: ['exchange'],
         onRecord(rec) {
           if (rec.kind !== 'exchange') return;
           const pid = rec.sent.paymentId;
@@ -58,10 +64,13 @@ export function foreignAccessInvariant(def: {
             else if (deferred.length < MAX_DEFERRED) deferred.push(rec);
           }
           if (def.includeLists && rec.list && is2xx(rec.status)) {
+            const requester = ctx.keys.get(rec.key);
+            if (!requester) return;
             listsJudged++;
             for (const id of rec.list.ids) {
-              const k = `${rec.key}|${id}`;
-              if (!listed.has(k)) listed.set(k, { seq: rec.seq, t: rec.tStart, key: rec.key, id });
+              const owner = ctx.ledger.payments.get(id);
+              if (owner) judgeListed({ seq: rec.seq, t: rec.tStart, key: rec.key, id }, owner, requester);
+              else if (listed.size < MAX_DEFERRED) listed.set(`${rec.key}|${id}`, { seq: rec.seq, t: rec.tStart, key: rec.key, id });
             }
           }
         },
@@ -72,7 +81,7 @@ export function foreignAccessInvariant(def: {
           }
           if (def.includeLists) {
             // Lists are exercised only when the run holds payments some listing key may not see.
-            const listingKeys = new Set([...listed.values()].map((l) => l.key));
+            const listingKeys = [...ctx.keys.keys()];
             let foreignExists = false;
             for (const label of listingKeys) {
               const requester = ctx.keys.get(label);
@@ -84,9 +93,7 @@ export function foreignAccessInvariant(def: {
             for (const l of listed.values()) {
               const owner = ctx.ledger.payments.get(l.id);
               const requester = ctx.keys.get(l.key);
-              if (!owner || !requester) continue;
-              const how = def.foreign(owner, requester);
-              if (how) f.violation({ message: `list by ${l.key} showed payment ${l.id} made by ${owner.key} (${how})`, seqs: [l.seq, owner.seq], times: [l.t], keys: [l.key, owner.key], paymentIds: [l.id] });
+              if (owner && requester) judgeListed(l, owner, requester);
             }
           }
           return f.outcome(def.notExercised);

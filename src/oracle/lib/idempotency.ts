@@ -14,9 +14,8 @@ export type IdemCheck = (reqs: readonly IdemRequest[], f: Findings) => void;
 
 /** Tuples with requests sorted by start, optionally only some scopes. */
 export function* idemTuples(ctx: OracleContext, scopes?: ReadonlySet<string>): Iterable<IdemRequest[]> {
-  for (const reqs of ctx.ledger.idem.values()) {
+  for (const reqs of ctx.ledger.idemTuples()) {
     if (scopes && !scopes.has(reqs[0].scope)) continue;
-    if (reqs.length > 1) reqs.sort((a, b) => a.tStart - b.tStart || a.seq - b.seq);
     yield reqs;
   }
 }
@@ -164,9 +163,13 @@ export const checkDuplicateRequest: IdemCheck = (reqs, f) => {
  * names independent requests: the later never replays the other's object nor is refused for it.
  */
 export function checkIndependentScopes(ctx: OracleContext, f: Findings, by: 'key' | 'scope', scopes?: ReadonlySet<string>, involving?: ReadonlySet<string>): void {
+  // Only Idempotency-Key values used in more than one tuple can clash.
+  const uses = new Map<string, number>();
+  for (const reqs of idemTuples(ctx, scopes)) uses.set(reqs[0].idemKey, (uses.get(reqs[0].idemKey) ?? 0) + 1);
   const groups = new Map<string, IdemRequest[][]>();
   for (const reqs of idemTuples(ctx, scopes)) {
     const r = reqs[0];
+    if (uses.get(r.idemKey)! < 2) continue;
     const g = by === 'key' ? `${r.scope}\u0000${r.idemKey}` : `${r.key}\u0000${r.idemKey}`;
     let list = groups.get(g);
     if (!list) groups.set(g, (list = []));

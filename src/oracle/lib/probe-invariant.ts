@@ -11,6 +11,7 @@ export function probeInvariant(def: { id: string; title: string; rule: string; n
     create() {
       const f = new Findings();
       return {
+        kinds: ['exchange'],
         onRecord(rec) {
           if (rec.kind === 'exchange' && probeRule(rec) === def.rule) judgeProbe(rec, def.rule, f);
         },
