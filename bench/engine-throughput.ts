@@ -136,6 +136,7 @@ async function main(): Promise<void> {
   const contenders = (arg('contenders', 'autocannon,paystorm,undici-request').split(',') as Contender[]);
   const nginx = await startNginx();
   const results: Record<string, number[]> = {};
+  const cpu: Record<string, number[]> = {};
   const ratios: Record<string, number[]> = {};
   try {
     console.log(`throughput: nginx (1 worker) at ${nginx.url}, ${connections} connections, no pipelining, ${n} requests per run, ${rounds} rounds interleaved`);
@@ -148,6 +149,7 @@ async function main(): Promise<void> {
         const r = await runChild<ChildResult>(SELF, ['--child', '--contender', c, '--url', nginx.url, '--connections', String(connections), '--requests', String(n)]);
         rps[c] = r.rps;
         (results[c] ??= []).push(r.rps);
+        (cpu[c] ??= []).push(r.cpuUs);
         line.push(`${c} ${Math.round(r.rps)}/s ${fmt(r.cpuUs, 1)} µs cpu/req${r.historyBytes ? ` (history ${(r.historyBytes / 1e6).toFixed(0)} MB)` : ''}`);
       }
       for (const c of contenders) if (c !== 'autocannon' && rps.autocannon) (ratios[c] ??= []).push(rps[c] / rps.autocannon);
@@ -157,7 +159,7 @@ async function main(): Promise<void> {
     await nginx.stop();
   }
   console.log('');
-  for (const c of contenders) console.log(`median ${c}: ${Math.round(median(results[c]))} req/s`);
+  for (const c of contenders) console.log(`median ${c}: ${Math.round(median(results[c]))} req/s, ${fmt(median(cpu[c]), 1)} µs CPU per request`);
   for (const [c, xs] of Object.entries(ratios)) console.log(`median ratio ${c} / autocannon: ${fmt(median(xs))}x  (rounds: ${xs.map((x) => fmt(x)).join(', ')})`);
 }
 
