@@ -32,6 +32,8 @@ export interface ReadHistoryOptions {
   fullyValidatedLines?: number;
   /** Told about a tolerated truncated last line. */
   onWarning?: (message: string) => void;
+  /** Read size (tests use a small one to split lines across reads). */
+  chunkBytes?: number;
 }
 
 function fail(path: string, line: number, what: string): never {
@@ -64,11 +66,9 @@ export class HistoryFile implements AsyncIterable<HistoryRecord> {
     let pending: { line: number; text: string } | null = null;
     let n = 0;
     let rest: Buffer | null = null;
-    const parseLine = (buf: Buffer, start: number, end: number, out: HistoryRecord[]) => {
+    const parseText = (text: string, out: HistoryRecord[]) => {
       n++;
-      if (end <= start || (end === start + 1 && buf[start] === 13)) return;
-      const text = decodeLine(buf, start, end);
-      if (/^\s*$/.test(text)) return;
+      if (text.length === 0 || /^\s*$/.test(text)) return;
       if (pending) fail(this.path, pending.line, `not valid JSON (${pending.text.slice(0, 60)}…), and it is not the last line, so the file is corrupt rather than cut short`);
       let obj: unknown;
       try {
@@ -79,17 +79,46 @@ export class HistoryFile implements AsyncIterable<HistoryRecord> {
       }
       out.push(this.check(obj, n, n <= full));
     };
-    try {
-      const input = createReadStream(this.path, { highWaterMark: 1 << 22 });
-      for await (const chunk of input as AsyncIterable<Buffer>) {
-        const buf: Buffer = rest ? Buffer.concat([rest, chunk]) : chunk;
-        const out: HistoryRecord[] = [];
-        let start = 0;
-        for (let nl = buf.indexOf(10, start); nl >= 0; nl = buf.indexOf(10, start)) {
-          parseLine(buf, start, nl, out);
+    /** Whole lines in buf[start, end): one Latin-1 string when they are ASCII but for `…`, else line by line. */
+    const parseLines = (buf: Buffer, start: number, end: number, out: HistoryRecord[]) => {
+      let text = buf.toString('latin1', start, end);
+      if (text.includes(ELLIPSIS_LATIN1)) text = text.replaceAll(ELLIPSIS_LATIN1, '\\u2026');
+      if (NON_ASCII.test(text)) {
+        for (let nl = buf.indexOf(10, start); start < end && nl >= 0 && nl < end; nl = buf.indexOf(10, start)) {
+          parseText(decodeLine(buf, start, nl), out);
           start = nl + 1;
         }
-        rest = start < buf.length ? buf.subarray(start) : null;
+        return;
+      }
+      let i = 0;
+      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', i)) {
+        parseText(text.charCodeAt(nl - 1) === 13 ? text.slice(i, nl - 1) : text.slice(i, nl), out);
+        i = nl + 1;
+      }
+    };
+    try {
+      const input = createReadStream(this.path, { highWaterMark: this.opts.chunkBytes ?? 1 << 22 });
+      for await (const chunk of input as AsyncIterable<Buffer>) {
+        const out: HistoryRecord[] = [];
+        let from = 0;
+        if (rest) {
+          // The line that straddles the previous chunk: joined on its own, so the chunk is never copied.
+          const nl = chunk.indexOf(10);
+          if (nl < 0) {
+            rest = Buffer.concat([rest, chunk]);
+            continue;
+          }
+          const joined = Buffer.concat([rest, chunk.subarray(0, nl + 1)]);
+          parseLines(joined, 0, joined.length, out);
+          from = nl + 1;
+          rest = null;
+        }
+        const last = chunk.lastIndexOf(10);
+        if (last >= from) {
+          parseLines(chunk, from, last + 1, out);
+          from = last + 1;
+        }
+        if (from < chunk.length) rest = Buffer.from(chunk.subarray(from));
         this.stats.lines = n;
         if (out.length) yield out;
       }
@@ -99,7 +128,7 @@ export class HistoryFile implements AsyncIterable<HistoryRecord> {
     }
     if (rest) {
       const out: HistoryRecord[] = [];
-      parseLine(rest, 0, rest.length, out);
+      parseText(decodeLine(rest, 0, rest.length), out);
       if (out.length) yield out;
     }
     this.stats.lines = n;

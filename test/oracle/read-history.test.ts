@@ -37,6 +37,19 @@ describe('readHistory', () => {
     expect(recs[2].kind === 'exchange' && recs[2].key).toBe('m1/test/…aaaa');
   });
 
+  it('reads the same records whatever the read size (lines split across reads, multi-byte characters cut in half)', async () => {
+    const named = ex({ op: 'create', status: 201, sent: { cardMeta: { expMonth: 1, expYear: 2040, cvcLength: 3, holderName: 'Zoë 山田' } } });
+    const lines = [JSON.stringify(runRec()), JSON.stringify(probe), JSON.stringify(named), JSON.stringify(probe), JSON.stringify(endRec())];
+    const p = file('chunks.ndjson', lines);
+    const whole = await collect(readHistory(p));
+    for (const chunkBytes of [7, 64, 333]) {
+      const h = readHistory(p, { chunkBytes });
+      expect(await collect(h)).toEqual(whole);
+      expect(h.stats.truncated).toBeNull();
+    }
+    expect(whole).toHaveLength(5);
+  });
+
   it('tolerates and reports a last line cut short by an interrupted run', async () => {
     const cut = JSON.stringify(probe).slice(0, 40);
     const warnings: string[] = [];
