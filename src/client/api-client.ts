@@ -465,7 +465,7 @@ export class UndiciApiClient implements ApiClient {
   }
 
   /** Sends with the client's retry policy: same Idempotency-Key on every attempt (FT-3). */
-  private async send(spec: SendSpec, opts: CallOptions | undefined): Promise<ExchangeResult> {
+  private send(spec: SendSpec, opts: CallOptions | undefined): Promise<ExchangeResult> {
     const f = this.f;
     let idemKey: string | undefined;
     if (spec.idempotent && !opts?.omitIdemKey) idemKey = opts?.idemKey ?? f.newIdempotencyKey();
@@ -476,7 +476,13 @@ export class UndiciApiClient implements ApiClient {
     const bodyDigest = spec.body !== null ? digest(spec.body) : undefined;
     const tIntended = opts?.tIntended ?? f.takeIntended();
     const retries = opts?.retries ?? 0;
+    // No retry policy (the load path): one promise, no async wrapper.
     if (retries <= 0) return this.once(spec, idemKey, bodyDigest, tIntended, undefined, opts);
+    return this.sendWithRetries(spec, idemKey, bodyDigest, tIntended, retries, opts);
+  }
+
+  private async sendWithRetries(spec: SendSpec, idemKey: string | undefined, bodyDigest: string | undefined, tIntended: number | undefined, retries: number, opts: CallOptions | undefined): Promise<ExchangeResult> {
+    const f = this.f;
     for (let attempt = 0; ; attempt++) {
       const res = await this.once(spec, idemKey, bodyDigest, attempt === 0 ? tIntended : undefined, attempt, opts);
       if (attempt >= retries || !isRetryable(res.record)) return res;

@@ -141,7 +141,8 @@ export class MetricsAggregator {
   private dropped = 0;
   private maxT = 0;
   private endT: number | null = null;
-  private readonly latency = new Map<string, Histogram>();
+  /** op -> outcome class -> histogram (nested maps: no key string built per record). */
+  private readonly latency = new Map<string, Map<string, Histogram>>();
   private readonly seconds = new Map<number, SecondState>();
   private closedBefore = 0;
   private newestSecond = 0;
@@ -209,9 +210,10 @@ export class MetricsAggregator {
     if (r.tEnd > this.maxT) this.maxT = r.tEnd;
     const cls = outcomeClass(r.status, r.failure);
     const latencyMs = r.tEnd - r.tIntended;
-    const hkey = r.op + '\u0000' + cls;
-    let h = this.latency.get(hkey);
-    if (!h) this.latency.set(hkey, (h = newLatencyHistogram()));
+    let byClass = this.latency.get(r.op);
+    if (!byClass) this.latency.set(r.op, (byClass = new Map()));
+    let h = byClass.get(cls);
+    if (!h) byClass.set(cls, (h = newLatencyHistogram()));
     recordMs(h, latencyMs);
 
     this.addToTimeline(r, cls, latencyMs);
@@ -356,9 +358,9 @@ export class MetricsAggregator {
 
   snapshot(): RunMetrics {
     const latency: RunMetrics['latency'] = {};
-    for (const [k, h] of this.latency) {
-      const [op, cls] = k.split('\u0000');
-      (latency[op] ??= {})[cls] = summarizeHistogram(h);
+    for (const [op, byClass] of this.latency) {
+      latency[op] = {};
+      for (const [cls, h] of byClass) latency[op][cls] = summarizeHistogram(h);
     }
     const timeline: TimelinePoint[] = [];
     let last = -1;

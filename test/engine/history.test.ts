@@ -167,6 +167,21 @@ describe('HistoryWriter', () => {
     expect(lines.map((l) => l.seq)).toEqual(lines.map((_, i) => i + 1));
   });
 
+  it('encodes non-ASCII text exactly, in full batches and in lines larger than a batch', async () => {
+    const path = join(tmp(), 'utf8', 'history.ndjson');
+    const w = HistoryWriter.open(path, { batchBytes: 4096 });
+    const texts = ['plain', 'Zahlung für Bücher – 10 €', '支付 ✓', 'x'.repeat(5000) + '…'];
+    for (let i = 0; i < 400; i++) {
+      const r = exchange(i);
+      r.sent = { paymentId: `pay_${i}`, description: texts[i % texts.length] };
+      w.write(r);
+    }
+    await w.close();
+    const lines = readLines(path) as ExchangeRecord[];
+    expect(lines.length).toBe(400);
+    lines.forEach((l, i) => expect(l.sent.description).toBe(texts[i % texts.length]));
+  });
+
   it('flushes synchronously at exit without reordering lines already in flight', () => {
     const path = join(tmp(), 'sync', 'history.ndjson');
     const w = HistoryWriter.open(path, { batchBytes: 512 });
