@@ -109,18 +109,68 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
   });
 }
 
+/**
+ * One exchange's outcome. Its history record is built after the caller has
+ * been answered (see ClientFactory.flushDeferred), so a load loop sends its next
+ * request while the record of the last one is still being written; reading
+ * `record`, `body` or `payment` builds it (and every earlier pending one) first.
+ */
 class Result implements ExchangeResult {
   private headerCache: Record<string, string> | null = null;
+  private built: ExchangeRecord | null = null;
+  private parsedBody: unknown = null;
+  private parsedPayment: CanonicalPayment | null = null;
+  private error: unknown = null;
+
   constructor(
-    readonly record: ExchangeRecord,
+    private readonly f: ClientFactory,
+    private meta: ExchangeMeta | null,
+    private readonly tEnd: number,
+    private raw: RawResponse | null,
+    private readonly failure: FailureKind | null,
     readonly status: number,
-    readonly body: unknown,
-    readonly payment: CanonicalPayment | null,
-    private readonly rawHeaders: Buffer[] | null,
   ) {}
+
+  /** Builds and writes the record (once); called in completion order by the factory. */
+  build(): void {
+    if (this.built || this.error) return;
+    try {
+      if (this.raw === null) {
+        this.built = failureRecord(this.meta!, this.tEnd, this.failure ?? 'other');
+      } else {
+        const parsed = responseRecord(this.meta!, this.tEnd, this.raw, this.f.scanner);
+        this.built = parsed.record;
+        this.parsedBody = parsed.body;
+        this.parsedPayment = parsed.payment;
+      }
+      this.f.sink(this.built);
+    } catch (err) {
+      this.error = err;
+      this.built = null;
+    }
+    this.meta = null;
+  }
+
+  private ensure(): void {
+    if (!this.built && !this.error) this.f.flushDeferred();
+    if (this.error) throw this.error;
+  }
+
+  get record(): ExchangeRecord {
+    this.ensure();
+    return this.built!;
+  }
+  get body(): unknown {
+    this.ensure();
+    return this.parsedBody;
+  }
+  get payment(): CanonicalPayment | null {
+    this.ensure();
+    return this.parsedPayment;
+  }
   /** Built on first use: the hot path never needs the full header map. */
   get headers(): Record<string, string> {
-    return (this.headerCache ??= this.rawHeaders ? headersObject(this.rawHeaders) : {});
+    return (this.headerCache ??= this.raw ? headersObject(this.raw.rawHeaders) : {});
   }
 }
 
@@ -172,6 +222,10 @@ export class ClientFactory {
   readonly #idemNonce = randomBytes(5).toString('hex');
   #idemCounter = 0;
   #pendingIntended: number | undefined;
+  /** Exchanges answered whose records are not built yet, in completion order. */
+  #deferred: Result[] = [];
+  #flushScheduled = false;
+  #sinkErrorReported = false;
 
   constructor(opts: ClientFactoryOptions) {
     const u = new URL(opts.baseUrl);
@@ -241,8 +295,38 @@ export class ClientFactory {
     return t;
   }
 
+  /** Queues an answered exchange; its record is built on the next turn of the event loop (or when read). */
+  defer(result: Result): void {
+    this.#deferred.push(result);
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      setImmediate(() => this.flushDeferred());
+    }
+  }
+
+  /** Builds and writes every pending record, in completion order. The engine calls it before the end record. */
+  flushDeferred(): void {
+    this.#flushScheduled = false;
+    const queue = this.#deferred;
+    if (queue.length === 0) return;
+    this.#deferred = [];
+    for (const r of queue) r.build();
+    for (const r of queue) {
+      try {
+        r.record;
+      } catch (err) {
+        // The sink refused a record (history closed): say so once; reading that result rethrows it.
+        if (!this.#sinkErrorReported) {
+          this.#sinkErrorReported = true;
+          process.stderr.write(`paystorm: an exchange record could not be written: ${(err as Error)?.message ?? String(err)}\n`);
+        }
+      }
+    }
+  }
+
   async close(): Promise<void> {
     await this.transport.close();
+    this.flushDeferred();
   }
 }
 
@@ -510,28 +594,13 @@ export class UndiciApiClient implements ApiClient {
     if (idemKey !== undefined) meta.idemKey = idemKey;
     if (bodyDigest !== undefined) meta.bodyDigest = bodyDigest;
     if (attempt !== undefined) meta.attempt = attempt;
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve) => {
       f.transport.send(
         { origin: spec.origin, method: spec.method, path: spec.path, headers, body: spec.body, timeoutMs: opts?.timeoutMs ?? f.timeoutMs },
         (res: RawResponse | null, failure: FailureKind | null) => {
-          const tEnd = roundUs(f.clock.now());
-          if (res === null) {
-            const record = failureRecord(meta, tEnd, failure ?? 'other');
-            try {
-              f.sink(record);
-            } catch (err) {
-              return reject(err);
-            }
-            resolve(new Result(record, 0, null, null, null));
-            return;
-          }
-          try {
-            const parsed = responseRecord(meta, tEnd, res, f.scanner);
-            f.sink(parsed.record);
-            resolve(new Result(parsed.record, res.status, parsed.body, parsed.payment, res.rawHeaders));
-          } catch (err) {
-            reject(err);
-          }
+          const result = new Result(f, meta, roundUs(f.clock.now()), res, failure, res === null ? 0 : res.status);
+          f.defer(result);
+          resolve(result);
         },
       );
     });

@@ -39,6 +39,9 @@ function factory(url: string, opts: Partial<ConstructorParameters<typeof ClientF
   return { f, c: f.client(KEYS[0].handle), records };
 }
 
+/** Records are written on the next turn of the event loop (after the caller is answered). */
+const settle = () => new Promise((r) => setImmediate(r));
+
 /** Records must be valid history v1 after a JSON round trip, as the file holds them. */
 function roundTrip(r: ExchangeRecord): ExchangeRecord {
   return exchangeRecordSchema.parse(JSON.parse(JSON.stringify(r)));
@@ -87,6 +90,7 @@ describe('requests as sent', () => {
     expect(rec.bodyDigest).toMatch(/^[0-9a-f]{16}$/);
     expect(rec.tStart).toBeLessThanOrEqual(rec.tEnd);
     expect(r1.payment?.id).toBe(PAY_ID);
+    await settle();
     expect(records.length).toBe(2);
     const text = JSON.stringify(records);
     expect(text).not.toContain(SECRET);
@@ -173,6 +177,7 @@ describe('requests as sent', () => {
     }
     await c.raw({ method: 'POST', path: '/v1/payments', body: '{not json', auth: 'ok' }, { sent: { badInput: { case: 'not-json', expectStatus: 400, expectCode: 'invalid_request_body', expectParam: null } } });
     await c.raw({ method: 'POST', path: '/v1/payments', body: {} }, { omitIdemKey: true });
+    await settle();
     expect(auths[0]).toBe(`Bearer ${SECRET}`);
     expect(auths[1]).toBeUndefined();
     expect(auths[2]).toBe('Bearer');
@@ -339,6 +344,39 @@ describe('retries', () => {
   });
 });
 
+describe('deferred records', () => {
+  it('answers the caller first and writes the record on the next turn, in completion order, or at once when read', async () => {
+    const s = await stubbed((_req, res, _b, n) => setTimeout(() => sendJson(res, 200, paymentB(PAY_ID, n === 0 ? 'pending' : 'succeeded')), n === 0 ? 30 : 0));
+    const { c, records } = factory(s.url);
+    const slow = c.retrieve(PAY_ID);
+    const fast = await c.retrieve(PAY_ID);
+    expect(records.length).toBe(0); // answered, record not yet built
+    expect(fast.status).toBe(200);
+    const first = await slow;
+    expect(first.record.seq).toBe(0); // reading the record builds it (and everything before it)
+    expect(records.map((r) => r.payment?.status)).toEqual(['succeeded', 'pending']);
+    await settle();
+    expect(records.length).toBe(2);
+  });
+
+  it('a result whose record could not be written rethrows that error when read', async () => {
+    const s = await stubbed((_req, res) => sendJson(res, 200, paymentB(PAY_ID)));
+    const { c } = factory(s.url, {
+      sink: () => {
+        throw new Error('history closed');
+      },
+    });
+    const stderr = process.stderr.write;
+    process.stderr.write = (() => true) as typeof process.stderr.write;
+    try {
+      const r = await c.retrieve(PAY_ID);
+      expect(() => r.record).toThrow(/history closed/);
+    } finally {
+      process.stderr.write = stderr;
+    }
+  });
+});
+
 describe('polling and run stop', () => {
   it('polls until the payment is terminal', async () => {
     const s = await stubbed((_req, res, _b, n) => sendJson(res, 200, paymentB(PAY_ID, n < 2 ? 'pending' : 'succeeded')));
@@ -362,6 +400,7 @@ describe('polling and run stop', () => {
     await c.retrieve(PAY_ID);
     ac.abort('cap:max-requests');
     await expect(c.retrieve(PAY_ID)).rejects.toBeInstanceOf(RunStoppedError);
+    await settle();
     expect(records.length).toBe(1);
   });
 });
