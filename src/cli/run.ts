@@ -47,6 +47,9 @@ export const EMBEDDED_DEFAULTS = Object.freeze({
   timeScale: 0.05,
 });
 
+/** The embedded service's webhook acknowledge time-out (the spec's 10 s, scaled so retries show within a run). */
+export const EMBEDDED_WEBHOOK_ACK_MS = 500;
+
 export const RUN_DEFAULTS = Object.freeze({
   out: 'reports',
   maxRequests: 2_000_000,
@@ -202,7 +205,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
         secret,
         failShare: cfg.webhookFailShare ?? (embedded ? 0.2 : 0),
         stallShare: cfg.webhookStallShare ?? (embedded ? 0.05 : 0),
-        ...(embedded ? { stallMs: 600, ackTimeoutMs: 500 } : {}),
+        ...(embedded ? { stallMs: EMBEDDED_WEBHOOK_ACK_MS + 100, ackTimeoutMs: EMBEDDED_WEBHOOK_ACK_MS } : {}),
         seed,
         now: () => clock.now(),
         wall: () => clock.wall(),
@@ -222,7 +225,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
         cards,
         bugs: cfg.bugs ?? [],
         webhookUrl: receiver ? `${receiver.url}/webhooks` : null,
-        webhookTimeoutMs: 500,
+        webhookTimeoutMs: EMBEDDED_WEBHOOK_ACK_MS,
         ...(cfg.toxiproxy ? { toxiproxyUrl: cfg.toxiproxy } : {}),
       });
       cleanups.push(() => stack!.close());
@@ -301,7 +304,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
         seed,
         timeScale,
         settleBoundMs,
-        webhooks: receiver ? { receiverUrl: receiver.url, wired: true, failShare: env.webhooks!.failShare, ackTimeoutMs: embedded ? 500 : LIMITS.webhookAckTimeoutMs } : null,
+        webhooks: receiver ? { receiverUrl: receiver.url, wired: true, failShare: env.webhooks!.failShare, ackTimeoutMs: embedded ? EMBEDDED_WEBHOOK_ACK_MS : LIMITS.webhookAckTimeoutMs } : null,
         cardOutcomes,
         facts: { tool: 'paystorm', node: process.version, bugs: cfg.bugs ?? [], toxiproxy: toxiproxyUrl ?? null },
       }),
@@ -334,7 +337,14 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
       signal: io.signal ? AbortSignal.any([io.signal, safety.signal]) : safety.signal,
       progress,
       metrics,
-      webhooks: receiver ? { url: receiver.url, deliveries: () => receiver!.count() } : null,
+      webhooks: receiver ? { url: receiver.url, deliveries: () => receiver!.count(), ackTimeoutMs: embedded ? EMBEDDED_WEBHOOK_ACK_MS : LIMITS.webhookAckTimeoutMs } : null,
+      // A mid-run report (soak): the history so far, judged and rendered into <run>/snapshot/.
+      snapshot: async (label: string) => {
+        const summary = await judgeHistory(join(runDir, 'history.ndjson'), { interrupted: false, scenarioThresholds: (name) => scenarioByName(name)?.thresholds ?? [], onWarning: () => {} });
+        const dir = join(runDir, 'snapshot');
+        await writeReports(dir, summary, { latestDir: dir });
+        progress.log(`snapshot (${label}): ${summary.invariants.filter((i) => i.status === 'fail').length} failing invariant(s), report in ${dir}`);
+      },
       timeoutMs,
       ...(durationMs !== undefined ? { durationMs } : {}),
       ...(cfg.rate !== undefined ? { rate: cfg.rate } : {}),

@@ -54,7 +54,7 @@ export interface RunScenariosOptions {
   progress?: Progress;
   /** Fed every record and every dropped iteration. */
   metrics?: MetricsAggregator;
-  webhooks?: { url: string; deliveries(): number } | null;
+  webhooks?: ScenarioContext["webhooks"];
   /** Default per-request time-out (default 30 s). */
   timeoutMs?: number;
   /** --duration / --rate, passed to scenarios. */
