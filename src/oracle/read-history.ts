@@ -11,6 +11,7 @@
  * routinely holds, the `…` of key labels, is rewritten to its JSON escape first, and a
  * line with any other non-ASCII byte is decoded as UTF-8 instead.
  */
+import { isAscii } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { EXIT, HISTORY_VERSION, PaystormError, historyRecordSchema, type HistoryRecord } from '../spec/index.ts';
 
@@ -19,6 +20,9 @@ const KINDS = new Set(['run', 'exchange', 'webhook', 'fault', 'end']);
 export const FULLY_VALIDATED_LINES = 2_000;
 /** `…` (U+2026) in UTF-8, read as Latin-1. */
 const ELLIPSIS_LATIN1 = '\u00e2\u0080\u00a6';
+const ELLIPSIS_UTF8 = Buffer.from('\u2026', 'utf8');
+/** What `…` is overwritten with in the bytes: control characters, which valid JSON never holds raw. */
+const ELLIPSIS_MARK = '\u0001\u0002\u0003';
 const NON_ASCII = /[\u0080-\u00ff]/;
 
 export interface HistoryReadStats {
@@ -81,15 +85,24 @@ export class HistoryFile implements AsyncIterable<HistoryRecord> {
     };
     /** Whole lines in buf[start, end): one Latin-1 string when they are ASCII but for `…`, else line by line. */
     const parseLines = (buf: Buffer, start: number, end: number, out: HistoryRecord[]) => {
-      let text = buf.toString('latin1', start, end);
-      if (text.includes(ELLIPSIS_LATIN1)) text = text.replaceAll(ELLIPSIS_LATIN1, '\\u2026');
-      if (NON_ASCII.test(text)) {
+      // Mark every `…` in place, then let a native ASCII check decide between the fast and the careful path.
+      let marked = false;
+      for (let at = buf.indexOf(ELLIPSIS_UTF8, start); at >= 0 && at < end; at = buf.indexOf(ELLIPSIS_UTF8, at + 3)) {
+        buf[at] = 1;
+        buf[at + 1] = 2;
+        buf[at + 2] = 3;
+        marked = true;
+      }
+      if (!isAscii(buf.subarray(start, end))) {
+        if (marked) for (let at = buf.indexOf(ELLIPSIS_MARK, start, 'latin1'); at >= 0 && at < end; at = buf.indexOf(ELLIPSIS_MARK, at + 3, 'latin1')) ELLIPSIS_UTF8.copy(buf, at);
         for (let nl = buf.indexOf(10, start); start < end && nl >= 0 && nl < end; nl = buf.indexOf(10, start)) {
           parseText(decodeLine(buf, start, nl), out);
           start = nl + 1;
         }
         return;
       }
+      let text = buf.toString('latin1', start, end);
+      if (marked) text = text.replaceAll(ELLIPSIS_MARK, '\\u2026');
       let i = 0;
       for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', i)) {
         parseText(text.charCodeAt(nl - 1) === 13 ? text.slice(i, nl - 1) : text.slice(i, nl), out);
