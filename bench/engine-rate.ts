@@ -5,8 +5,9 @@
  *
  *   node --import tsx bench/engine-rate.ts [--rounds 5] [--rate 2000] [--seconds 20]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeKeySecrets } from '../src/client/index.ts';
@@ -16,6 +17,15 @@ import { BENCH_KEY, PAY_ID, arg, fmt, median, runChild, startNginx } from './eng
 
 const SELF = fileURLToPath(import.meta.url);
 
+/** Time this process spent runnable but waiting for a CPU (Linux schedstat), ms: how much the shared machine held it back. */
+function runQueueWaitMs(): number {
+  try {
+    return Number(readFileSync('/proc/self/schedstat', 'utf8').split(' ')[1]) / 1e6;
+  } catch {
+    return NaN;
+  }
+}
+
 interface RateResult {
   target: number;
   achieved: number;
@@ -24,6 +34,8 @@ interface RateResult {
   lagMax: number;
   started: number;
   dropped: number;
+  runQueueWaitMs: number;
+  loopDelayP99Ms: number;
 }
 
 async function child(): Promise<void> {
@@ -34,6 +46,9 @@ async function child(): Promise<void> {
   const writer = HistoryWriter.open(join(dir, 'history.ndjson'));
   const starts: number[] = [];
   const lags: number[] = [];
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  const waited0 = runQueueWaitMs();
   const outcome = await runScenarios({
     scenarios: [
       {
@@ -61,6 +76,8 @@ async function child(): Promise<void> {
     timeScale: 1,
     log: () => {},
   });
+  const waited = runQueueWaitMs() - waited0;
+  loop.disable();
   await writer.close();
   rmSync(dir, { recursive: true, force: true });
   starts.sort((a, b) => a - b);
@@ -68,7 +85,7 @@ async function child(): Promise<void> {
   const q = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.max(0, Math.ceil(p * xs.length) - 1))];
   // Achieved rate: starts per second over the span they cover (n starts span n-1 intervals).
   const achieved = ((starts.length - 1) * 1000) / (starts[starts.length - 1] - starts[0]);
-  const r: RateResult = { target: rate, achieved, lagP50: q(lags, 0.5), lagP99: q(lags, 0.99), lagMax: lags[lags.length - 1], started: starts.length, dropped: outcome.dropped };
+  const r: RateResult = { target: rate, achieved, lagP50: q(lags, 0.5), lagP99: q(lags, 0.99), lagMax: lags[lags.length - 1], started: starts.length, dropped: outcome.dropped, runQueueWaitMs: waited, loopDelayP99Ms: loop.percentile(99) / 1e6 };
   process.stdout.write(JSON.stringify(r) + '\n');
 }
 
@@ -84,7 +101,8 @@ async function main(): Promise<void> {
       const r = await runChild<RateResult>(SELF, ['--child', '--url', nginx.url, '--rate', String(rate), '--seconds', String(seconds)]);
       results.push(r);
       console.log(
-        `round ${round}: achieved ${fmt(r.achieved, 1)}/s (${fmt((r.achieved / rate - 1) * 100, 2)}%), start lag p50 ${fmt(r.lagP50, 2)} ms, p99 ${fmt(r.lagP99, 2)} ms, max ${fmt(r.lagMax, 1)} ms, ${r.started} started, ${r.dropped} dropped`,
+        `round ${round}: achieved ${fmt(r.achieved, 1)}/s (${fmt((r.achieved / rate - 1) * 100, 2)}%), start lag p50 ${fmt(r.lagP50, 2)} ms, p99 ${fmt(r.lagP99, 2)} ms, max ${fmt(r.lagMax, 1)} ms, ${r.started} started, ${r.dropped} dropped; ` +
+          `event-loop delay p99 ${fmt(r.loopDelayP99Ms, 2)} ms; waited for a CPU ${fmt(r.runQueueWaitMs, 0)} ms (machine load ${loadavg()[0].toFixed(1)})`,
       );
     }
   } finally {
