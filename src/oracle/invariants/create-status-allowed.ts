@@ -11,18 +11,16 @@ const invariant: Invariant = {
   id: 'create-status-allowed',
   title: 'The create response has a status allowed for a new payment (A: SUCCEEDED, REQUIRES_ACTION, PROCESSING, PENDING, FAILED; B: pending, requires_action)',
   rules: ['PAY-6'],
-  create() {
+  create(ctx) {
     const f = new Findings();
-    const answered = new Set<string>();
     return {
       kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'create' || !is2xx(rec.status) || !rec.payment) return;
+        // A replay: another request under its key was answered 2xx before (the ledger holds them all).
         const tuple = idemTuple(rec);
-        if (tuple) {
-          if (answered.has(tuple)) return;
-          answered.add(tuple);
-        }
+        const reqs = tuple ? ctx.ledger.idem.get(tuple) : undefined;
+        if (reqs && reqs.some((r) => r.seq !== rec.seq && is2xx(r.status) && r.tEnd <= rec.tEnd)) return;
         f.check();
         const p = rec.payment;
         if (!CREATE_STATUSES[p.presentation].has(p.status)) {

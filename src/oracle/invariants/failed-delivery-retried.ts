@@ -1,7 +1,16 @@
-import type { WebhookRecord } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
-import { Findings, evidence } from '../lib/findings.ts';
+import { Findings } from '../lib/findings.ts';
 import { delivered, eventSubject } from '../lib/webhooks.ts';
+
+/** What this check keeps of a delivery. */
+interface Delivery {
+  seq: number;
+  tReceived: number;
+  eventId: string | null;
+  answered: number;
+  ok: boolean;
+}
+const evidence = (message: string, ds: Delivery[]) => ({ message, seqs: ds.map((d) => d.seq), times: ds.map((d) => Math.round(d.tReceived)) });
 
 /** Tolerance on "growing": scheduling jitter may shorten an interval slightly. */
 const SHRINK_TOLERANCE = 0.9;
@@ -19,42 +28,44 @@ const invariant: Invariant = {
   rules: ['WH-9'],
   create(ctx) {
     const f = new Findings();
-    const byId = new Map<string, WebhookRecord[]>();
-    const bySubject = new Map<string, WebhookRecord[]>();
+    const byId = new Map<string, Delivery[]>();
+    /** Latest delivery time per subject (type and payment or refund). */
+    const lastBySubject = new Map<string, number>();
+    const subjectOf = new Map<Delivery, string>();
     return {
       kinds: ['webhook'],
       onRecord(rec) {
         if (rec.kind !== 'webhook') return;
-        const k = rec.eventId ?? eventSubject(rec);
         const s = eventSubject(rec);
+        const k = rec.eventId ?? s;
+        const d: Delivery = { seq: rec.seq, tReceived: rec.tReceived, eventId: rec.eventId, answered: rec.answered, ok: delivered(rec) };
         if (k) {
           let l = byId.get(k);
           if (!l) byId.set(k, (l = []));
-          l.push(rec);
+          l.push(d);
         }
         if (s) {
-          let l = bySubject.get(s);
-          if (!l) bySubject.set(s, (l = []));
-          l.push(rec);
+          lastBySubject.set(s, Math.max(lastBySubject.get(s) ?? -Infinity, rec.tReceived));
+          if (!d.ok) subjectOf.set(d, s);
         }
       },
       finish() {
         let longestFirstRetry = 0;
         for (const l of byId.values()) {
-          l.sort((a, b) => a.tReceived - b.tReceived);
-          if (l.length > 1 && !delivered(l[0])) longestFirstRetry = Math.max(longestFirstRetry, l[1].tReceived - l[0].tReceived);
+          if (l.length > 1) l.sort((a, b) => a.tReceived - b.tReceived);
+          if (l.length > 1 && !l[0].ok) longestFirstRetry = Math.max(longestFirstRetry, l[1].tReceived - l[0].tReceived);
         }
         const ack = ctx.webhooks?.ackTimeoutMs ?? 10_000;
         const wait = longestFirstRetry > 0 ? 2 * longestFirstRetry + ack : 300_000 * ctx.timeScale + ack;
         const end = ctx.ledger.endTime();
         for (const l of byId.values()) {
           // The attempts up to the first success: a retry sequence.
-          const firstOk = l.findIndex(delivered);
+          const firstOk = l.findIndex((d) => d.ok);
           const attempts = firstOk < 0 ? l : l.slice(0, firstOk + 1);
           const lastFailed = attempts[attempts.length - 1];
-          if (!delivered(lastFailed)) {
-            const s = eventSubject(lastFailed);
-            const later = s ? (bySubject.get(s) ?? []).some((x) => x.tReceived > lastFailed.tReceived) : false;
+          if (!lastFailed.ok) {
+            const s = subjectOf.get(lastFailed);
+            const later = s ? (lastBySubject.get(s) ?? -Infinity) > lastFailed.tReceived : false;
             if (!later && end - lastFailed.tReceived >= wait) {
               f.check();
               f.violation(evidence(`delivery of ${lastFailed.eventId ?? s} failed (${lastFailed.answered}) and was not retried in the ${Math.round((end - lastFailed.tReceived) / 1000)} s the run went on`, [lastFailed]));

@@ -1,6 +1,7 @@
 import { ALLOWED_5XX, type FaultRecord } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
 import { errorCode, isCreate } from '../lib/exchange.ts';
+import { Columns } from '../lib/columns.ts';
 import { faultOverlapping, isHardFault } from '../lib/faults.ts';
 import { Findings } from '../lib/findings.ts';
 
@@ -31,12 +32,18 @@ const invariant: Invariant = {
   rules: ['FT-4'],
   create(ctx) {
     const f = new Findings();
-    const creates: CreateSeen[] = [];
+    /** Spans of every create (to count what ran during a fault) and the details of the ones that may be wrong. */
+    const spans = new Columns(['tStart', 'tEnd'] as const);
+    const suspects: CreateSeen[] = [];
     return {
       kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || !isCreate(rec) || rec.sent.badInput || rec.sent.auth) return;
-        creates.push({
+        spans.push({ tStart: rec.tStart, tEnd: rec.tEnd });
+        const settledAtOnce = rec.payment !== null && !['pending', 'processing', 'requires_action'].includes(rec.payment.status);
+        const suspect = (rec.status === 0 && rec.failure !== 'timeout') || (rec.status > 0 && !rec.json) || rec.status >= 500 || settledAtOnce;
+        if (!suspect) return;
+        suspects.push({
           seq: rec.seq,
           key: rec.key,
           direct: rec.op === 'create',
@@ -54,10 +61,12 @@ const invariant: Invariant = {
         const faults = ctx.ledger.faults;
         const upstream = faults.filter((x) => x.link === 'upstream');
         if (upstream.length === 0) return f.outcome('the run injected no upstream fault');
-        for (const c of creates) {
+        const ts = spans.col('tStart');
+        const te = spans.col('tEnd');
+        for (let i = 0; i < spans.length; i++) if (faultOverlapping(upstream, ts[i], te[i]) && !faultOverlapping(faults, ts[i], te[i], 'client')) f.check();
+        for (const c of suspects) {
           const during = faultOverlapping(upstream, c.tStart, c.tEnd);
           if (!during || faultOverlapping(faults, c.tStart, c.tEnd, 'client')) continue;
-          f.check();
           const problem = judge(c, upstream);
           if (problem) f.violation({ message: `create during upstream fault "${during.toxic.name}" (${during.toxic.type}): ${problem}`, seqs: [c.seq], times: [c.tStart], keys: [c.key] });
         }

@@ -19,7 +19,7 @@ const invariant: Invariant = {
       onRecord(rec) {
         const o = observedPayment(rec);
         if (!o) return;
-        if (Number.isFinite(o.p.amount) && !amounts.has(o.p.id)) amounts.set(o.p.id, o.p.amount);
+        if (Number.isFinite(o.p.amount) && !ctx.ledger.payments.has(o.p.id) && !amounts.has(o.p.id)) amounts.set(o.p.id, o.p.amount);
         if (o.p.amountRefunded !== null && o.p.amountRefunded > o.p.amount) {
           f.check();
           f.violation(evidence(`payment ${o.p.id} shows ${o.p.amountRefunded} refunded of ${o.p.amount}`, [o.rec]));

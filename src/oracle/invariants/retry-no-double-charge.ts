@@ -38,7 +38,8 @@ const invariant: Invariant = {
         if (rec.list && is2xx(rec.status)) {
           rec.list.ids.forEach((id, i) => {
             const created = rec.list!.created[i];
-            if (id && created !== null && created !== undefined && created >= runStartSec && !listed.has(id)) listed.set(id, { scope, seq: rec.seq });
+            // Only payments no create has answered with (so far) can reveal a second one.
+            if (id && created !== null && created !== undefined && created >= runStartSec && !ctx.ledger.payments.has(id) && !listed.has(id)) listed.set(id, { scope, seq: rec.seq });
           });
         }
         if (isCreate(rec) && rec.idemKey === undefined && unusable(rec.status)) unkeyedUnanswered.set(scope, (unkeyedUnanswered.get(scope) ?? 0) + 1);
