@@ -295,14 +295,25 @@ export class ClientFactory {
     return t;
   }
 
-  /** Queues an answered exchange; its record is built on the next turn of the event loop (or when read). */
+  /** Queues an answered exchange; its record is built on a coming turn of the event loop (or when read). */
   defer(result: Result): void {
     this.#deferred.push(result);
     if (!this.#flushScheduled) {
       this.#flushScheduled = true;
-      setImmediate(() => this.flushDeferred());
+      // Two hops: undici writes the next request on a connection from a setImmediate queued
+      // as a response completes (pipelining 1); building records in the following turn's
+      // check phase lets every such write go out first.
+      setImmediate(this.#flushNextTurn);
     }
   }
+
+  readonly #flushNextTurn = (): void => {
+    setImmediate(this.#flushNow);
+  };
+
+  readonly #flushNow = (): void => {
+    this.flushDeferred();
+  };
 
   /** Builds and writes every pending record, in completion order. The engine calls it before the end record. */
   flushDeferred(): void {

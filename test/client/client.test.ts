@@ -39,8 +39,8 @@ function factory(url: string, opts: Partial<ConstructorParameters<typeof ClientF
   return { f, c: f.client(KEYS[0].handle), records };
 }
 
-/** Records are written on the next turn of the event loop (after the caller is answered). */
-const settle = () => new Promise((r) => setImmediate(r));
+/** Records are written a turn or two of the event loop after the caller is answered. */
+const settle = () => new Promise((r) => setImmediate(() => setImmediate(r)));
 
 /** Records must be valid history v1 after a JSON round trip, as the file holds them. */
 function roundTrip(r: ExchangeRecord): ExchangeRecord {
