@@ -12,6 +12,9 @@
  * 2. if none does, the other built-in scenarios that declare it (chaos for FT-*);
  * 3. plus EXERCISE_HINTS: scenarios needed to provoke a rule nobody declares;
  * 4. if still none, the full default suite.
+ * A bug the narrow run does not catch is run again with the full default suite (plus any
+ * non-default scenario chosen), since a rule may need another scenario's traffic; the matrix
+ * says so (`escalated`), which points at a scenario that does not exercise its own rule.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -44,6 +47,9 @@ export const EXERCISE_HINTS: Readonly<Record<string, readonly string[]>> = Objec
   'ERR-3': ['auth-and-input', 'flows'],
   // 5xx only happen while the upstream link is faulted.
   'ERR-4': ['chaos'],
+  // Failed refunds (the sandbox's refund-failure amount) are only sent by the webhooks scenario.
+  'SM-2': ['webhooks'],
+  'REF-1': ['webhooks'],
 });
 
 export const DEFAULT_MATRIX_PATH = 'docs/detection-matrix.md';
@@ -97,7 +103,11 @@ export interface BugRunResult {
   scenarios: string[];
   /** How the scenarios were chosen. */
   basis: 'declared' | 'declared-non-default' | 'hint' | 'full-suite';
+  /** The narrow run missed it and the verdict is from a full-default-suite rerun (scenarios lists that run). */
+  escalated: boolean;
   caught: boolean;
+  /** Catching invariants that also failed on the clean service in this presentation (the catch proves little). */
+  cleanAlsoFails: string[];
   /** Failing invariants that cite the bug's rule. */
   catching: string[];
   /** Other failing or erroring invariants (`id (error)` for an exception). */
@@ -393,8 +403,22 @@ export async function runSelftest(opts: SelftestOptions = {}): Promise<SelftestR
       label: b.name,
       weight: scenarios.includes('chaos') ? 3 : basis === 'full-suite' ? 2 : 0,
       run: async () => {
-        const r = await runOne(b.name, { presentation: p, bugs: [b.name], scenarios: basis === 'full-suite' ? [] : scenarios });
-        const a = assessBugRun(b.rule, r.result?.summary ?? null);
+        let runScenarios = scenarios;
+        let r = await runOne(b.name, { presentation: p, bugs: [b.name], scenarios: basis === 'full-suite' ? [] : scenarios });
+        let a = assessBugRun(b.rule, r.result?.summary ?? null);
+        let escalated = false;
+        if (!a.caught && basis !== 'full-suite' && !r.error && !opts.signal?.aborted) {
+          const suite = SCENARIOS.filter((s) => s.defaultSuite || scenarios.includes(s.name)).map((s) => s.name);
+          log(`        ${b.name}: not caught by ${scenarios.join(', ')}; running again with ${suite.join(', ')}`);
+          const r2 = await runOne(`${b.name}/full-suite`, { presentation: p, bugs: [b.name], scenarios: suite });
+          const a2 = assessBugRun(b.rule, r2.result?.summary ?? null);
+          if (a2.caught || !r2.error) {
+            r = { ...r2, ms: r.ms + r2.ms };
+            a = a2;
+            runScenarios = suite;
+            escalated = true;
+          }
+        }
         const incomplete = r.result?.summary ? !r.result.summary.complete : true;
         const capNote = incomplete && !opts.signal?.aborted && !r.error ? ` (the run did not complete: stopped by the ${Math.round(runCapMs / 1000)} s per-run cap)` : '';
         const diagnosis = a.caught ? null : r.error ? `the run failed: ${r.error}` : `${a.diagnosis}${capNote}`;
@@ -402,9 +426,11 @@ export async function runSelftest(opts: SelftestOptions = {}): Promise<SelftestR
           bug: b.name,
           rule: b.rule,
           presentation: p,
-          scenarios,
+          scenarios: runScenarios,
           basis,
+          escalated,
           caught: a.caught,
+          cleanAlsoFails: [],
           catching: a.catching,
           otherFailing: a.otherFailing,
           citing: a.citing,
@@ -417,7 +443,7 @@ export async function runSelftest(opts: SelftestOptions = {}): Promise<SelftestR
         };
         done++;
         log(
-          `[${done}/${total}] ${b.name} (${b.rule}, ${p}; ${scenarios.join(',')}): ${a.caught ? `caught by ${a.catching.join(', ')}` : `NOT CAUGHT - ${diagnosis}`} (exit ${r.exitCode}) ${(r.ms / 1000).toFixed(1)} s`,
+          `[${done}/${total}] ${b.name} (${b.rule}, ${p}; ${escalated ? 'full suite' : scenarios.join(',')}): ${a.caught ? `caught by ${a.catching.join(', ')}` : `NOT CAUGHT - ${diagnosis}`} (exit ${r.exitCode}) ${(r.ms / 1000).toFixed(1)} s`,
         );
       },
     });
@@ -429,6 +455,10 @@ export async function runSelftest(opts: SelftestOptions = {}): Promise<SelftestR
   const interrupted = opts.signal?.aborted ?? false;
   const bugResults = results.filter((r): r is BugRunResult => !!r);
   clean.sort((x, y) => x.presentation.localeCompare(y.presentation));
+  for (const b of bugResults) {
+    const c = clean.find((x) => x.presentation === b.presentation);
+    if (c) b.cleanAlsoFails = b.catching.filter((id) => c.failing.includes(id));
+  }
   const ok = !interrupted && bugResults.length === bugs.length && bugResults.every((r) => r.caught) && clean.length === cleanPresentations.length && clean.every((c) => c.passed);
   const report: SelftestReport = {
     seed,
@@ -465,6 +495,13 @@ function list(xs: readonly string[]): string {
   return xs.length ? xs.join(', ') : '-';
 }
 
+function scenarioCell(b: BugRunResult): string {
+  if (b.basis === 'full-suite') return 'default suite';
+  const extra = b.scenarios.filter((n) => !SCENARIOS.find((s) => s.name === n)?.defaultSuite);
+  if (b.escalated) return `default suite${extra.length ? ` + ${extra.join(', ')}` : ''} (declaring scenarios alone missed it)`;
+  return b.scenarios.join(', ');
+}
+
 /** The detection matrix, Markdown. */
 export function renderMatrix(r: SelftestReport): string {
   const caught = r.bugs.filter((b) => b.caught);
@@ -499,10 +536,15 @@ export function renderMatrix(r: SelftestReport): string {
   lines.push('|---|---|---|---|---|---|---|---|');
   for (const b of r.bugs) {
     lines.push(
-      `| \`${b.bug}\` | ${b.rule} | ${b.caught ? 'yes' : '**no**'} | ${cell(list(b.catching))} | ${cell(list(b.otherFailing))} | ${b.exitCode}${b.incomplete ? ' (incomplete)' : ''} | ${b.presentation} | ${cell(b.basis === 'full-suite' ? 'default suite' : b.scenarios.join(', '))} |`,
+      `| \`${b.bug}\` | ${b.rule} | ${b.caught ? (b.cleanAlsoFails.length ? 'yes (suspect)' : 'yes') : '**no**'} | ${cell(list(b.catching))} | ${cell(list(b.otherFailing))} | ${b.exitCode}${b.incomplete ? ' (incomplete)' : ''} | ${b.presentation} | ${cell(scenarioCell(b))} |`,
     );
   }
   lines.push('');
+  const suspect = r.bugs.filter((b) => b.cleanAlsoFails.length);
+  if (suspect.length) {
+    lines.push('"yes (suspect)": the catching invariant also failed on the clean service in that presentation, so the catch proves little: ' + suspect.map((b) => `\`${b.bug}\` (${b.cleanAlsoFails.join(', ')})`).join(', ') + '.');
+    lines.push('');
+  }
   if (missed.length) {
     lines.push('## Not caught');
     lines.push('');

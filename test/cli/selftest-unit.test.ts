@@ -152,7 +152,9 @@ const report: SelftestReport = {
       presentation: 'B',
       scenarios: ['rate-limit'],
       basis: 'declared',
+      escalated: false,
       caught: true,
+      cleanAlsoFails: [],
       catching: ['rate-limited-response'],
       otherFailing: ['retry-after-honest'],
       citing: [{ id: 'rate-limited-response', status: 'fail', reason: null }],
@@ -169,7 +171,9 @@ const report: SelftestReport = {
       presentation: 'B',
       scenarios: ['auth-and-input', 'flows'],
       basis: 'hint',
+      escalated: false,
       caught: false,
+      cleanAlsoFails: [],
       catching: [],
       otherFailing: [],
       citing: [],
@@ -206,6 +210,13 @@ describe('matrix rendering', () => {
     expect(md).toContain('## Not caught');
     expect(md).toContain('| `err-card-error-code` | ERR-3 | missing invariant: no invariant cites ERR-3 \\| really |');
     expect(md).toContain('seed 7');
+  });
+  it('marks a catch by an invariant that also fails on the clean service, and an escalated run', () => {
+    const b = { ...report.bugs[0]!, cleanAlsoFails: ['rate-limited-response'], escalated: true, scenarios: ['auth-and-input', 'chaos'] };
+    const m = renderMatrix({ ...report, bugs: [b] });
+    expect(m).toContain('| `rl-no-retry-after` | RL-7 | yes (suspect) |');
+    expect(m).toContain('default suite + chaos (declaring scenarios alone missed it) |');
+    expect(m).toMatch(/"yes \(suspect\)".*`rl-no-retry-after` \(rate-limited-response\)/);
   });
   it('leaves out the Not caught section when everything is caught', () => {
     const all = renderMatrix({ ...report, bugs: [report.bugs[0]!], clean: [report.clean[0]!], exitCode: 0 });
@@ -275,15 +286,45 @@ describe('runSelftest with a fake runner', () => {
 
   it('fails on a missed bug, a failing clean run, or a run that throws; writes --matrix', async () => {
     const matrix = join(dir, 'm.md');
-    const r = await runSelftest({ bugs: ['rl-no-retry-after', 'ref-no-lock'], seed: 1, presentation: 'B', out: join(dir, 'b'), matrix, runner: fake({ missed: ['ref-no-lock'] }) });
+    const calls: RunConfig[] = [];
+    const r = await runSelftest({
+      bugs: ['rl-no-retry-after', 'ref-no-lock'],
+      seed: 1,
+      presentation: 'B',
+      out: join(dir, 'b'),
+      matrix,
+      runner: async (cfg) => {
+        calls.push(cfg);
+        return fake({ missed: ['ref-no-lock'] })(cfg);
+      },
+    });
     expect(r.exitCode).toBe(1);
     expect(r.clean).toHaveLength(1);
-    expect(r.bugs.find((b) => b.bug === 'ref-no-lock')!.diagnosis).toMatch(/held: inv-REF-3/);
+    const missed = r.bugs.find((b) => b.bug === 'ref-no-lock')!;
+    expect(missed.diagnosis).toMatch(/held: inv-REF-3/);
+    // Missed by the narrow run, so run again with the full default suite.
+    expect(calls.filter((c) => c.bugs?.[0] === 'ref-no-lock').map((c) => c.scenarios)).toEqual([['refunds'], SCENARIOS.filter((s) => s.defaultSuite).map((s) => s.name)]);
+    expect(missed.escalated).toBe(true);
+    expect(calls.filter((c) => c.bugs?.[0] === 'rl-no-retry-after')).toHaveLength(1);
     expect(readFileSync(matrix, 'utf8')).toContain('| `ref-no-lock` | REF-3 | **no** |');
 
     const c = await runSelftest({ bugs: ['rl-no-retry-after'], seed: 1, presentation: 'A', out: join(dir, 'c'), runner: fake({ cleanFails: true }) });
     expect(c.exitCode).toBe(1);
     expect(c.clean[0]).toMatchObject({ presentation: 'A', passed: false, failing: ['flaky'] });
+
+    // A catch by an invariant that fails on the clean service too is marked suspect.
+    const s2 = await runSelftest({
+      bugs: ['rl-off-by-one'],
+      seed: 1,
+      presentation: 'B',
+      out: join(dir, 's'),
+      runner: async (cfg) => {
+        const res = await fake()(cfg);
+        if (cfg.bugs?.length) return res;
+        return { ...res, exitCode: 1, summary: summaryWith([inv('inv-RL-1', ['RL-1'], 'fail')]) };
+      },
+    });
+    expect(s2.bugs[0]).toMatchObject({ caught: true, cleanAlsoFails: ['inv-RL-1'] });
 
     const d = await runSelftest({
       bugs: ['rl-no-retry-after'],
@@ -315,7 +356,7 @@ describe('runSelftest with a fake runner', () => {
     });
     expect(r.bugs[0]).toMatchObject({ caught: false, incomplete: true });
     expect(r.bugs[0]!.diagnosis).toMatch(/stopped by the 60 s per-run cap/);
-    expect(renderMatrix(r)).toMatch(/\| 0 \(incomplete\) \| B \| chaos \|/);
+    expect(renderMatrix(r)).toMatch(/\| 0 \(incomplete\) \| B \| default suite \+ chaos \(declaring scenarios alone missed it\) \|/);
   });
 
   it('stops scheduling runs once aborted and exits 130 without a matrix', async () => {
