@@ -110,7 +110,7 @@ export class HistoryFile implements AsyncIterable<HistoryRecord> {
       }
     };
     try {
-      const input = createReadStream(this.path, { highWaterMark: this.opts.chunkBytes ?? 1 << 22 });
+      const input = createReadStream(this.path, { highWaterMark: this.opts.chunkBytes ?? 1 << 18 });
       for await (const chunk of input as AsyncIterable<Buffer>) {
         const out: HistoryRecord[] = [];
         let from = 0;
