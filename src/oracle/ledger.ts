@@ -149,6 +149,24 @@ export class Ledger {
     return this.idem.values();
   }
 
+  private valueGroups: Map<string, IdemRequest[][]> | null = null;
+  /** Idempotency-Key values used in more than one tuple (another API key or operation), with those tuples. */
+  idemSharedValues(): ReadonlyMap<string, IdemRequest[][]> {
+    if (!this.valueGroups) {
+      const seen = new Map<string, IdemRequest[] | IdemRequest[][]>();
+      const shared = new Map<string, IdemRequest[][]>();
+      for (const reqs of this.idemTuples()) {
+        const v = reqs[0].idemKey;
+        const prev = seen.get(v);
+        if (prev === undefined) seen.set(v, reqs);
+        else if (shared.has(v)) shared.get(v)!.push(reqs);
+        else shared.set(v, [prev as IdemRequest[], reqs]);
+      }
+      this.valueGroups = shared;
+    }
+    return this.valueGroups;
+  }
+
   /** Time the run ended: the end record, or the latest time seen (interrupted history). */
   endTime(): number {
     return this.end?.tEnd ?? this.lastT;
@@ -216,6 +234,7 @@ export class Ledger {
     let list = this.idem.get(tuple);
     if (!list) this.idem.set(tuple, (list = []));
     this.idemSorted = false;
+    this.valueGroups = null;
     const rid = x.error?.request_id;
     list.push({
       seq: x.seq,

@@ -24,7 +24,9 @@ const invariant: Invariant = {
   rules: ['WH-8'],
   create() {
     const f = new Findings();
-    const bySubject = new Map<string, Delivery[]>();
+    /** Per subject, failed deliveries not yet retried, and the first other delivery about the subject since. */
+    const awaitingRetry = new Map<string, { failed: Delivery; other: Delivery | null }[]>();
+    /** First delivery of each event id. */
     const byId = new Map<string, Delivery>();
     return {
       kinds: ['webhook'],
@@ -33,9 +35,23 @@ const invariant: Invariant = {
         const subject = eventSubject(rec);
         const d: Delivery = { seq: rec.seq, t: rec.tReceived, eventId: rec.eventId, subject, answered: rec.answered, ok: delivered(rec) };
         if (subject) {
-          let l = bySubject.get(subject);
-          if (!l) bySubject.set(subject, (l = []));
-          l.push(d);
+          // Deliveries are recorded as they arrive: a later one about the subject with the failed id is its retry.
+          const waiting = awaitingRetry.get(subject);
+          if (waiting) {
+            for (let i = waiting.length - 1; i >= 0; i--) {
+              const w = waiting[i];
+              if (d.eventId === w.failed.eventId) {
+                f.check();
+                waiting.splice(i, 1);
+              } else w.other ??= d;
+            }
+            if (waiting.length === 0) awaitingRetry.delete(subject);
+          }
+          if (!d.ok && d.eventId) {
+            const list = awaitingRetry.get(subject) ?? [];
+            list.push({ failed: d, other: null });
+            awaitingRetry.set(subject, list);
+          }
         }
         if (!rec.eventId) return;
         const first = byId.get(rec.eventId);
@@ -46,15 +62,13 @@ const invariant: Invariant = {
         }
       },
       finish() {
-        for (const list of bySubject.values()) {
-          if (list.length < 2) continue;
-          list.sort((a, b) => a.t - b.t);
-          list.forEach((w, i) => {
-            if (w.ok || i === list.length - 1 || !w.eventId) return;
+        // Deliveries about the subject came after the failure, none with its id: the retry changed it.
+        for (const waiting of awaitingRetry.values()) {
+          for (const w of waiting) {
+            if (!w.other) continue;
             f.check();
-            const later = list.slice(i + 1);
-            if (!later.some((x) => x.eventId === w.eventId)) f.violation(ev(`delivery of ${w.eventId} failed (${w.answered}) and the next delivery about ${w.subject} came as ${later[0].eventId}`, [w, later[0]]));
-          });
+            f.violation(ev(`delivery of ${w.failed.eventId} failed (${w.failed.answered}) and the next delivery about ${w.failed.subject} came as ${w.other.eventId}`, [w.failed, w.other]));
+          }
         }
         return f.outcome('no failed delivery was followed by another delivery of the same event');
       },

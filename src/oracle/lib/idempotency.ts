@@ -164,16 +164,16 @@ export const checkDuplicateRequest: IdemCheck = (reqs, f) => {
  */
 export function checkIndependentScopes(ctx: OracleContext, f: Findings, by: 'key' | 'scope', scopes?: ReadonlySet<string>, involving?: ReadonlySet<string>): void {
   // Only Idempotency-Key values used in more than one tuple can clash.
-  const uses = new Map<string, number>();
-  for (const reqs of idemTuples(ctx, scopes)) uses.set(reqs[0].idemKey, (uses.get(reqs[0].idemKey) ?? 0) + 1);
   const groups = new Map<string, IdemRequest[][]>();
-  for (const reqs of idemTuples(ctx, scopes)) {
-    const r = reqs[0];
-    if (uses.get(r.idemKey)! < 2) continue;
-    const g = by === 'key' ? `${r.scope}\u0000${r.idemKey}` : `${r.key}\u0000${r.idemKey}`;
-    let list = groups.get(g);
-    if (!list) groups.set(g, (list = []));
-    list.push(reqs);
+  for (const tuples of ctx.ledger.idemSharedValues().values()) {
+    for (const reqs of tuples) {
+      const r = reqs[0];
+      if (scopes && !scopes.has(r.scope)) continue;
+      const g = by === 'key' ? `${r.scope}\u0000${r.idemKey}` : `${r.key}\u0000${r.idemKey}`;
+      let list = groups.get(g);
+      if (!list) groups.set(g, (list = []));
+      list.push(reqs);
+    }
   }
   const label = (r: IdemRequest) => (by === 'key' ? r.key : r.scope);
   for (const tuples of groups.values()) {

@@ -43,7 +43,8 @@ export const WH_CASES: CaseTable = {
     seqs: [5],
   },
   'retries-keep-event-id': {
-    keeps: () => [webhook({ eventId: 'evt_1', answered: 500 }), webhook({ eventId: 'evt_1', tReceived: 3000 })],
+    // A second event about the same payment in between does not make the retry's id wrong.
+    keeps: () => [webhook({ eventId: 'evt_1', answered: 500 }), webhook({ eventId: 'evt_9', tReceived: 2000 }), webhook({ eventId: 'evt_1', tReceived: 3000 })],
     violates: () => [webhook({ seq: 6, eventId: 'evt_1', answered: 500 }), webhook({ seq: 7, eventId: 'evt_2', tReceived: 3000 })],
     seqs: [6, 7],
   },
