@@ -4,6 +4,7 @@
  */
 import type { EndRecord, HistoryRecord, InvariantResult, RunRecord } from '../spec/index.ts';
 import { createContext } from './context.ts';
+import { DriverLinks } from './lib/driver-links.ts';
 import { INVARIANTS } from './invariants/index.ts';
 import type { Invariant, InvariantCheck, OracleContext } from './types.ts';
 
@@ -68,9 +69,11 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
     dispatch();
   };
 
+  const links = new DriverLinks();
   const onRecord = (rec: HistoryRecord) => {
     if (!ctx) start(rec);
     count++;
+    links.observe(rec);
     if (rec.kind === 'end') end = rec;
     if (ledgerError === null) {
       try {

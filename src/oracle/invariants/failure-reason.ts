@@ -31,16 +31,16 @@ const invariant: Invariant = {
           }
         }
         const o = observedPayment(rec);
-        if (!o || o.p.status !== 'failed') return;
+        if (!o || o.payment.status !== 'failed') return;
         f.check();
-        const { p } = o;
+        const p = o.payment;
         if (!p.failureCode) {
-          f.violation(evidence(`failed payment ${p.id} has no ${p.presentation === 'A' ? 'failure_code' : 'decline_code'}`, [o.rec]));
+          f.violation(evidence(`failed payment ${p.id} has no ${p.presentation === 'A' ? 'failure_code' : 'decline_code'}`, [o]));
           return;
         }
         const outcome = ctx.ledger.payments.get(p.id)?.cardOutcome;
         if (outcome && (DESIGNATED as readonly string[]).includes(outcome) && p.failureCode !== CARD_EXPECTED[outcome].code) {
-          wrongCode.push({ id: p.id, rec: o.rec, t: o.rec.kind === 'exchange' ? o.rec.tEnd : o.rec.tReceived, msg: `payment ${p.id} with the "${outcome}" card failed with ${p.failureCode} (expected ${CARD_EXPECTED[outcome].code})` });
+          wrongCode.push({ id: p.id, rec: o, t: o.kind === 'exchange' ? o.tEnd : o.tReceived, msg: `payment ${p.id} with the "${outcome}" card failed with ${p.failureCode} (expected ${CARD_EXPECTED[outcome].code})` });
         }
       },
       finish() {

@@ -34,10 +34,10 @@ const invariant: Invariant = {
           if (rec.op === 'complete_3ds') completion.set(id, Math.min(completion.get(id) ?? Infinity, rec.tStart));
         }
         const o = observedPayment(rec);
-        if (!o || o.rec.kind !== 'exchange' || !ctx.ledger.payments.get(o.p.id)?.hosted) return;
-        let list = obs.get(o.p.id);
-        if (!list) obs.set(o.p.id, (list = []));
-        list.push({ status: o.p.status, wire: o.p.wireStatus, reason: o.p.nextAction?.reason ?? null, presentation: o.p.presentation, tStart: o.rec.tStart, tEnd: o.rec.tEnd, rec: o.rec });
+        if (!o || o.kind !== 'exchange' || !ctx.ledger.payments.get(o.payment.id)?.hosted) return;
+        let list = obs.get(o.payment.id);
+        if (!list) obs.set(o.payment.id, (list = []));
+        list.push({ status: o.payment.status, wire: o.payment.wireStatus, reason: o.payment.nextAction?.reason ?? null, presentation: o.payment.presentation, tStart: o.tStart, tEnd: o.tEnd, rec: o });
       },
       finish() {
         for (const [id, s] of submitted) {

@@ -46,10 +46,10 @@ const invariant: Invariant = {
           return;
         }
         const o = observedPayment(rec);
-        if (o && hostedB.has(o.p.id) && o.p.card !== null) {
-          const end = o.rec.kind === 'exchange' ? o.rec.tEnd : o.rec.tReceived;
-          const prev = cardSeen.get(o.p.id);
-          if (!prev || end < prev.tEnd) cardSeen.set(o.p.id, { tEnd: end, seq: o.rec.seq, rec: o.rec });
+        if (o && hostedB.has(o.payment.id) && o.payment.card !== null) {
+          const end = o.kind === 'exchange' ? o.tEnd : o.tReceived;
+          const prev = cardSeen.get(o.payment.id);
+          if (!prev || end < prev.tEnd) cardSeen.set(o.payment.id, { tEnd: end, seq: o.seq, rec: o });
         }
       },
       finish() {

@@ -13,13 +13,13 @@ const invariant: Invariant = {
       onRecord(rec) {
         const o = observedPayment(rec);
         if (!o) return;
-        const { p } = o;
+        const p = o.payment;
         f.check();
         const waiting = p.status === 'requires_action';
-        if (waiting && !p.nextAction) f.violation(evidence(`payment ${p.id} is ${p.wireStatus} with next_action null`, [o.rec]));
-        else if (!waiting && p.nextAction) f.violation(evidence(`payment ${p.id} is ${p.wireStatus} yet has next_action ${show(p.nextAction)}`, [o.rec]));
+        if (waiting && !p.nextAction) f.violation(evidence(`payment ${p.id} is ${p.wireStatus} with next_action null`, [o]));
+        else if (!waiting && p.nextAction) f.violation(evidence(`payment ${p.id} is ${p.wireStatus} yet has next_action ${show(p.nextAction)}`, [o]));
         else if (p.nextAction && (p.nextAction.type !== 'redirect' || !p.nextAction.redirectUrl)) {
-          f.violation(evidence(`payment ${p.id}: next_action ${show(p.nextAction)} is not a redirect with a redirect_url`, [o.rec]));
+          f.violation(evidence(`payment ${p.id}: next_action ${show(p.nextAction)} is not a redirect with a redirect_url`, [o]));
         }
       },
       finish: () => f.outcome('no payment was seen'),

@@ -16,7 +16,7 @@ const invariant: Invariant = {
         if (rec.kind !== 'exchange' && rec.kind !== 'webhook') return;
         const sentCard = rec.kind === 'exchange' && rec.sent.cardLast4 !== undefined;
         const o = observedPayment(rec);
-        if (sentCard || o?.p.card) f.check();
+        if (sentCard || o?.payment.card) f.check();
         for (const l of rec.leaks ?? []) {
           const k = leakKind(l);
           if (k === 'card_number' || k === 'cvc') {
@@ -24,11 +24,11 @@ const invariant: Invariant = {
             f.violation(evidence(`card data returned: ${l}`, [rec]));
           }
         }
-        const last4 = o?.p.card?.last4;
+        const last4 = o?.payment.card?.last4;
         if (!o || !last4) return;
-        const facts = ctx.ledger.payments.get(o.p.id);
+        const facts = ctx.ledger.payments.get(o.payment.id);
         const sent = (rec.kind === 'exchange' ? rec.sent.cardLast4 : undefined) ?? facts?.cardLast4;
-        if (sent && last4 !== sent) f.violation(evidence(`payment ${o.p.id} shows card.last4 ${last4}, but the card sent ends ${sent}`, [rec]));
+        if (sent && last4 !== sent) f.violation(evidence(`payment ${o.payment.id} shows card.last4 ${last4}, but the card sent ends ${sent}`, [rec]));
       },
       finish: () => f.outcome('no card was sent and no payment showed a card'),
     };

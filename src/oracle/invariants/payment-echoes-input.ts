@@ -55,16 +55,16 @@ const invariant: Invariant = {
         }
         const o = observedPayment(rec);
         if (!o) return;
-        const e = expected.get(o.p.id);
+        const e = expected.get(o.payment.id);
         if (!e) return;
         f.check();
-        const p = o.p;
+        const p = o.payment;
         const diffs: string[] = [];
         if (e.amount !== undefined && p.amount !== e.amount) diffs.push(`amount ${show(p.amount)} (sent ${e.amount})`);
         if (e.currency !== undefined && !currencyEq(p.currency, e.currency)) diffs.push(`currency ${show(p.currency)} (sent ${e.currency})`);
         if (e.description !== undefined && p.description !== e.description) diffs.push(`description ${show(p.description)} (expected ${show(e.description)})`);
         if (e.metadata !== undefined && !(p.metadata === null && p.presentation === 'A') && !sameMetadata(p.metadata, e.metadata, e.metadataObj)) diffs.push(`metadata ${show(p.metadata)} (expected ${e.metadata})`);
-        if (diffs.length) f.violation(evidence(`payment ${p.id} shows ${diffs.join(', ')}`, [o.rec], { seqs: [e.seq] }));
+        if (diffs.length) f.violation(evidence(`payment ${p.id} shows ${diffs.join(', ')}`, [o], { seqs: [e.seq] }));
       },
       finish: () => f.outcome('no payment created by the run was seen'),
     };

@@ -12,12 +12,12 @@ const invariant: Invariant = {
     return {
       onRecord(rec) {
         const o = observedPayment(rec);
-        if (!o || o.p.presentation !== 'B') return;
-        const facts = ctx.ledger.payments.get(o.p.id);
+        if (!o || o.payment.presentation !== 'B') return;
+        const facts = ctx.ledger.payments.get(o.payment.id);
         if (!facts) return;
         f.check();
-        if (facts.hosted && !o.p.redirectUrl) f.violation(evidence(`hosted payment ${o.p.id} has redirect_url ${show(o.p.redirectUrl)}`, [o.rec]));
-        if (!facts.hosted && o.p.redirectUrl !== null) f.violation(evidence(`Direct API payment ${o.p.id} has redirect_url ${show(o.p.redirectUrl)} (expected null)`, [o.rec]));
+        if (facts.hosted && !o.payment.redirectUrl) f.violation(evidence(`hosted payment ${o.payment.id} has redirect_url ${show(o.payment.redirectUrl)}`, [o]));
+        if (!facts.hosted && o.payment.redirectUrl !== null) f.violation(evidence(`Direct API payment ${o.payment.id} has redirect_url ${show(o.payment.redirectUrl)} (expected null)`, [o]));
       },
       finish: () => f.outcome('no presentation B payment created by the run was seen'),
     };

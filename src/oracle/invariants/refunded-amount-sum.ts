@@ -12,11 +12,11 @@ const invariant: Invariant = {
     return {
       onRecord(rec) {
         const o = observedPayment(rec);
-        if (!o || !o.p.refunds || o.p.refunds.length === 0 || o.p.amountRefunded === null) return;
+        if (!o || !o.payment.refunds || o.payment.refunds.length === 0 || o.payment.amountRefunded === null) return;
         f.check();
-        const sum = o.p.refunds.filter((r) => r.status === 'succeeded').reduce((n, r) => n + r.amount, 0);
-        if (o.p.amountRefunded !== sum) {
-          f.violation(evidence(`payment ${o.p.id} says ${o.p.presentation === 'A' ? 'amount_refunded' : 'refunded_amount'} ${o.p.amountRefunded}, but its succeeded refunds add up to ${sum}`, [o.rec]));
+        const sum = o.payment.refunds.filter((r) => r.status === 'succeeded').reduce((n, r) => n + r.amount, 0);
+        if (o.payment.amountRefunded !== sum) {
+          f.violation(evidence(`payment ${o.payment.id} says ${o.payment.presentation === 'A' ? 'amount_refunded' : 'refunded_amount'} ${o.payment.amountRefunded}, but its succeeded refunds add up to ${sum}`, [o]));
         }
       },
       finish: () => f.outcome('no payment with refunds was seen'),

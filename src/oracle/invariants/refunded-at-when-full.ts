@@ -12,12 +12,12 @@ const invariant: Invariant = {
     return {
       onRecord(rec) {
         const o = observedPayment(rec);
-        if (!o || o.p.presentation !== 'B' || o.p.amountRefunded === null || o.p.status !== 'succeeded') return;
-        const { p } = o;
+        if (!o || o.payment.presentation !== 'B' || o.payment.amountRefunded === null || o.payment.status !== 'succeeded') return;
+        const p = o.payment;
         // Exercised by refunded payments; refunded_at set with nothing refunded still breaks the rule.
         if (p.amountRefunded! > 0) f.check();
         const full = p.amountRefunded! >= p.amount;
-        if (full !== (p.refundedAt !== null)) f.violation(evidence(`payment ${p.id} has refunded ${p.amountRefunded} of ${p.amount} and refunded_at ${show(p.refundedAt)}`, [o.rec]));
+        if (full !== (p.refundedAt !== null)) f.violation(evidence(`payment ${p.id} has refunded ${p.amountRefunded} of ${p.amount} and refunded_at ${show(p.refundedAt)}`, [o]));
       },
       finish: () => f.outcome('no refunded presentation B payment was seen'),
     };

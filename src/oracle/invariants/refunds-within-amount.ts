@@ -19,10 +19,10 @@ const invariant: Invariant = {
       onRecord(rec) {
         const o = observedPayment(rec);
         if (!o) return;
-        if (Number.isFinite(o.p.amount) && !ctx.ledger.payments.has(o.p.id) && !amounts.has(o.p.id)) amounts.set(o.p.id, o.p.amount);
-        if (o.p.amountRefunded !== null && o.p.amountRefunded > o.p.amount) {
+        if (Number.isFinite(o.payment.amount) && !ctx.ledger.payments.has(o.payment.id) && !amounts.has(o.payment.id)) amounts.set(o.payment.id, o.payment.amount);
+        if (o.payment.amountRefunded !== null && o.payment.amountRefunded > o.payment.amount) {
           f.check();
-          f.violation(evidence(`payment ${o.p.id} shows ${o.p.amountRefunded} refunded of ${o.p.amount}`, [o.rec]));
+          f.violation(evidence(`payment ${o.payment.id} shows ${o.payment.amountRefunded} refunded of ${o.payment.amount}`, [o]));
         }
       },
       finish() {

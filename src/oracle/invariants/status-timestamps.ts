@@ -12,11 +12,11 @@ const invariant: Invariant = {
     return {
       onRecord(rec) {
         const o = observedPayment(rec);
-        if (!o || o.p.presentation !== 'B') return;
-        const { p } = o;
+        if (!o || o.payment.presentation !== 'B') return;
+        const p = o.payment;
         f.check();
-        if ((p.status === 'succeeded') !== (p.succeededAt !== null)) f.violation(evidence(`payment ${p.id} is ${p.wireStatus} with succeeded_at ${show(p.succeededAt)}`, [o.rec]));
-        if ((p.status === 'failed') !== (p.failedAt !== null)) f.violation(evidence(`payment ${p.id} is ${p.wireStatus} with failed_at ${show(p.failedAt)}`, [o.rec]));
+        if ((p.status === 'succeeded') !== (p.succeededAt !== null)) f.violation(evidence(`payment ${p.id} is ${p.wireStatus} with succeeded_at ${show(p.succeededAt)}`, [o]));
+        if ((p.status === 'failed') !== (p.failedAt !== null)) f.violation(evidence(`payment ${p.id} is ${p.wireStatus} with failed_at ${show(p.failedAt)}`, [o]));
       },
       finish: () => f.outcome('no presentation B payment was seen'),
     };

@@ -1,8 +1,9 @@
-/** Payments a record shows in full: an exchange's answer or a webhook's data.payment. */
+/** Records that show a payment in full: an exchange's answer or a webhook's data.payment. */
 import type { CanonicalPayment, ExchangeRecord, HistoryRecord, WebhookRecord } from '../../spec/index.ts';
 
-export function observedPayment(rec: HistoryRecord): { p: CanonicalPayment; rec: ExchangeRecord | WebhookRecord } | null {
-  if (rec.kind === 'exchange' && rec.payment) return { p: rec.payment, rec };
-  if (rec.kind === 'webhook' && rec.payment) return { p: rec.payment, rec };
-  return null;
+export type PaymentObservation = (ExchangeRecord | WebhookRecord) & { payment: CanonicalPayment };
+
+/** The record itself when it shows a payment (no allocation: this runs for every record in many checks). */
+export function observedPayment(rec: HistoryRecord): PaymentObservation | null {
+  return (rec.kind === 'exchange' || rec.kind === 'webhook') && rec.payment ? (rec as PaymentObservation) : null;
 }

@@ -28,6 +28,9 @@ export function probeRule(x: ExchangeRecord): string | undefined {
   }
   if (b.expectCode === 'invalid_request_body') return 'PAY-4';
   if (/amount/i.test(b.case) && (b.expectParam === 'amount' || typeof x.sent.amount === 'number')) return 'PAY-2';
+  // A missing or oversized Idempotency-Key is an idempotency probe, not a missing body field.
+  if (b.expectCode === 'parameter_missing' || /idempotency-key-missing/i.test(b.case)) return 'IDEM-1';
+  if (/idempotency-key/i.test(b.case)) return 'IDEM-2';
   if (/missing/i.test(b.case)) return 'PAY-3';
   if (isCreate(x)) return 'PAY-5';
   return undefined;
