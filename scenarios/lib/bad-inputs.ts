@@ -29,7 +29,7 @@ export function badInputRequest(ctx: ScenarioContext, c: BadInputCase, refundPay
   const opts: RawOpts = {
     group: 'bad-input',
     op: c.op,
-    sent: { badInput: { case: c.case, expectStatus: c.expectStatus, expectCode: c.expectCode, expectParam: c.expectParam }, ...(c.shape ? { inputShape: c.shape } : {}) },
+    sent: { badInput: { case: c.case, expectStatus: c.expectStatus, expectCode: c.expectCode, expectParam: c.expectParam, ...(c.rules[0] ? { rule: c.rules[0] } : {}) }, ...(c.shape ? { inputShape: c.shape } : {}) },
   };
   for (const [name, value] of Object.entries(c.headers ?? {})) {
     if (name.toLowerCase() === IDEMPOTENCY_HEADER) {

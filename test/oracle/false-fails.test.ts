@@ -1,0 +1,77 @@
+/**
+ * Histories from real runs of the clean reference service that the oracle once judged
+ * wrongly. A false fail blocks a good release: each case must stay a pass, beside a
+ * variant that really breaks the rule, so the fix did not blind the invariant.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { create, ex, err, judgeOne, refundReq, refundObj, resetSeq, retrieve, pay } from './fixtures.ts';
+
+const P = 'pay_00000000-0000-4000-8000-0000000000aa';
+const cardMeta = { expMonth: 12, expYear: 2039, cvcLength: 3, holderName: 'Ada Lovelace' };
+
+beforeEach(() => resetSeq());
+
+describe('TEST-2 judges refusals over the card details only', () => {
+  it('a good test card sent with amount 0 (an idempotency probe) is refused over the amount: not a TEST-2 violation', async () => {
+    const r = await judgeOne('sandbox-accepts-card-details', [
+      create({ status: 400, error: err('parameter_invalid', { param: 'amount' }), sent: { amount: 0, cardOutcome: 'succeeds', cardBrand: 'visa', cardMeta } }),
+      create({ id: P, sent: { cardOutcome: 'succeeds', cardBrand: 'visa', cardMeta } }),
+    ]);
+    expect(r.status).toBe('pass');
+    expect(r.checked).toBe(1);
+  });
+  it('a refusal naming a card field still fails', async () => {
+    const r = await judgeOne('sandbox-accepts-card-details', [
+      create({ seq: 5, status: 400, error: err('parameter_invalid', { param: 'payment_method_data.card.exp_year' }), sent: { cardOutcome: 'succeeds', cardBrand: 'visa', cardMeta } }),
+    ]);
+    expect(r.status).toBe('fail');
+    expect(r.examples[0].seqs).toEqual([5]);
+  });
+});
+
+describe('PAY-10 with a pending refund held back from amount_refundable', () => {
+  const A = { presentation: 'A' as const, status: 'succeeded' as const, wireStatus: 'SUCCEEDED', amount: 1000, amountRefunded: 0 };
+  it('refundable 700 while a 300 refund is pending and amount_refunded is 0: pass', async () => {
+    const r = await judgeOne('amount-refundable-consistent', [
+      create({ id: P, p: { ...A, amountRefundable: 1000, refunds: [] } }),
+      refundReq(P, { t: 100, r: { amount: 300, status: 'pending' } }),
+      retrieve(P, { t: 200, p: { ...A, amountRefundable: 700, refunds: [refundObj({ paymentId: P, amount: 300, status: 'pending' })] } }),
+    ]);
+    expect(r.status).toBe('pass');
+  });
+  it('the same with presentation A bodies that carry no refunds array: the accepted refund request is enough', async () => {
+    const r = await judgeOne('amount-refundable-consistent', [
+      create({ id: P, p: { ...A, amountRefundable: 1000, refunds: null } }),
+      refundReq(P, { t: 100, r: { amount: 300, status: 'pending' } }),
+      retrieve(P, { t: 200, p: { ...A, amountRefundable: 700, refunds: null } }),
+    ]);
+    expect(r.status).toBe('pass');
+  });
+  it('refundable short of the amount with no refund at all still fails, and so does refundable above amount - refunded', async () => {
+    const short = await judgeOne('amount-refundable-consistent', [retrieve(P, { seq: 9, p: { ...A, amountRefundable: 700, refunds: [] } })]);
+    expect(short.status).toBe('fail');
+    const above = await judgeOne('amount-refundable-consistent', [retrieve(P, { p: { ...A, amountRefunded: 300, amountRefundable: 800, refunds: [] } })]);
+    expect(above.status).toBe('fail');
+  });
+});
+
+describe('PAY-3 is not judged on Idempotency-Key probes', () => {
+  it('a create without Idempotency-Key answered parameter_missing is IDEM-1\'s, not a missing body field', async () => {
+    const probe = ex({ op: 'raw', status: 400, error: err('parameter_missing', { param: 'Idempotency-Key' }), sent: { method: 'POST', path: '/v1/payments', idemVariant: 'missing', badInput: { case: 'create/any/idempotency-key-missing', expectStatus: 400, expectCode: 'parameter_missing', expectParam: null } } });
+    const r = await judgeOne('missing-field-named', [probe]);
+    expect(r.status).toBe('not-exercised');
+  });
+});
+
+describe('driver calls are tied to their payment by the redirect path', () => {
+  it('a hosted page submitted through a driver that did not record paymentId still counts as completed (PAY-12)', async () => {
+    const redirect = 'http://127.0.0.1:4010/sandbox/hpp/abc123';
+    const r = await judgeOne('hosted-create-shape', [
+      create({ op: 'create_hpp', id: P, p: { status: 'requires_action', wireStatus: 'requires_action', hosted: true, card: null, redirectUrl: redirect, nextAction: { type: 'redirect', reason: 'hosted_payment_page', redirectUrl: redirect } } }),
+      // Submitted on another host (paystorm went through a proxy); only the path is recorded.
+      ex({ op: 'submit_hpp', t: 100, status: 303, sent: { method: 'POST', path: '/sandbox/hpp/abc123', cardOutcome: 'succeeds' } }),
+      retrieve(P, { t: 300, p: { status: 'succeeded', wireStatus: 'succeeded', hosted: true, redirectUrl: redirect, card: pay().card ?? { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2039 } } }),
+    ]);
+    expect(r.status).toBe('pass');
+  });
+});
