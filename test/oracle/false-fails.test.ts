@@ -75,3 +75,22 @@ describe('driver calls are tied to their payment by the redirect path', () => {
     expect(r.status).toBe('pass');
   });
 });
+
+describe('SM-5 while the issuer\'s answer is still coming', () => {
+  const hpp = { status: 'requires_action' as const, wireStatus: 'requires_action', hosted: true, card: null };
+  const pageReason = { ...hpp, nextAction: { type: 'redirect', reason: 'hosted_payment_page', redirectUrl: 'https://x/hpp/1' } };
+  const threeDsReason = { ...hpp, nextAction: { type: 'redirect', reason: 'three_d_secure', redirectUrl: 'https://x/3ds/1' } };
+  const submitted = () => [
+    create({ op: 'create_hpp', id: P, p: pageReason }),
+    ex({ op: 'submit_hpp', status: 303, t: 100, sent: { paymentId: P, cardOutcome: 'three_ds_challenge' } }),
+  ];
+  it('the hosted-page reason lingering just after the submit, then three_d_secure: pass', async () => {
+    const r = await judgeOne('hosted-3ds-stays-requires-action', [...submitted(), retrieve(P, { t: 120, p: pageReason }), retrieve(P, { t: 200, p: threeDsReason })]);
+    expect(r.status).toBe('pass');
+  });
+  it('back to the hosted-page reason after three_d_secure was shown: fail', async () => {
+    const r = await judgeOne('hosted-3ds-stays-requires-action', [...submitted(), retrieve(P, { t: 200, p: threeDsReason }), retrieve(P, { seq: 44, t: 300, p: pageReason })]);
+    expect(r.status).toBe('fail');
+    expect(r.examples[0].seqs).toContain(44);
+  });
+});

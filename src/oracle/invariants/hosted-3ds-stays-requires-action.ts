@@ -15,7 +15,9 @@ interface Obs {
 /**
  * SM-5: after the hosted page is submitted with a 3DS card, the payment stays
  * requires_action (reason three_d_secure where the presentation has a reason) until
- * the challenge is done; expiring or being canceled meanwhile is allowed.
+ * the challenge is done; expiring or being canceled meanwhile is allowed. Until the
+ * issuer's answer is in, the hosted_payment_page reason may still show; never after the
+ * 3DS reason was shown.
  */
 const invariant: Invariant = {
   id: 'hosted-3ds-stays-requires-action',
@@ -42,12 +44,19 @@ const invariant: Invariant = {
       finish() {
         for (const [id, s] of submitted) {
           const until = completion.get(id) ?? Infinity;
-          for (const o of obs.get(id) ?? []) {
+          // When the 3DS reason was first shown (by an answer that ended before this one started).
+          let threeDsSeenBy = Infinity;
+          for (const o of (obs.get(id) ?? []).sort((x, y) => x.tStart - y.tStart)) {
             if (o.tStart <= s.tEnd || o.tEnd >= until) continue;
             f.check();
             if (o.status === 'expired' || o.status === 'canceled') continue;
-            const reasonOk = o.reason === 'three_d_secure' || (o.presentation === 'B' && o.reason === null);
-            if (o.status !== 'requires_action' || !reasonOk) {
+            const threeDs = o.reason === 'three_d_secure' || (o.presentation === 'B' && o.reason === null);
+            // The issuer's answer may take a moment after the form is submitted (processing is
+            // asynchronous), so the hosted-page reason may linger; it must not come back once the
+            // 3DS reason was shown.
+            const stillDeciding = o.reason === 'hosted_payment_page' && o.tStart < threeDsSeenBy;
+            if (threeDs) threeDsSeenBy = Math.min(threeDsSeenBy, o.tEnd);
+            if (o.status !== 'requires_action' || !(threeDs || stillDeciding)) {
               f.violation(evidence(`hosted payment ${id} submitted with the 3DS card shows ${o.wire} with next_action.reason ${show(o.reason)} before the challenge was done`, [s.rec, o.rec]));
             }
           }
