@@ -38,7 +38,33 @@ interface RateResult {
   loopDelayP99Ms: number;
 }
 
+/**
+ * The same schedule with no work at all: a timer loop that only notes how late each due
+ * start is seen. It shows what lag the machine itself imposes at that moment.
+ */
+async function idleBaseline(rate: number, seconds: number): Promise<{ lagP99: number; runQueueWaitMs: number }> {
+  const waited0 = runQueueWaitMs();
+  const t0 = performance.now();
+  const lags: number[] = [];
+  let n = 0;
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const now = performance.now();
+      while (t0 + (n * 1000) / rate <= now) lags.push(now - (t0 + (n++ * 1000) / rate));
+      if (now - t0 >= seconds * 1000) return resolve();
+      setTimeout(tick, Math.max(0, Math.floor(t0 + (n * 1000) / rate - performance.now())));
+    };
+    tick();
+  });
+  lags.sort((a, b) => a - b);
+  return { lagP99: lags[Math.ceil(0.99 * lags.length) - 1], runQueueWaitMs: runQueueWaitMs() - waited0 };
+}
+
 async function child(): Promise<void> {
+  if (process.argv.includes('--idle')) {
+    process.stdout.write(JSON.stringify(await idleBaseline(Number(arg('rate')), Number(arg('seconds')))) + '\n');
+    return;
+  }
   const url = arg('url');
   const rate = Number(arg('rate'));
   const seconds = Number(arg('seconds'));
@@ -95,11 +121,15 @@ async function main(): Promise<void> {
   const seconds = Number(arg('seconds', '20'));
   const nginx = await startNginx();
   const results: RateResult[] = [];
+  const idle: { lagP99: number; runQueueWaitMs: number }[] = [];
   try {
     console.log(`rate: constant-arrival-rate ${rate}/s for ${seconds} s against nginx (1 worker), full history to a file, ${rounds} rounds`);
     for (let round = 1; round <= rounds; round++) {
+      const base = await runChild<{ lagP99: number; runQueueWaitMs: number }>(SELF, ['--child', '--idle', '--rate', String(rate), '--seconds', String(seconds)]);
+      idle.push(base);
       const r = await runChild<RateResult>(SELF, ['--child', '--url', nginx.url, '--rate', String(rate), '--seconds', String(seconds)]);
       results.push(r);
+      console.log(`round ${round}: idle schedule (no work, same rate): lag p99 ${fmt(base.lagP99, 2)} ms, waited for a CPU ${fmt(base.runQueueWaitMs, 0)} ms`);
       console.log(
         `round ${round}: achieved ${fmt(r.achieved, 1)}/s (${fmt((r.achieved / rate - 1) * 100, 2)}%), start lag p50 ${fmt(r.lagP50, 2)} ms, p99 ${fmt(r.lagP99, 2)} ms, max ${fmt(r.lagMax, 1)} ms, ${r.started} started, ${r.dropped} dropped; ` +
           `event-loop delay p99 ${fmt(r.loopDelayP99Ms, 2)} ms; waited for a CPU ${fmt(r.runQueueWaitMs, 0)} ms (machine load ${loadavg()[0].toFixed(1)})`,
@@ -113,6 +143,7 @@ async function main(): Promise<void> {
   console.log('');
   console.log(`median |achieved/target - 1|: ${fmt(dev, 2)}% (bar: < 1%)  ${dev < 1 ? 'PASS' : 'FAIL'}`);
   console.log(`median start-lag p99: ${fmt(lag, 2)} ms (bar: < 5 ms)  ${lag < 5 ? 'PASS' : 'FAIL'}`);
+  console.log(`median idle-schedule lag p99 on this machine meanwhile: ${fmt(median(idle.map((b) => b.lagP99)), 2)} ms (what the machine alone imposes)`);
   console.log(`dropped: ${results.map((r) => r.dropped).join(', ')}`);
 }
 
