@@ -1,4 +1,7 @@
 import { EVENT_TYPES, statusOfEvent, type EventType } from '../../spec/index.ts';
+
+/** Status each event type stands for, computed once. */
+const STATUS_OF = new Map<string, string>(EVENT_TYPES.map((t) => [t, statusOfEvent(t as EventType)]));
 import type { Invariant } from '../types.ts';
 import { Findings, evidence } from '../lib/findings.ts';
 
@@ -12,8 +15,8 @@ const invariant: Invariant = {
     return {
       kinds: ['webhook'],
       onRecord(rec) {
-        if (rec.kind !== 'webhook' || !rec.type || !(EVENT_TYPES as readonly string[]).includes(rec.type)) return;
-        const want = statusOfEvent(rec.type as EventType);
+        const want = rec.kind === 'webhook' && rec.type ? STATUS_OF.get(rec.type) : undefined;
+        if (rec.kind !== 'webhook' || !rec.type || want === undefined) return;
         const obj = rec.type.startsWith('payment.') ? rec.payment : rec.refund;
         if (!obj) return;
         f.check();

@@ -28,25 +28,35 @@ const invariant: Invariant = {
   rules: ['WH-9'],
   create(ctx) {
     const f = new Findings();
+    /**
+     * Deliveries of events that failed at least once, by event id. Deliveries are recorded as
+     * they arrive, so an event's first failure comes before its retries; events that never
+     * fail cost nothing here.
+     */
     const byId = new Map<string, Delivery[]>();
-    /** Latest delivery time per subject (type and payment or refund). */
-    const lastBySubject = new Map<string, number>();
+    /** Subject (type and payment or refund) of each failing event, and the latest delivery about it. */
     const subjectOf = new Map<Delivery, string>();
+    const lastBySubject = new Map<string, number>();
     return {
       kinds: ['webhook'],
       onRecord(rec) {
         if (rec.kind !== 'webhook') return;
+        const ok = delivered(rec);
+        if (ok && byId.size === 0) return;
         const s = eventSubject(rec);
         const k = rec.eventId ?? s;
-        const d: Delivery = { seq: rec.seq, tReceived: rec.tReceived, eventId: rec.eventId, answered: rec.answered, ok: delivered(rec) };
-        if (k) {
-          let l = byId.get(k);
-          if (!l) byId.set(k, (l = []));
-          l.push(d);
+        if (!k) return;
+        if (s && lastBySubject.has(s)) lastBySubject.set(s, Math.max(lastBySubject.get(s)!, rec.tReceived));
+        let l = byId.get(k);
+        if (!l) {
+          if (ok) return;
+          byId.set(k, (l = []));
         }
-        if (s) {
-          lastBySubject.set(s, Math.max(lastBySubject.get(s) ?? -Infinity, rec.tReceived));
-          if (!d.ok) subjectOf.set(d, s);
+        const d: Delivery = { seq: rec.seq, tReceived: rec.tReceived, eventId: rec.eventId, answered: rec.answered, ok };
+        l.push(d);
+        if (s && !ok) {
+          subjectOf.set(d, s);
+          if (!lastBySubject.has(s)) lastBySubject.set(s, rec.tReceived);
         }
       },
       finish() {

@@ -22,7 +22,8 @@ const invariant: Invariant = {
       kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange') return;
-        if (isRefundRequest(rec) && is2xx(rec.status)) {
+        const refundOp = rec.op === 'refund' || rec.op === 'refund_create' || rec.op === 'raw';
+        if (refundOp && isRefundRequest(rec) && is2xx(rec.status)) {
           f.check();
           const r = rec.refund;
           const pid = rec.sent.paymentId;
@@ -39,7 +40,7 @@ const invariant: Invariant = {
           return;
         }
         const p = rec.payment;
-        if (!p || !p.refunds || !is2xx(rec.status) || isRefundRequest(rec)) return;
+        if (!p || !p.refunds || accepted.size === 0 || !is2xx(rec.status) || (refundOp && isRefundRequest(rec))) return;
         const mine = accepted.get(p.id);
         if (!mine) return;
         const ids = p.refunds.map((x: CanonicalRefund) => x.id);

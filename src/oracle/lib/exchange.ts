@@ -97,5 +97,5 @@ export function overlaps(a: { tStart: number; tEnd: number }, b: { tStart: numbe
 }
 
 export function currencyEq(a: unknown, b: unknown): boolean {
-  return typeof a === 'string' && typeof b === 'string' && a.toUpperCase() === b.toUpperCase();
+  return a === b || (typeof a === 'string' && typeof b === 'string' && a.toUpperCase() === b.toUpperCase());
 }
