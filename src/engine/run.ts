@@ -276,7 +276,8 @@ export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> 
     const faultsStop = new AbortController();
     const onStop = () => faultsStop.abort();
     signal.addEventListener('abort', onStop, { once: true });
-    const faults = runFaults(scenario.faults?.schedule, faultsStop.signal, scenario.name);
+    const schedule = scenario.faults?.scheduleFor?.({ ...(o.durationMs !== undefined ? { durationMs: o.durationMs } : {}), timeScale: o.timeScale, embedded: o.target.embedded }) ?? scenario.faults?.schedule;
+    const faults = runFaults(schedule, faultsStop.signal, scenario.name);
     let stoppedHere = false;
     try {
       await untilStoppedWithGrace(scenario.run(ctx), signal, timeoutMs + 2_000);

@@ -214,6 +214,13 @@ export interface ScenarioEnv {
   webhooks: { wired: boolean; failShare: number } | null;
 }
 
+/** What a fault schedule may depend on. */
+export interface FaultRunInfo {
+  durationMs?: number;
+  timeScale: number;
+  embedded: boolean;
+}
+
 export interface Scenario {
   name: string;
   /** One line: what it probes. */
@@ -227,7 +234,12 @@ export interface Scenario {
    */
   rulesFor?(env: ScenarioEnv): string[];
   /** Fault schedule the engine applies to the named proxies while the scenario runs (chaos). */
-  faults?: { schedule: FaultStep[] };
+  faults?: {
+    /** The schedule at full length. */
+    schedule: FaultStep[];
+    /** The schedule for this run (e.g. fitted into --duration); the engine and the scenario both call it. Defaults to `schedule`. */
+    scheduleFor?(run: FaultRunInfo): FaultStep[];
+  };
   /** Default thresholds in k6 syntax. */
   thresholds?: string[];
   /** Whether it is part of the default suite (`paystorm run` with no scenario names). */
