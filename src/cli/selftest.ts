@@ -513,7 +513,7 @@ export function renderMatrix(r: SelftestReport): string {
   lines.push('');
   lines.push(
     'Each seeded bug of the reference service (`src/target/bugs.ts`) is switched on alone and the scenarios that declare the rule it breaks are run against it ' +
-      '(the full default suite where none does). A bug is **caught** when an invariant that cites that rule fails. ' +
+      '(the full default suite where none does); a bug they miss is run again with the full default suite. A bug is **caught** when an invariant that cites that rule fails. ' +
       'The clean service must pass the full default suite in each presentation.',
   );
   lines.push('');
