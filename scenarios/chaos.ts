@@ -12,7 +12,7 @@
  *   (none lost, all settle).
  * Needs both proxies (`--proxy upstream=…` and `--proxy client=…`, or the embedded stack).
  */
-import type { Scenario, ScenarioContext, KeyHandle } from '../src/spec/scenario.ts';
+import type { FaultRunInfo, Scenario, ScenarioContext, KeyHandle } from '../src/spec/scenario.ts';
 import { parseFaultSchedule, scheduleLengthMs, type FaultStep } from '../src/spec/faults.ts';
 import { api, cardFor, idemKey, nap, paymentInput, poll, pool, settleWaitMs, step, type Api } from './lib/common.ts';
 import { loadKeys } from './lib/keys.ts';
@@ -48,28 +48,50 @@ const upstreamToxics: { type: FaultStep['type']; attributes?: Record<string, num
   { type: 'down' },
 ];
 
-export const CHAOS_SCHEDULE: FaultStep[] = parseFaultSchedule(
-  [
-    ...upstreamToxics.map((t, i) => ({
-      at: GAP_MS / 2 + i * (STEP_MS + GAP_MS),
-      duration: STEP_MS,
-      proxy: UPSTREAM_PROXY,
-      type: t.type,
-      ...(t.toxicity !== undefined ? { toxicity: t.toxicity } : {}),
-      ...(t.attributes ? { attributes: t.attributes } : {}),
-    })),
-    {
-      at: GAP_MS / 2 + upstreamToxics.length * (STEP_MS + GAP_MS),
-      duration: CLIENT_FAULT_MS,
-      proxy: CLIENT_PROXY,
-      type: 'latency',
-      stream: 'downstream',
-      toxicity: 1,
-      attributes: { latency: CLIENT_LATENCY_MS },
-    },
-  ],
-  'chaos.faults',
-);
+/** The schedule with upstream toxics of `stepMs` each, `gapMs` apart, then the client-link fault. */
+export function buildChaosSchedule(stepMs: number, gapMs: number): FaultStep[] {
+  return parseFaultSchedule(
+    [
+      ...upstreamToxics.map((t, i) => ({
+        at: Math.round(gapMs / 2 + i * (stepMs + gapMs)),
+        duration: Math.round(stepMs),
+        proxy: UPSTREAM_PROXY,
+        type: t.type,
+        ...(t.toxicity !== undefined ? { toxicity: t.toxicity } : {}),
+        ...(t.attributes ? { attributes: t.attributes } : {}),
+      })),
+      {
+        at: Math.round(gapMs / 2 + upstreamToxics.length * (stepMs + gapMs)),
+        duration: CLIENT_FAULT_MS,
+        proxy: CLIENT_PROXY,
+        type: 'latency',
+        stream: 'downstream',
+        toxicity: 1,
+        attributes: { latency: CLIENT_LATENCY_MS },
+      },
+    ],
+    'chaos.faults',
+  );
+}
+
+/** The full-length schedule: 8 s per upstream toxic, 4 s between. */
+export const CHAOS_SCHEDULE: FaultStep[] = buildChaosSchedule(STEP_MS, GAP_MS);
+
+/** Shortest upstream fault window a fitted schedule uses: long enough for retries to meet the fault. */
+const MIN_STEP_MS = 1_500;
+
+/**
+ * The schedule for one run: full length, or fitted into --duration (the heal period takes a
+ * quarter of it, at most HEAL_MS), with each upstream toxic between MIN_STEP_MS and STEP_MS.
+ */
+export function chaosPlan(run: FaultRunInfo): { schedule: FaultStep[]; healMs: number } {
+  if (run.durationMs === undefined) return { schedule: CHAOS_SCHEDULE, healMs: HEAL_MS };
+  const healMs = Math.min(HEAL_MS, Math.max(3_000, run.durationMs / 4));
+  const budget = run.durationMs - healMs - CLIENT_FAULT_MS;
+  // 8 steps of `step` with gaps of step/2 between and a quarter step before the first: 12.25 steps.
+  const stepMs = Math.min(STEP_MS, Math.max(MIN_STEP_MS, budget / (upstreamToxics.length * 1.5 + 0.25)));
+  return { schedule: buildChaosSchedule(stepMs, stepMs / 2), healMs };
+}
 
 const { rules, rulesFor } = declareRules(['FT-1', 'FT-2', 'FT-3', 'FT-4', 'FT-5', 'SM-1', 'SM-2', 'AUTH-1', 'IDEM-3'], []);
 
@@ -96,9 +118,11 @@ async function run(ctx: ScenarioContext): Promise<void> {
     if (created.length < MAX_TRACKED) created.push({ key, id });
   };
   const probeApi = api(ctx, keys[0]);
-  const upstreamSteps = CHAOS_SCHEDULE.filter((s) => s.proxy === UPSTREAM_PROXY);
-  const clientSteps = CHAOS_SCHEDULE.filter((s) => s.proxy === CLIENT_PROXY);
-  const total = scheduleLengthMs(CHAOS_SCHEDULE) + HEAL_MS;
+  // The engine applies the same plan (faults.scheduleFor): probes are timed against it.
+  const { schedule, healMs } = chaosPlan({ ...(ctx.durationMs !== undefined ? { durationMs: ctx.durationMs } : {}), timeScale: ctx.timeScale, embedded: ctx.target.embedded });
+  const upstreamSteps = schedule.filter((s) => s.proxy === UPSTREAM_PROXY);
+  const clientSteps = schedule.filter((s) => s.proxy === CLIENT_PROXY);
+  const total = scheduleLengthMs(schedule) + healMs;
 
   const load = runMixed(ctx, { durationMs: ctx.durationMs ?? total, retries: 2, onCreated });
 
@@ -128,7 +152,7 @@ async function run(ctx: ScenarioContext): Promise<void> {
 
   // Healed: every payment answered 201 is still there and settles.
   const byKey = new Map(keys.map((k) => [k.label, api(ctx, k)]));
-  const bound = Math.max(settleWaitMs(ctx), HEAL_MS);
+  const bound = Math.max(settleWaitMs(ctx), healMs);
   await pool(ctx, created, 8, async ({ key, id }) => {
     const a = byKey.get(key.label) ?? api(ctx, key);
     await poll(ctx, a, id, { maxWaitMs: bound, group: 'chaos-after-heal' });
@@ -141,7 +165,7 @@ const scenario: Scenario = {
   description: 'Mixed traffic under each upstream toxic in turn, then client time-outs retried with the same Idempotency-Key; every payment retrieved and settled afterwards',
   rules,
   rulesFor,
-  faults: { schedule: CHAOS_SCHEDULE },
+  faults: { schedule: CHAOS_SCHEDULE, scheduleFor: (run) => chaosPlan(run).schedule },
   thresholds: ['http_req_duration{op:retrieve}: p(99)<5000'],
   defaultSuite: false,
   run,

@@ -37,6 +37,8 @@ export interface EmbeddedStack {
 }
 
 export const EMBEDDED_WEBHOOK_SECRET = DEFAULT_WEBHOOK_SECRET;
+/** Payments waiting on an unreachable processor beyond which the embedded service answers 503. */
+export const EMBEDDED_UPSTREAM_BACKLOG = 20;
 
 /** Starts the processor and (unless given) the embedded Toxiproxy; the service starts after the proxy is created. */
 export async function startEmbeddedStack(o: EmbeddedOptions): Promise<EmbeddedStack> {
@@ -72,6 +74,9 @@ export async function startEmbeddedStack(o: EmbeddedOptions): Promise<EmbeddedSt
           ...(o.webhookTimeoutMs !== undefined ? { webhookTimeoutMs: o.webhookTimeoutMs } : {}),
           cards: o.cards,
           bugs: o.bugs,
+          // Shed load early while the processor is down, so 503 service_unavailable (ERR-4, FT-4)
+          // happens in a chaos run rather than only past 10,000 stranded payments.
+          upstreamBacklogLimit: EMBEDDED_UPSTREAM_BACKLOG,
         });
         closers.unshift(() => service.close());
         stack.targetUrl = service.url;
