@@ -17,6 +17,7 @@
  * says so (`escalated`), which points at a scenario that does not exercise its own rule.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { seededRandom } from '../engine/run.ts';
 import { dirname, join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import {
@@ -159,17 +160,8 @@ export function familyOf(rule: string): string {
   return ruleInfo(rule)?.family ?? rule.split('-')[0]!;
 }
 
-/** mulberry32: a small seeded PRNG, enough for picking a sample. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The engine's seeded PRNG: one generator for every seeded choice in paystorm. */
+export const prng = seededRandom;
 
 function shuffled<T>(xs: readonly T[], rand: () => number): T[] {
   const out = [...xs];
