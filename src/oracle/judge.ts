@@ -2,7 +2,7 @@
  * Runs every invariant over one pass of the history. An invariant that throws
  * becomes `error` (with its stack) and stops receiving records; the others go on.
  */
-import type { EndRecord, HistoryRecord, InvariantResult, RunRecord } from '../spec/index.ts';
+import { OPERATIONS, type EndRecord, type HistoryRecord, type InvariantResult, type RunRecord } from '../spec/index.ts';
 import { createContext } from './context.ts';
 import { DriverLinks } from './lib/driver-links.ts';
 import { INVARIANTS } from './invariants/index.ts';
@@ -44,12 +44,17 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
   }
   let ctx: OracleContext | null = null;
   let slots: Slot[] = [];
-  /** Per record kind, the slots that want it. */
-  let active: Record<HistoryRecord['kind'], Slot[]> = { run: [], exchange: [], webhook: [], fault: [], end: [] };
+  /** Per record kind (exchanges per operation), the slots that want it. */
+  let active: Record<Exclude<HistoryRecord['kind'], 'exchange'>, Slot[]> = { run: [], webhook: [], fault: [], end: [] };
+  let byOp = new Map<string, Slot[]>();
+  /** Exchanges with an operation the registry does not know still reach every check without an ops filter. */
+  let anyOp: Slot[] = [];
   const dispatch = () => {
-    for (const kind of Object.keys(active) as HistoryRecord['kind'][]) {
-      active[kind] = slots.filter((s) => s.error === null && s.check?.onRecord && (!s.check.kinds || s.check.kinds.includes(kind)));
-    }
+    const live = slots.filter((s) => s.error === null && s.check?.onRecord);
+    const wants = (s: Slot, kind: HistoryRecord['kind']) => !s.check!.kinds || s.check!.kinds.includes(kind);
+    active = { run: live.filter((s) => wants(s, 'run')), webhook: live.filter((s) => wants(s, 'webhook')), fault: live.filter((s) => wants(s, 'fault')), end: live.filter((s) => wants(s, 'end')) };
+    byOp = new Map(OPERATIONS.map((op) => [op, live.filter((s) => wants(s, 'exchange') && (!s.check!.ops || s.check!.ops.includes(op)))]));
+    anyOp = live.filter((s) => wants(s, 'exchange') && !s.check!.ops);
   };
   let run: RunRecord | null = null;
   let end: EndRecord | null = null;
@@ -83,7 +88,7 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
       }
     }
     let dropped = false;
-    const wanting = active[rec.kind] ?? [];
+    const wanting = rec.kind === 'exchange' ? (byOp.get(rec.op) ?? anyOp) : active[rec.kind];
     for (let i = 0; i < wanting.length; i++) {
       const slot = wanting[i];
       try {

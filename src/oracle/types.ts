@@ -3,7 +3,7 @@
  * rules.md ids it covers, a title, and a check that sees every history record
  * once (streaming) and then says pass, fail or not-exercised, with evidence.
  */
-import type { CardOutcome, Evidence, HistoryRecord, KeyInfo, Presentation, RunRecord } from '../spec/index.ts';
+import type { CardOutcome, Evidence, HistoryRecord, KeyInfo, Operation, Presentation, RunRecord } from '../spec/index.ts';
 import type { Ledger } from './ledger.ts';
 
 export type OutcomeStatus = 'pass' | 'fail' | 'not-exercised';
@@ -22,6 +22,8 @@ export interface InvariantOutcome {
 export interface InvariantCheck {
   /** Record kinds it wants (default: all); the judge calls onRecord only for those. */
   kinds?: readonly HistoryRecord['kind'][];
+  /** Of exchange records, only these operations (default: all). */
+  ops?: readonly Operation[];
   /** Called once per record, in file order (the run record first); absent when the check works from the ledger at the end. */
   onRecord?(rec: HistoryRecord): void;
   finish(): InvariantOutcome;

@@ -12,6 +12,7 @@ const invariant: Invariant = {
     const f = new Findings();
     return {
       kinds: ['exchange'],
+      ops: ['create', 'create_hpp'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || (rec.op !== 'create' && rec.op !== 'create_hpp') || !is2xx(rec.status)) return;
         f.check();

@@ -15,6 +15,7 @@ const invariant: Invariant = {
     const f = new Findings();
     return {
       kinds: ['exchange'],
+      ops: ['create'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'create' || !is2xx(rec.status) || !rec.payment) return;
         // A replay: another request under its key was answered 2xx before (the ledger holds them all).

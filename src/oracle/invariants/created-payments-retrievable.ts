@@ -11,6 +11,7 @@ const invariant: Invariant = {
     const f = new Findings();
     return {
       kinds: ['exchange'],
+      ops: ['retrieve'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'retrieve' || !rec.sent.paymentId) return;
         const p = ctx.ledger.payments.get(rec.sent.paymentId);

@@ -17,6 +17,7 @@ const invariant: Invariant = {
     const f = new Findings();
     return {
       kinds: ['exchange'],
+      ops: ['create', 'create_hpp', 'raw'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || !isCreate(rec) || rec.sent.badInput) return;
         const declining = DECLINE_CARDS.has(rec.sent.cardOutcome ?? '');

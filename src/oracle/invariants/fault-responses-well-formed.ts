@@ -37,6 +37,7 @@ const invariant: Invariant = {
     const suspects: CreateSeen[] = [];
     return {
       kinds: ['exchange'],
+      ops: ['create', 'create_hpp', 'raw'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || !isCreate(rec) || rec.sent.badInput || rec.sent.auth) return;
         spans.push({ tStart: rec.tStart, tEnd: rec.tEnd });

@@ -20,6 +20,7 @@ const invariant: Invariant = {
     const challenged = new Set<string>();
     return {
       kinds: ['exchange'],
+      ops: ['complete_3ds', 'submit_hpp'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || !rec.sent.paymentId) return;
         if (rec.op === 'complete_3ds') challenged.add(rec.sent.paymentId);

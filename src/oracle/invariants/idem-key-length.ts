@@ -12,6 +12,7 @@ const invariant: Invariant = {
     const f = new Findings();
     return {
       kinds: ['exchange'],
+      ops: ['create', 'create_hpp', 'refund', 'refund_create', 'raw'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.sent.idemVariant !== 'oversized') return;
         if (isInconclusive(rec) || rec.status === 401 || rec.status === 403) return;

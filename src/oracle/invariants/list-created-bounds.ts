@@ -18,6 +18,7 @@ const invariant: Invariant = {
     const edgePages: { key: string; seq: number; tStart: number; gte: number; params: ListParams; ids: Set<string>; rec: Parameters<typeof evidence>[1][number] }[] = [];
     return {
       kinds: ['exchange'],
+      ops: ['list'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'list') return;
         if (probeRule(rec) === 'LIST-7') return judgeProbe(rec, 'LIST-7', f);

@@ -12,6 +12,7 @@ const invariant: Invariant = {
     const f = new Findings();
     return {
       kinds: ['exchange'],
+      ops: ['list'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'list' || !is2xx(rec.status)) return;
         f.check();

@@ -18,6 +18,7 @@ const invariant: Invariant = {
     const pages: { key: string; seq: number; tStart: number; params: ListParams; ids: Set<string> }[] = [];
     return {
       kinds: ['exchange'],
+      ops: ['list'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'list' || !is2xx(rec.status) || !rec.list || rec.list.hasMore !== false || rec.sent.badInput) return;
         const params = listParams(rec);

@@ -14,6 +14,7 @@ const invariant: Invariant = {
     const f = new Findings();
     return {
       kinds: ['exchange'],
+      ops: ['list'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'list') return;
         if (probeRule(rec) === 'LIST-3') return judgeProbe(rec, 'LIST-3', f);

@@ -17,6 +17,7 @@ const invariant: Invariant = {
     };
     return {
       kinds: ['exchange'],
+      ops: ['list'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'list' || !is2xx(rec.status) || !rec.list || rec.list.ids.length === 0) return;
         const mode = ctx.keys.get(rec.key)?.mode;

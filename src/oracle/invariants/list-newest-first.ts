@@ -11,6 +11,7 @@ const invariant: Invariant = {
     const f = new Findings();
     return {
       kinds: ['exchange'],
+      ops: ['list'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'list' || !is2xx(rec.status) || !rec.list) return;
         const created = rec.list.created;

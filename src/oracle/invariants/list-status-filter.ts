@@ -19,6 +19,7 @@ const invariant: Invariant = {
     const allowed = LIST_STATUS_FILTER as readonly string[];
     return {
       kinds: ['exchange'],
+      ops: ['list'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'list') return;
         if (probeRule(rec) === 'LIST-6') return judgeProbe(rec, 'LIST-6', f);

@@ -29,6 +29,7 @@ const invariant: Invariant = {
     const groups = new Map<string, { key: string; pages: Page[] }>();
     return {
       kinds: ['exchange'],
+      ops: ['list'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'list' || rec.group === undefined || !is2xx(rec.status) || !rec.list) return;
         const g = `${rec.key}\u0000${rec.group}`;

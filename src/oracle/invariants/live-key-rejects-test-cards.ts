@@ -12,6 +12,7 @@ const invariant: Invariant = {
     const isLive = (label: string) => ctx.keys.get(label)?.mode === 'live';
     return {
       kinds: ['exchange'],
+      ops: ['create', 'create_hpp', 'raw', 'submit_hpp'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.status === 0 || !rec.sent.cardOutcome || !isLive(rec.key)) return;
         if (isCreate(rec) || rec.op === 'submit_hpp') f.check();

@@ -25,6 +25,7 @@ const invariant: Invariant = {
     const f = new Findings();
     return {
       kinds: ['exchange'],
+      ops: ['create'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'create' || !rec.sent.cardMeta || !rec.sent.cardOutcome || rec.sent.badInput) return;
         if (ctx.keys.get(rec.key)?.mode !== 'test' || isInconclusive(rec) || [401, 403, 409].includes(rec.status)) return;

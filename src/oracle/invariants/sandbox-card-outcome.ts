@@ -20,6 +20,7 @@ const invariant: Invariant = {
     const sync: { rec: Parameters<typeof evidence>[1][number]; msg: string; from: number; to: number }[] = [];
     return {
       kinds: ['exchange'],
+      ops: ['create'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'create' || !isCreate(rec) || rec.status !== 422 || errorType(rec) !== 'card_error') return;
         const o = rec.sent.cardOutcome;

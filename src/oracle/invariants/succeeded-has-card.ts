@@ -11,6 +11,7 @@ const invariant: Invariant = {
     const f = new Findings();
     return {
       kinds: ['exchange'],
+      ops: ['retrieve'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'retrieve' || !is2xx(rec.status) || rec.payment?.status !== 'succeeded') return;
         f.check();

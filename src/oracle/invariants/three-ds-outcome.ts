@@ -15,6 +15,7 @@ const invariant: Invariant = {
     const attempted = new Set<string>();
     return {
       kinds: ['exchange'],
+      ops: ['complete_3ds'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'complete_3ds' || !rec.sent.paymentId) return;
         attempted.add(rec.sent.paymentId);

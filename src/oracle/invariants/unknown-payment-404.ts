@@ -12,6 +12,7 @@ const invariant: Invariant = {
     const f = new Findings();
     return {
       kinds: ['exchange'],
+      ops: ['retrieve'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'retrieve') return;
         if (probeRule(rec) === 'PAY-17') return judgeProbe(rec, 'PAY-17', f);

@@ -55,6 +55,7 @@ export function foreignAccessInvariant(def: {
 
       return {
         kinds: ['exchange'],
+        ops: ['retrieve', 'refund', 'refund_create', 'raw', 'list'],
         onRecord(rec) {
           if (rec.kind !== 'exchange') return;
           const pid = rec.sent.paymentId;
