@@ -63,6 +63,14 @@ describe('registry', () => {
       for (const r of inv.rules) expect(isRuleId(r), `${inv.id} cites ${r}`).toBe(true);
     }
   });
+  it('registers every file of src/oracle/invariants, each named after its id', async () => {
+    const { readdirSync } = await import('node:fs');
+    const files = readdirSync(new URL('../../src/oracle/invariants/', import.meta.url))
+      .filter((f) => f.endsWith('.ts') && f !== 'index.ts')
+      .map((f) => f.slice(0, -3))
+      .sort();
+    expect([...INVARIANTS.map((i) => i.id)].sort()).toEqual(files);
+  });
   it('every invariant has a keeps/violates case', () => {
     const missing = INVARIANTS.map((i) => i.id).filter((id) => !(id in ALL));
     expect(missing).toEqual([]);
