@@ -7,8 +7,8 @@ interface Expect {
   amount: number | undefined;
   currency: string | undefined;
   description: string | null | undefined;
-  metadata: string | null | undefined;
-  metadataObj: Record<string, unknown> | null;
+  /** undefined: not sent and not shown, so not compared. */
+  metadata: Record<string, unknown> | null | undefined;
   seq: number;
 }
 
@@ -18,13 +18,17 @@ function canon(m: unknown): string | null {
   const o = m as Record<string, unknown>;
   return JSON.stringify(Object.keys(o).sort().map((k) => [k, o[k]]));
 }
-/** Equal to the expected canonical metadata, without building a string when the values match. */
-function sameMetadata(m: Record<string, unknown> | null, expected: string | null, expectedObj: Record<string, unknown> | null): boolean {
-  if (expectedObj && m) {
-    const ks = Object.keys(m);
-    if (ks.length === Object.keys(expectedObj).length && ks.every((k) => m[k] === expectedObj[k])) return true;
+/** Same metadata, regardless of key order; builds strings only when a value is not a plain string. */
+function sameMetadata(m: Record<string, unknown> | null, expected: Record<string, unknown> | null): boolean {
+  if (m === expected) return true;
+  if (!m || !expected) return false;
+  let n = 0;
+  for (const k in m) {
+    n++;
+    if (m[k] !== expected[k] && JSON.stringify(m[k]) !== JSON.stringify(expected[k])) return false;
   }
-  return canon(m) === expected;
+  for (const _ in expected) n--;
+  return n === 0;
 }
 
 /**
@@ -48,8 +52,7 @@ const invariant: Invariant = {
             amount: typeof s.amount === 'number' ? s.amount : p.amount,
             currency: typeof s.currency === 'string' ? s.currency : p.currency,
             description: typeof s.description === 'string' ? s.description : s.description === undefined ? p.description : undefined,
-            metadata: s.metadata !== undefined ? canon(s.metadata) : p.metadata !== null ? canon(p.metadata) : undefined,
-            metadataObj: (s.metadata !== undefined ? s.metadata : p.metadata) as Record<string, unknown> | null,
+            metadata: (s.metadata !== undefined ? s.metadata : p.metadata !== null ? p.metadata : undefined) as Record<string, unknown> | null | undefined,
             seq: rec.seq,
           });
         }
@@ -63,7 +66,7 @@ const invariant: Invariant = {
         if (e.amount !== undefined && p.amount !== e.amount) diffs.push(`amount ${show(p.amount)} (sent ${e.amount})`);
         if (e.currency !== undefined && !currencyEq(p.currency, e.currency)) diffs.push(`currency ${show(p.currency)} (sent ${e.currency})`);
         if (e.description !== undefined && p.description !== e.description) diffs.push(`description ${show(p.description)} (expected ${show(e.description)})`);
-        if (e.metadata !== undefined && !(p.metadata === null && p.presentation === 'A') && !sameMetadata(p.metadata, e.metadata, e.metadataObj)) diffs.push(`metadata ${show(p.metadata)} (expected ${e.metadata})`);
+        if (e.metadata !== undefined && !(p.metadata === null && p.presentation === 'A') && !sameMetadata(p.metadata, e.metadata)) diffs.push(`metadata ${show(p.metadata)} (expected ${canon(e.metadata)})`);
         if (diffs.length) f.violation(evidence(`payment ${p.id} shows ${diffs.join(', ')}`, [o], { seqs: [e.seq] }));
       },
       finish: () => f.outcome('no payment created by the run was seen'),

@@ -46,7 +46,10 @@ export const PAY_CASES: CaseTable = {
     seqs: [9],
   },
   'payment-echoes-input': {
-    keeps: () => [create({ id: P, sent: { amount: 1000, currency: 'eur', description: 'x' }, p: { description: 'x' } }), retrieve(P, { t: 100, p: { description: 'x' } })],
+    keeps: () => [
+      create({ id: P, sent: { amount: 1000, currency: 'eur', description: 'x', metadata: { a: '1', b: '2' } }, p: { description: 'x', metadata: { b: '2', a: '1' } } }),
+      retrieve(P, { t: 100, p: { description: 'x', metadata: { a: '1', b: '2' } } }),
+    ],
     violates: () => [create({ seq: 1, id: P, sent: { amount: 1000, currency: 'EUR' } }), retrieve(P, { seq: 2, t: 100, p: { amount: 999 } })],
     seqs: [2, 1],
     message: /amount 999/,
