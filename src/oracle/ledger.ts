@@ -64,6 +64,8 @@ export interface RefundRequest {
   idemKey: string | undefined;
 }
 
+const TERMINAL_LIST: readonly PaymentStatus[] = [...TERMINAL_STATUSES];
+
 export interface PaymentFacts {
   id: string;
   /** Label of the key whose create answered with it. */
@@ -174,12 +176,23 @@ export class Ledger {
 
   /** Earliest end of an observation showing the payment terminal, and that status. */
   firstTerminal(id: string): { status: PaymentStatus; t: number; seq: number } | null {
-    let best: { status: PaymentStatus; t: number; seq: number } | null = null;
-    for (const s of TERMINAL_STATUSES) {
-      const f = this.paymentSpans.firstEnd(id, s);
-      if (f.t !== Infinity && (!best || f.t < best.t)) best = { status: s, t: f.t, seq: f.seq };
+    return this.paymentSpans.earliestEndOf(id, TERMINAL_LIST);
+  }
+
+  private byKeyCache: { payments: number; map: Map<string, PaymentFacts[]> } | null = null;
+  /** The run's payments per creating key, sorted by when their create was answered (cached). */
+  paymentsByKey(): ReadonlyMap<string, PaymentFacts[]> {
+    if (!this.byKeyCache || this.byKeyCache.payments !== this.payments.size) {
+      const m = new Map<string, PaymentFacts[]>();
+      for (const f of this.payments.values()) {
+        let l = m.get(f.key);
+        if (!l) m.set(f.key, (l = []));
+        l.push(f);
+      }
+      for (const l of m.values()) l.sort((a, b) => a.tEnd - b.tEnd);
+      this.byKeyCache = { payments: this.payments.size, map: m };
     }
-    return best;
+    return this.byKeyCache.map;
   }
 
   private onExchange(x: ExchangeRecord): void {

@@ -51,7 +51,7 @@ const invariant: Invariant = {
           const scope = scopeOf(reqs[0].key);
           const ids = new Set(reqs.map((r) => r.objectId).filter(Boolean));
           if (scope && ids.size === 0 && reqs.some((r) => unusable(r.status) || is2xx(r.status))) unanswered.set(scope, (unanswered.get(scope) ?? 0) + 1);
-          const isRetry = reqs.some((r, i) => r.attempt > 0 || reqs.slice(0, i).some((a) => a.tEnd <= r.tStart && (a.status === 0 || a.status >= 500)));
+          const isRetry = reqs.some((r, i) => r.attempt > 0 || (i > 0 && reqs.some((a, j) => j < i && a.tEnd <= r.tStart && (a.status === 0 || a.status >= 500))));
           if (!isRetry) continue;
           retried++;
           f.check();

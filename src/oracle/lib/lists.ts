@@ -46,7 +46,7 @@ export function filterKey(p: ListParams): string {
  * status for good before t (a terminal status seen before t). Undefined when a non-terminal
  * status filter makes membership uncertain.
  */
-export function mustShow(ctx: OracleContext, byKey: ReadonlyMap<string, PaymentFacts[]>, key: string, t: number, p: ListParams): PaymentFacts[] | undefined {
+export function mustShow(ctx: OracleContext, byKey: ReadonlyMap<string, readonly PaymentFacts[]>, key: string, t: number, p: ListParams): PaymentFacts[] | undefined {
   const status = p.status?.toLowerCase() as PaymentStatus | undefined;
   if (status && !TERMINAL_STATUSES.has(status)) return undefined;
   if ((p.gte !== undefined && Number.isNaN(p.gte)) || (p.lt !== undefined && Number.isNaN(p.lt))) return undefined;
@@ -61,13 +61,6 @@ export function mustShow(ctx: OracleContext, byKey: ReadonlyMap<string, PaymentF
 }
 
 /** The run's payments per creating key, by the time their create was answered. */
-export function paymentsByKey(ctx: OracleContext): Map<string, PaymentFacts[]> {
-  const m = new Map<string, PaymentFacts[]>();
-  for (const f of ctx.ledger.payments.values()) {
-    let l = m.get(f.key);
-    if (!l) m.set(f.key, (l = []));
-    l.push(f);
-  }
-  for (const l of m.values()) l.sort((a, b) => a.tEnd - b.tEnd);
-  return m;
+export function paymentsByKey(ctx: OracleContext): ReadonlyMap<string, PaymentFacts[]> {
+  return ctx.ledger.paymentsByKey();
 }

@@ -106,6 +106,20 @@ export class StatusSpans<S extends string> {
     return { t: this.pool[o + 2 * this.n + i], seq: this.pool[o + 3 * this.n + i] };
   }
 
+  /** The earliest-ending observation in any of `statuses` (null when none), with one lookup. */
+  earliestEndOf(id: string, statuses: readonly S[]): { status: S; t: number; seq: number } | null {
+    const r = this.rows.get(id);
+    if (r === undefined) return null;
+    const o = r * this.width;
+    let best = -1;
+    let bestT = Infinity;
+    for (const s of statuses) {
+      const i = this.index.get(s)!;
+      if (this.pool[o + i] < bestT) (bestT = this.pool[o + i]), (best = i);
+    }
+    return best < 0 ? null : { status: this.statuses[best], t: bestT, seq: this.pool[o + this.n + best] };
+  }
+
   /** Statuses observed for the entity. */
   observed(id: string): S[] {
     const r = this.rows.get(id);
