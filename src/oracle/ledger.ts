@@ -230,16 +230,8 @@ export class Ledger {
     let cols = this.rate.get(x.key);
     if (!cols) this.rate.set(x.key, (cols = new Columns(RATE_COLUMNS)));
     const r = x.rate;
-    cols.push({
-      seq: x.seq,
-      tStart: x.tStart,
-      tEnd: x.tEnd,
-      status: x.status,
-      limit: r?.limit ?? NaN,
-      remaining: r?.remaining ?? NaN,
-      reset: r?.reset ?? NaN,
-      retryAfter: x.retryAfter ?? NaN,
-    });
+    // In RATE_COLUMNS order.
+    cols.pushValues(x.seq, x.tStart, x.tEnd, x.status, r?.limit ?? NaN, r?.remaining ?? NaN, r?.reset ?? NaN, x.retryAfter ?? NaN);
   }
 
   private addIdem(x: ExchangeRecord, scope: string, idemKey: string): void {

@@ -24,15 +24,22 @@ const invariant: Invariant = {
     const listed = new Map<string, { scope: string; seq: number }>();
     /** Creates without an Idempotency-Key that got no usable answer, per merchant|mode. */
     const unkeyedUnanswered = new Map<string, number>();
+    const scopes = new Map<string, string | undefined>();
+    /** `merchant|mode` of a key label (cached: it is asked for every exchange). */
     const scopeOf = (label: string) => {
-      const k = ctx.keys.get(label);
-      return k ? `${k.merchant}|${k.mode}` : undefined;
+      let s = scopes.get(label);
+      if (s === undefined && !scopes.has(label)) {
+        const k = ctx.keys.get(label);
+        scopes.set(label, (s = k ? `${k.merchant}|${k.mode}` : undefined));
+      }
+      return s;
     };
     const unusable = (status: number) => status === 0 || status >= 500 || status === 422;
     return {
       kinds: ['exchange'],
       onRecord(rec) {
         if (rec.kind !== 'exchange') return;
+        if (rec.op !== 'list' && !(rec.idemKey === undefined && (rec.status === 0 || rec.status >= 500 || rec.status === 422))) return;
         const scope = scopeOf(rec.key);
         if (!scope) return;
         if (rec.list && is2xx(rec.status)) {

@@ -9,16 +9,26 @@ export class Columns<K extends string> {
   }
 
   push(row: Record<K, number>): void {
-    if (this.length === this.cap) {
-      this.cap *= 2;
-      for (const n of this.names) {
-        const next = new Float64Array(this.cap);
-        next.set(this.data[n]);
-        this.data[n] = next;
-      }
-    }
+    this.reserve();
     for (const n of this.names) this.data[n][this.length] = row[n];
     this.length++;
+  }
+
+  /** Appends a row given in column order (no row object: for hot paths). */
+  pushValues(...values: number[]): void {
+    this.reserve();
+    for (let i = 0; i < values.length; i++) this.data[this.names[i]][this.length] = values[i];
+    this.length++;
+  }
+
+  private reserve(): void {
+    if (this.length < this.cap) return;
+    this.cap *= 2;
+    for (const n of this.names) {
+      const next = new Float64Array(this.cap);
+      next.set(this.data[n]);
+      this.data[n] = next;
+    }
   }
 
   col(name: K): Float64Array {
