@@ -18,6 +18,8 @@ import { EXIT, HISTORY_VERSION, PaystormError, historyRecordSchema, type History
 const KINDS = new Set(['run', 'exchange', 'webhook', 'fault', 'end']);
 /** Lines validated in full with the zod schema; later exchange and webhook lines get the cheap check only. */
 export const FULLY_VALIDATED_LINES = 2_000;
+/** Records are parsed and handed to the judge about this many bytes at a time. */
+const BATCH_BYTES = 1 << 18;
 /** `…` (U+2026) in UTF-8, read as Latin-1. */
 const ELLIPSIS_LATIN1 = '\u00e2\u0080\u00a6';
 const ELLIPSIS_UTF8 = Buffer.from('\u2026', 'utf8');
@@ -110,7 +112,7 @@ export class HistoryFile implements AsyncIterable<HistoryRecord> {
       }
     };
     try {
-      const input = createReadStream(this.path, { highWaterMark: this.opts.chunkBytes ?? 1 << 18 });
+      const input = createReadStream(this.path, { highWaterMark: this.opts.chunkBytes ?? 1 << 21 });
       for await (const chunk of input as AsyncIterable<Buffer>) {
         const out: HistoryRecord[] = [];
         let from = 0;
@@ -127,9 +129,14 @@ export class HistoryFile implements AsyncIterable<HistoryRecord> {
           rest = null;
         }
         const last = chunk.lastIndexOf(10);
-        if (last >= from) {
-          parseLines(chunk, from, last + 1, out);
-          from = last + 1;
+        // Parse and hand over a slice at a time, so parsed records die young.
+        while (last >= from) {
+          const cut = from + BATCH_BYTES >= last ? last : chunk.lastIndexOf(10, from + BATCH_BYTES);
+          const upTo = cut >= from ? cut : last;
+          parseLines(chunk, from, upTo + 1, out);
+          from = upTo + 1;
+          this.stats.lines = n;
+          if (out.length) yield out.splice(0);
         }
         if (from < chunk.length) rest = Buffer.from(chunk.subarray(from));
         this.stats.lines = n;
