@@ -308,11 +308,15 @@ try {
   const size = statSync(file).size;
   console.log(`wrote ${n.toLocaleString('en')} records (${(size / 1e6).toFixed(0)} MB) in ${((performance.now() - g0) / 1000).toFixed(1)} s`);
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   const history = readHistory(file);
   const result = await judge(history);
   const secs = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(c0);
   const by = (s: string) => result.invariants.filter((i) => i.status === s).length;
-  console.log(`judged ${result.records.toLocaleString('en')} records with ${result.invariants.length} invariants in ${secs.toFixed(2)} s (${Math.round(result.records / secs).toLocaleString('en')} records/s), peak RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`);
+  console.log(
+    `judged ${result.records.toLocaleString('en')} records with ${result.invariants.length} invariants in ${secs.toFixed(2)} s (${Math.round(result.records / secs).toLocaleString('en')} records/s; CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s), peak RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`,
+  );
   console.log(`pass ${by('pass')}, fail ${by('fail')}, error ${by('error')}, not-exercised ${by('not-exercised')}`);
   for (const i of result.invariants.filter((x) => x.status === 'fail' || x.status === 'error')) console.log(`  ${i.status} ${i.id}: ${i.examples[0]?.message ?? i.error?.split('\n')[0]}`);
   console.log(secs < 20 ? 'bar (< 20 s): met' : 'bar (< 20 s): MISSED');
