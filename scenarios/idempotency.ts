@@ -161,6 +161,14 @@ async function run(ctx: ScenarioContext): Promise<void> {
     const ek = idemKey(ctx, 'refund-error-retry');
     await a.refund(p.id, { amount: p.amount + 1 }, { idemKey: ek, group: 'idem-error-retry-refund' });
     await a.refund(p.id, { amount: 700 }, { idemKey: ek, group: 'idem-error-retry-refund', path: 'refunds' });
+    // Both refund paths are one operation (src/spec/refund.ts): the same key and the same refund
+    // (this payment, this amount) on the other path, after a 2xx, replays it rather than
+    // refunding again (REF-7). Once from each path.
+    for (const [first, second] of [['payment', 'refunds'], ['refunds', 'payment']] as const) {
+      const xk = idemKey(ctx, `refund-cross-path-${first}`);
+      const r = await a.refund(p.id, { amount: 300 }, { idemKey: xk, group: 'idem-refund-cross-path', path: first });
+      if (r.status >= 200 && r.status < 300) await a.refund(p.id, { amount: 300 }, { idemKey: xk, group: 'idem-refund-cross-path', path: second });
+    }
   });
 
   // Missing and oversized keys, and the longest allowed one.

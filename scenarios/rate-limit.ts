@@ -23,6 +23,7 @@ import { RATE_HEADERS } from '../src/spec/limits.ts';
 import { api, intHeader, nap, pool, step, unknownPaymentId, wallAt } from './lib/common.ts';
 import { liveKeys, loadKeys, rateLimitKey, secondTestKey } from './lib/keys.ts';
 import { rateLimitOf } from './lib/pace.ts';
+import { retryAfterSlackMs } from '../src/oracle/invariants/retry-after-honest.ts';
 import { declareRules } from './lib/rules.ts';
 
 const { rules, rulesFor } = declareRules(
@@ -185,7 +186,9 @@ async function run(ctx: ScenarioContext): Promise<void> {
   let w2start: ExchangeResult | null = null;
   if (last429) {
     const ra = last429.record.retryAfter ?? intHeader(last429, RATE_HEADERS.retryAfter) ?? 0;
-    const due = last429.record.tEnd + ra * 1000 + 5;
+    // Past the oracle's clock slack (RL-8, retry-after-honest), so a Retry-After that understates
+    // the wait (0, say) is judged; an honest one has the window reset by then anyway.
+    const due = last429.record.tEnd + ra * 1000 + retryAfterSlackMs(ctx.target.embedded) + 50;
     await nap(ctx, due - ctx.now());
     const r = await p.send('rl-retry-after');
     if (r.status === 429) {

@@ -14,7 +14,9 @@ import { isTerminal } from '../src/spec/statuses.ts';
 import { LIMITS } from '../src/spec/limits.ts';
 import { SANDBOX_REFUND_FAIL_AMOUNT } from '../src/target/options.ts';
 import { api, aborted, cardFor, nap, paymentInput, poll, pool, refundsSettled, scaled } from './lib/common.ts';
-import { loadKeys } from './lib/keys.ts';
+import { liveKeyFor, loadKeys } from './lib/keys.ts';
+import { NO_RETRY_SEEN_WAIT_MS } from '../src/oracle/invariants/failed-delivery-retried.ts';
+import { luhnValid } from '../src/spec/cards.ts';
 import { declareRules } from './lib/rules.ts';
 
 const { rules, rulesFor } = declareRules(
@@ -28,11 +30,18 @@ const { rules, rulesFor } = declareRules(
 
 const PLAN: CardOutcome[] = ['succeeds', 'succeeds', 'succeeds', 'succeeds', 'do_not_honor', 'insufficient_funds'];
 
-/** Waiting after the expected deliveries arrived: the acknowledge time plus a few backoff steps (1+2+4+8 s, scaled). */
+/**
+ * Waiting after the expected deliveries arrived: long enough for the oracle to judge a failed
+ * delivery that is never retried (WH-9, failed-delivery-retried: the acknowledge time plus
+ * 5 minutes of the target's time when no retry is seen), plus a few backoff steps of margin.
+ */
 export function retryTailMs(ctx: ScenarioContext): number {
   const ack = ctx.webhooks?.ackTimeoutMs ?? LIMITS.webhookAckTimeoutMs;
-  return ack + scaled(ctx, 15_000, 500);
+  return ack + scaled(ctx, NO_RETRY_SEEN_WAIT_MS + 15_000, 500);
 }
+
+/** Luhn-valid numbers that are no sandbox test card (the reference service succeeds them in either mode). */
+const NON_TEST_CARDS = ['4111111111111111', '5555555555554444', '4012888888881881'];
 
 async function run(ctx: ScenarioContext): Promise<void> {
   const keys = loadKeys(ctx);
@@ -63,6 +72,21 @@ async function run(ctx: ScenarioContext): Promise<void> {
       }
     }
   });
+  // One live payment (WH-10: live events must reach live endpoints only). A live key refuses
+  // sandbox test cards (AUTH-7), so it carries a Luhn-valid non-test number, which the embedded
+  // service charges (docs/reference-service.md). Embedded target only: on a real deployment that
+  // would be a real card-network attempt. A single payment, never load, on a live key.
+  const live = ctx.target.embedded ? liveKeyFor(ctx, keys[0]) : null;
+  const liveCard = NON_TEST_CARDS.find((n) => luhnValid(n) && !Object.values(ctx.cards).includes(n));
+  const testCard = cardFor(ctx, 'succeeds');
+  if (live && liveCard && testCard && !aborted(ctx)) {
+    const l = api(ctx, live);
+    const r = await l.create(paymentInput(ctx, { ...testCard, number: liveCard }, { amount: 4_242 }), { group: 'webhooks-live' });
+    if (r.payment) {
+      const p = await poll(ctx, l, r.payment.id, { first: r.payment, group: 'webhooks-live' });
+      if (p && isTerminal(p.status)) expected++;
+    }
+  }
   if (!ctx.webhooks || aborted(ctx)) return;
 
   const maxWaitMs = ctx.durationMs ?? 2 * (ctx.webhooks.ackTimeoutMs ?? LIMITS.webhookAckTimeoutMs) + scaled(ctx, 5 * 60_000, 5_000);

@@ -31,6 +31,8 @@ export const runConfigSchema = z
     maxDuration: durationSchema.optional(),
     requestTimeout: durationSchema.optional(),
     settleBound: durationSchema.optional(),
+    /** The target's 3DS challenge time-out (SM-4), when known; the embedded target's is known already. */
+    challengeTimeout: durationSchema.optional(),
     /** Embedded target only. */
     presentation: z.enum(['A', 'B']).optional(),
     timeScale: z.number().positive().max(10).optional(),
@@ -98,7 +100,7 @@ export function resolveRunConfig(flags: RunConfig, file: RunConfig | null): RunC
   }
   const parsed = runConfigSchema.safeParse(merged);
   if (!parsed.success) throw new PaystormError(`bad options:\n${formatIssues(parsed.error.issues, '  --')}`, EXIT.usage);
-  for (const f of ['duration', 'maxDuration', 'requestTimeout', 'settleBound'] as const) {
+  for (const f of ['duration', 'maxDuration', 'requestTimeout', 'settleBound', 'challengeTimeout'] as const) {
     const v = parsed.data[f];
     if (v !== undefined) {
       try {

@@ -5,6 +5,7 @@
  * listener is on 127.0.0.1 and an OS-chosen port.
  */
 import { startProcessor, startReferenceService, DEFAULT_KEYS, DEFAULT_WEBHOOK_SECRET } from '../target/index.ts';
+import { scaledDelays } from '../target/options.ts';
 import { startToxiproxyServer } from '../chaos/proxy/index.ts';
 import type { CardsFile, Presentation } from '../spec/index.ts';
 
@@ -15,7 +16,11 @@ export interface EmbeddedOptions {
   timeScale: number;
   cards: CardsFile;
   bugs: string[];
-  /** Where the service delivers webhooks (paystorm's receiver). */
+  /**
+   * Where the service delivers webhooks (paystorm's receiver): test-mode events to
+   * `<webhookUrl>/test`, live-mode events to `<webhookUrl>/live` (endpoints are configured per
+   * mode, WH-10), so the receiver's path tells which endpoint an event was sent to.
+   */
   webhookUrl: string | null;
   webhookSecret?: string;
   webhookTimeoutMs?: number;
@@ -37,6 +42,25 @@ export interface EmbeddedStack {
 }
 
 export const EMBEDDED_WEBHOOK_SECRET = DEFAULT_WEBHOOK_SECRET;
+
+/** Receiver paths (under the webhook URL's own path) of each mode's endpoint on the embedded service. */
+export const EMBEDDED_WEBHOOK_MODE_PATHS: Readonly<Record<'test' | 'live', string>> = Object.freeze({ test: '/test', live: '/live' });
+
+/** The embedded service's 3DS challenge time-out at this time scale (its scaled `challengeExpiryMs`), for SM-4. */
+export function embeddedChallengeTimeoutMs(timeScale: number): number {
+  return scaledDelays(timeScale).challengeExpiryMs;
+}
+
+/** One endpoint per mode on the same receiver (`<base>/test`, `<base>/live`). */
+export function embeddedWebhookEndpoints(baseUrl: string): { url: string; mode: 'test' | 'live' }[] {
+  const base = baseUrl.replace(/\/+$/, '');
+  return (['test', 'live'] as const).map((mode) => ({ url: `${base}${EMBEDDED_WEBHOOK_MODE_PATHS[mode]}`, mode }));
+}
+
+/** The run record's `webhooks.endpoints` for those endpoints: receiver paths by mode. */
+export function embeddedWebhookPaths(baseUrl: string): { path: string; mode: 'test' | 'live' }[] {
+  return embeddedWebhookEndpoints(baseUrl).map((e) => ({ path: new URL(e.url).pathname, mode: e.mode }));
+}
 /** Payments waiting on an unreachable processor beyond which the embedded service answers 503. */
 export const EMBEDDED_UPSTREAM_BACKLOG = 20;
 
@@ -69,7 +93,7 @@ export async function startEmbeddedStack(o: EmbeddedOptions): Promise<EmbeddedSt
           windowMs: o.windowMs,
           timeScale: o.timeScale,
           upstreamUrl: `http://${upstreamListen}`,
-          webhookUrls: o.webhookUrl ? [{ url: o.webhookUrl }] : [],
+          webhookUrls: o.webhookUrl ? embeddedWebhookEndpoints(o.webhookUrl) : [],
           webhookSecret,
           ...(o.webhookTimeoutMs !== undefined ? { webhookTimeoutMs: o.webhookTimeoutMs } : {}),
           cards: o.cards,

@@ -36,7 +36,10 @@ import { writeReports, renderConsole } from '../report/index.ts';
 import { SCENARIOS, scenarioByName } from '../../scenarios/index.ts';
 import { loadCardsFile, type RunConfig } from './config.ts';
 import { parseDuration } from './duration.ts';
-import { startEmbeddedStack, type EmbeddedStack } from './embedded.ts';
+import { embeddedChallengeTimeoutMs, embeddedWebhookPaths, startEmbeddedStack, type EmbeddedStack } from './embedded.ts';
+
+/** The embedded service's webhook endpoints live under this receiver path (`/webhooks/test`, `/webhooks/live`). */
+const EMBEDDED_WEBHOOK_BASE_PATH = '/webhooks';
 import { judgeHistory } from './judge-run.ts';
 
 /** The embedded default run: a scaled window so the default suite takes about a minute. */
@@ -205,7 +208,10 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
         secret,
         failShare: cfg.webhookFailShare ?? (embedded ? 0.2 : 0),
         stallShare: cfg.webhookStallShare ?? (embedded ? 0.05 : 0),
-        ...(embedded ? { stallMs: EMBEDDED_WEBHOOK_ACK_MS + 100, ackTimeoutMs: EMBEDDED_WEBHOOK_ACK_MS } : {}),
+        // A stall well past the service's acknowledge time: its time-out (undici's coarse timers,
+        // an event loop busy with the run) may fire a few hundred ms late, and a stall it still
+        // answered as delivered would look like a failure never retried (WH-9 false fail).
+        ...(embedded ? { stallMs: EMBEDDED_WEBHOOK_ACK_MS + 1000, ackTimeoutMs: EMBEDDED_WEBHOOK_ACK_MS } : {}),
         seed,
         now: () => clock.now(),
         wall: () => clock.wall(),
@@ -224,7 +230,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
         timeScale,
         cards,
         bugs: cfg.bugs ?? [],
-        webhookUrl: receiver ? `${receiver.url}/webhooks` : null,
+        webhookUrl: receiver ? `${receiver.url}${EMBEDDED_WEBHOOK_BASE_PATH}` : null,
         webhookTimeoutMs: EMBEDDED_WEBHOOK_ACK_MS,
         ...(cfg.toxiproxy ? { toxiproxyUrl: cfg.toxiproxy } : {}),
       });
@@ -294,8 +300,11 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
       webhooks: receiver ? { wired: true, failShare: cfg.webhookFailShare ?? (embedded ? 0.2 : 0) } : null,
     };
     const settleBoundMs = cfg.settleBound !== undefined ? parseDuration(cfg.settleBound, '--settle-bound') : embedded ? Math.max(3_000, 60_000 * timeScale) : RUN_DEFAULTS.settleBoundMs;
-    writer.write(
-      makeRunRecord({
+    // SM-4: the 3DS challenge time-out, when known (embedded: the service's own, scaled).
+    const challengeTimeoutMs =
+      cfg.challengeTimeout !== undefined ? parseDuration(cfg.challengeTimeout, '--challenge-timeout') : embedded ? embeddedChallengeTimeoutMs(timeScale) : undefined;
+    writer.write({
+      ...makeRunRecord({
         runId,
         clock,
         target,
@@ -304,11 +313,21 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
         seed,
         timeScale,
         settleBoundMs,
-        webhooks: receiver ? { receiverUrl: receiver.url, wired: true, failShare: env.webhooks!.failShare, ackTimeoutMs: embedded ? EMBEDDED_WEBHOOK_ACK_MS : LIMITS.webhookAckTimeoutMs } : null,
+        webhooks: receiver
+          ? {
+              receiverUrl: receiver.url,
+              wired: true,
+              failShare: env.webhooks!.failShare,
+              ackTimeoutMs: embedded ? EMBEDDED_WEBHOOK_ACK_MS : LIMITS.webhookAckTimeoutMs,
+              // WH-10: the embedded service has one endpoint per mode on the receiver.
+              ...(embedded ? { endpoints: embeddedWebhookPaths(`${receiver.url}${EMBEDDED_WEBHOOK_BASE_PATH}`) } : {}),
+            }
+          : null,
         cardOutcomes,
         facts: { tool: 'paystorm', node: process.version, bugs: cfg.bugs ?? [], toxiproxy: toxiproxyUrl ?? null },
       }),
-    );
+      ...(challengeTimeoutMs !== undefined ? { challengeTimeoutMs } : {}),
+    });
     gate.open();
 
     // Safety: a test key that is answered with live data means real money may be moving: stop at once.

@@ -246,7 +246,9 @@ export class Ledger {
       key: x.key,
       scope,
       idemKey,
-      digest: x.bodyDigest,
+      // Both refund paths are one operation (src/spec/refund.ts) and send literally different
+      // bodies for one refund: the client's refund calls compare as (payment, amount).
+      digest: (x.op === 'refund' || x.op === 'refund_create') && x.sent.paymentId ? `refund:${x.sent.paymentId}:${String(x.sent.amount ?? '')}` : x.bodyDigest,
       tStart: x.tStart,
       tEnd: x.tEnd,
       status: x.status,

@@ -87,8 +87,19 @@ export const runRecordSchema = z.object({
       wired: z.boolean(),
       failShare: z.number(),
       ackTimeoutMs: z.number(),
+      /**
+       * Receiver paths the target delivers each mode's events to (WH-10), when the run set them
+       * up per mode (embedded: `/webhooks/test` and `/webhooks/live`). Absent: not known.
+       */
+      endpoints: z.array(z.object({ path: z.string(), mode: z.enum(['test', 'live']) })).optional(),
     })
     .nullable(),
+  /**
+   * The target's 3DS challenge time-out in ms (SM-4), when declared: the embedded service's
+   * scaled challenge expiry, or `--challenge-timeout` for a real target. Absent: not known, and
+   * an abandoned challenge that never ends is not judged.
+   */
+  challengeTimeoutMs: z.number().optional(),
   /** Which test card outcomes the cards file provides (a missing one is not exercised). */
   cardOutcomes: z.array(z.enum(CARD_OUTCOMES)),
   /** Free-form facts (tool version, host, options) for the report only. */

@@ -28,6 +28,7 @@ export const runCommand: PaystormCommand = {
       .option('max-duration', { type: 'string', describe: 'Hard cap on run time (default 4h)' })
       .option('request-timeout', { type: 'string', describe: 'Per-request time-out (default 30s)' })
       .option('settle-bound', { type: 'string', describe: 'SM-6/FT-2 bound for a pending payment to settle (default 30s; embedded: scaled)' })
+      .option('challenge-timeout', { type: 'string', describe: "The target's 3DS challenge time-out (e.g. 10m), if known: an abandoned challenge still requires_action well past it breaks SM-4 (default: unknown, not judged; embedded: known)" })
       .option('presentation', { type: 'string', choices: ['A', 'B'], describe: 'Embedded target: Payment presentation (default B)' })
       .option('time-scale', { type: 'number', describe: 'Embedded target: multiplier of its own delays (default 0.05)' })
       .option('rate-limit', { type: 'number', describe: 'Embedded target: requests per window (default 120)' })
@@ -56,6 +57,7 @@ export const runCommand: PaystormCommand = {
       maxDuration: args.maxDuration,
       requestTimeout: args.requestTimeout,
       settleBound: args.settleBound,
+      challengeTimeout: args.challengeTimeout,
       presentation: args.presentation,
       timeScale: args.timeScale,
       rateLimit: args.rateLimit,

@@ -22,6 +22,9 @@ const JITTER_MS = 100;
  * when the run went on after the failure for twice the longest first retry seen for other
  * events (or 5 minutes of the target's time when none was seen).
  */
+/** With no retry seen for any event, how long (target time, scaled) a failed delivery gets before "not retried" is judged. */
+export const NO_RETRY_SEEN_WAIT_MS = 300_000;
+
 const invariant: Invariant = {
   id: 'failed-delivery-retried',
   title: 'A failed delivery is retried, with growing intervals',
@@ -66,7 +69,7 @@ const invariant: Invariant = {
           if (l.length > 1 && !l[0].ok) longestFirstRetry = Math.max(longestFirstRetry, l[1].tReceived - l[0].tReceived);
         }
         const ack = ctx.webhooks?.ackTimeoutMs ?? 10_000;
-        const wait = longestFirstRetry > 0 ? 2 * longestFirstRetry + ack : 300_000 * ctx.timeScale + ack;
+        const wait = longestFirstRetry > 0 ? 2 * longestFirstRetry + ack : NO_RETRY_SEEN_WAIT_MS * ctx.timeScale + ack;
         const end = ctx.ledger.endTime();
         for (const l of byId.values()) {
           // The attempts up to the first success: a retry sequence.

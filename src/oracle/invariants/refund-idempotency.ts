@@ -1,20 +1,69 @@
 import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
-import { REFUND_SCOPES, checkDifferentBody, checkErrorsNotKept, checkInFlight, checkIndependentScopes, checkReplay, checkSingleObject, runTupleCheck } from '../lib/idempotency.ts';
+import { REFUND_SCOPES, checkDifferentBody, checkErrorsNotKept, checkInFlight, checkIndependentScopes, checkReplay, checkSingleObject, idemEvidence, inconclusive, runTupleCheck } from '../lib/idempotency.ts';
+import type { IdemRequest } from '../ledger.ts';
+import { is2xx } from '../lib/exchange.ts';
 
-/** REF-7: refund create is idempotent in its own scope; IDEM-3..9 apply to it (both refund paths are one operation). */
+/** What the cross-path check keeps of a refund request that carried an Idempotency-Key. */
+interface PathRequest {
+  req: IdemRequest;
+  path: 'payment' | 'refunds';
+  paymentId: string;
+  amount: unknown;
+}
+
+/**
+ * REF-7: refund create is idempotent in its own scope; IDEM-3..9 apply to it (both refund paths
+ * are one operation, src/spec/refund.ts). Besides the IDEM checks over the refund scope: the
+ * same Idempotency-Key and the same refund (payment and amount) sent on the other path after a
+ * 2xx must not create a second refund. (The ledger compares the client's refund requests as
+ * payment and amount, so the IDEM-3 replay check also wants the other path to replay, not 409.)
+ */
 const invariant: Invariant = {
   id: 'refund-idempotency',
-  title: 'Refund create is idempotent under its own operation scope (IDEM-3 to IDEM-9 for refunds)',
+  title: 'Refund create is idempotent under its own operation scope (IDEM-3 to IDEM-9 for refunds, both paths one operation)',
   rules: ['REF-7'],
   create(ctx) {
     const f = new Findings();
+    /** seq -> which path and refund, for refund requests with an Idempotency-Key. */
+    const bySeq = new Map<number, Omit<PathRequest, 'req'>>();
     return {
+      kinds: ['exchange'],
+      onRecord(rec) {
+        if (rec.kind !== 'exchange' || rec.idemKey === undefined || !rec.sent.paymentId) return;
+        if (rec.op !== 'refund' && rec.op !== 'refund_create') return;
+        bySeq.set(rec.seq, { path: rec.op === 'refund' ? 'payment' : 'refunds', paymentId: rec.sent.paymentId, amount: rec.sent.amount });
+      },
       finish() {
         for (const check of [checkReplay, checkDifferentBody, checkInFlight, checkSingleObject, checkErrorsNotKept]) runTupleCheck(ctx, f, check, REFUND_SCOPES);
         checkIndependentScopes(ctx, f, 'key', REFUND_SCOPES);
         // IDEM-9 across refund and payment scopes: a refund key value reused on a create stays independent.
         checkIndependentScopes(ctx, f, 'scope', undefined, REFUND_SCOPES);
+        // Both paths, one operation: the same refund under one key on the other path replays.
+        for (const reqs of ctx.ledger.idemTuples()) {
+          if (!REFUND_SCOPES.has(reqs[0].scope)) continue;
+          const tagged: PathRequest[] = [];
+          for (const r of reqs) {
+            const t = bySeq.get(r.seq);
+            if (t) tagged.push({ req: r, ...t });
+          }
+          if (new Set(tagged.map((t) => t.path)).size < 2) continue;
+          const kept = tagged.filter((t) => is2xx(t.req.status)).sort((a, b) => a.req.tEnd - b.req.tEnd)[0];
+          if (!kept || !kept.req.objectId) continue;
+          for (const b of tagged) {
+            if (b === kept || b.path === kept.path || b.req.tStart <= kept.req.tEnd || inconclusive(b.req)) continue;
+            if (b.paymentId !== kept.paymentId || b.amount !== kept.amount) continue;
+            f.check();
+            if (is2xx(b.req.status) && b.req.objectId && b.req.objectId !== kept.req.objectId) {
+              f.violation(
+                idemEvidence(
+                  `Idempotency-Key "${b.req.idemKey}" with the same refund (payment ${b.paymentId}, amount ${String(b.amount)}) on the ${b.path === 'payment' ? 'payment-scoped' : 'top-level'} path created refund ${b.req.objectId} after ${kept.req.objectId} on the other path: both refund paths are one operation, so it should have replayed`,
+                  [kept.req, b.req],
+                ),
+              );
+            }
+          }
+        }
         return f.outcome('no refund request repeated an Idempotency-Key (value) in a way the idempotency rules judge');
       },
     };

@@ -4,7 +4,9 @@ import { Findings, evidence, show } from '../lib/findings.ts';
 /**
  * WH-10: test-mode events carry livemode false and go to test endpoints only: an event about
  * a payment a test key made says livemode false (as does its data.payment), and one endpoint
- * path never receives events of both modes.
+ * path never receives events of both modes. When the run record says which receiver path is
+ * which mode's endpoint (`webhooks.endpoints`), an event of the other mode at that path is a
+ * violation on its own (a live event at the test endpoint, or a test event at the live one).
  */
 const invariant: Invariant = {
   id: 'test-events-test-endpoints',
@@ -13,6 +15,7 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     const modesByPath = new Map<string, Map<boolean, Parameters<typeof evidence>[1][number]>>();
+    const endpointMode = new Map<string, 'test' | 'live'>((ctx.webhooks?.endpoints ?? []).map((e) => [e.path, e.mode]));
     return {
       kinds: ['webhook'],
       onRecord(rec) {
@@ -27,6 +30,13 @@ const invariant: Invariant = {
           }
         }
         if (typeof rec.livemode !== 'boolean') return;
+        const declared = endpointMode.get(rec.path.split('?')[0]);
+        if (declared) {
+          f.check();
+          if (rec.livemode !== (declared === 'live')) {
+            f.violation(evidence(`${rec.livemode ? 'live' : 'test'}-mode event ${rec.eventId ?? ''} (${rec.type ?? '?'}) was delivered to the ${declared} endpoint ${rec.path}`, [rec]));
+          }
+        }
         let m = modesByPath.get(rec.path);
         if (!m) modesByPath.set(rec.path, (m = new Map()));
         if (!m.has(rec.livemode)) {

@@ -4,6 +4,15 @@ import { Findings, evidence, show } from '../lib/findings.ts';
 /**
  * SM-4: a completed 3DS challenge gives succeeded, a failed one failed with
  * three_d_secure_failed, and an abandoned one (never completed) expired.
+ *
+ * An abandoned challenge that never ends: the spec does not give the 3DS time-out, so it is
+ * judged only when the run declares it (`run.challengeTimeoutMs`: the embedded service's own,
+ * or `--challenge-timeout`). Then a Direct API payment seen requires_action longer than the
+ * time-out plus the settle bound after it was first seen waiting on its challenge has not
+ * expired: a violation. The time runs from the end of the first requires_action observation
+ * (the challenge was open by then at the latest) to the start of the last one (still open then
+ * at the earliest), so it never overstates. Hosted payments are left out: their page lifetime,
+ * not the challenge time-out, may be what is running.
  */
 const invariant: Invariant = {
   id: 'three-ds-outcome',
@@ -37,14 +46,34 @@ const invariant: Invariant = {
         // Abandoned: waiting on a challenge, never completed.
         const challenged = new Set(ledger.threeDs);
         for (const p of ledger.payments.values()) if (p.cardOutcome === 'three_ds_challenge' && ledger.paymentSpans.seen(p.id, 'requires_action')) challenged.add(p.id);
+        const timeout = ctx.run?.challengeTimeoutMs;
         for (const id of challenged) {
           if (attempted.has(id)) continue;
           const end = ledger.firstTerminal(id);
-          if (!end) continue;
+          if (!end) {
+            if (timeout === undefined || ledger.payments.get(id)?.hosted !== false) continue;
+            const first = ledger.paymentSpans.firstEnd(id, 'requires_action');
+            const last = ledger.paymentSpans.lastStart(id, 'requires_action');
+            if (!Number.isFinite(first.t) || !Number.isFinite(last.t)) continue;
+            const waited = last.t - first.t;
+            const bound = timeout + ctx.settleBoundMs;
+            if (waited <= bound) continue;
+            f.check();
+            f.violation({
+              message: `abandoned 3DS challenge: payment ${id} was still requires_action ${Math.round(waited / 100) / 10} s after it was first seen waiting on the challenge (time-out ${Math.round(timeout / 100) / 10} s + settle bound ${Math.round(ctx.settleBoundMs / 100) / 10} s); it should have expired`,
+              seqs: [first.seq, last.seq],
+              paymentIds: [id],
+            });
+            continue;
+          }
           f.check();
           if (end.status !== 'expired') f.violation({ message: `abandoned 3DS challenge: payment ${id} ended ${end.status} ${show(ledger.failureCodes.get(id)?.code ?? null)} (expected expired)`, seqs: [end.seq], paymentIds: [id] });
         }
-        return f.outcome('no 3DS challenge was completed, failed, or abandoned until the payment ended');
+        return f.outcome(
+          timeout === undefined
+            ? 'no 3DS challenge was completed, failed, or abandoned until the payment ended (the 3DS time-out is unknown, so a challenge that never ends is not judged; pass --challenge-timeout)'
+            : 'no 3DS challenge was completed, failed, or abandoned until the payment ended or well past the 3DS time-out',
+        );
       },
     };
   },
