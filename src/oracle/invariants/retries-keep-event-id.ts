@@ -15,8 +15,8 @@ const ev = (message: string, ds: Delivery[]) => ({ message, seqs: ds.map((d) => 
 
 /**
  * WH-8: retries of one event keep its id: after a failed delivery, the next delivery about
- * the same thing (type and payment or refund) carries the same event id; and one event id
- * is never reused for something else.
+ * the same thing (type and payment or refund) carries the same event id; and a retried
+ * event id is never used for something else.
  */
 const invariant: Invariant = {
   id: 'retries-keep-event-id',
@@ -26,14 +26,17 @@ const invariant: Invariant = {
     const f = new Findings();
     /** Per subject, failed deliveries not yet retried, and the first other delivery about the subject since. */
     const awaitingRetry = new Map<string, { failed: Delivery; other: Delivery | null }[]>();
-    /** First delivery of each event id. */
-    const byId = new Map<string, Delivery>();
+    /** Subject of each event that failed once: its retries must be about the same thing. */
+    const failedIds = new Map<string, Delivery>();
     return {
       kinds: ['webhook'],
       onRecord(rec) {
         if (rec.kind !== 'webhook') return;
+        const ok = delivered(rec);
+        // Nothing failed yet and this one went through: nothing to follow (the common case, kept cheap).
+        if (ok && awaitingRetry.size === 0 && failedIds.size === 0) return;
         const subject = eventSubject(rec);
-        const d: Delivery = { seq: rec.seq, t: rec.tReceived, eventId: rec.eventId, subject, answered: rec.answered, ok: delivered(rec) };
+        const d: Delivery = { seq: rec.seq, t: rec.tReceived, eventId: rec.eventId, subject, answered: rec.answered, ok };
         if (subject) {
           // Deliveries are recorded as they arrive: a later one about the subject with the failed id is its retry.
           const waiting = awaitingRetry.get(subject);
@@ -54,12 +57,11 @@ const invariant: Invariant = {
           }
         }
         if (!rec.eventId) return;
-        const first = byId.get(rec.eventId);
-        if (!first) byId.set(rec.eventId, d);
-        else {
+        const first = failedIds.get(rec.eventId);
+        if (first) {
           f.check();
           if (first.subject !== subject) f.violation(ev(`event id ${rec.eventId} was used for ${first.subject} and for ${subject}`, [first, d]));
-        }
+        } else if (!ok) failedIds.set(rec.eventId, d);
       },
       finish() {
         // Deliveries about the subject came after the failure, none with its id: the retry changed it.
