@@ -34,6 +34,8 @@ function rnd(): number {
 const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)];
 const hex = (n: number, w: number) => n.toString(16).padStart(w, '0').slice(-w);
 const uuid = (n: number) => `${hex(n, 8)}-0000-4000-8000-${hex(n * 7919, 12)}`;
+/** Times to the microsecond, as the client writes them (src/client/api-client.ts roundUs). */
+const us = (ms: number) => Math.round(ms * 1000) / 1000;
 
 interface Pay {
   id: string;
@@ -170,10 +172,10 @@ async function write(file: string): Promise<number> {
     op,
     key,
     sent: {},
-    tIntended: t,
-    tStart: t,
-    tEnd: t + dur,
-    wall: WALL + t,
+    tIntended: us(t),
+    tStart: us(t),
+    tEnd: us(t + dur),
+    wall: us(WALL + t),
     status,
     contentType: 'application/json',
     rate: rateFor(key, t),
@@ -195,8 +197,8 @@ async function write(file: string): Promise<number> {
         v: HISTORY_VERSION,
         kind: 'webhook',
         seq: ++seq,
-        tReceived: t,
-        wall: WALL + t,
+        tReceived: us(t),
+        wall: us(WALL + t),
         path: '/hook',
         signature: 'ok',
         t: Math.floor((WALL + t) / 1000),
