@@ -44,17 +44,23 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
   }
   let ctx: OracleContext | null = null;
   let slots: Slot[] = [];
-  /** Per record kind (exchanges per operation), the slots that want it. */
-  let active: Record<Exclude<HistoryRecord['kind'], 'exchange'>, Slot[]> = { run: [], webhook: [], fault: [], end: [] };
-  let byOp = new Map<string, Slot[]>();
+  /**
+   * Who gets which record, worked out once: per record kind, and for exchanges per operation;
+   * each list in four variants by the answer (error or not, payment or not), index
+   * `(status >= 400 ? 1 : 0) + (payment ? 2 : 0)`.
+   */
+  let byKind: Record<Exclude<HistoryRecord['kind'], 'exchange'>, Slot[][]> = { run: [], webhook: [], fault: [], end: [] };
+  let byOp = new Map<string, Slot[][]>();
   /** Exchanges with an operation the registry does not know still reach every check without an ops filter. */
-  let anyOp: Slot[] = [];
+  let anyOp: Slot[][] = [];
   const dispatch = () => {
     const live = slots.filter((s) => s.error === null && s.check?.onRecord);
     const wants = (s: Slot, kind: HistoryRecord['kind']) => !s.check!.kinds || s.check!.kinds.includes(kind);
-    active = { run: live.filter((s) => wants(s, 'run')), webhook: live.filter((s) => wants(s, 'webhook')), fault: live.filter((s) => wants(s, 'fault')), end: live.filter((s) => wants(s, 'end')) };
-    byOp = new Map(OPERATIONS.map((op) => [op, live.filter((s) => wants(s, 'exchange') && (!s.check!.ops || s.check!.ops.includes(op)))]));
-    anyOp = live.filter((s) => wants(s, 'exchange') && !s.check!.ops);
+    const variants = (list: Slot[]) =>
+      [0, 1, 2, 3].map((v) => list.filter((s) => s.check!.answers === undefined || (s.check!.answers === 'errors' ? (v & 1) === 1 : (v & 2) === 2)));
+    byKind = { run: variants(live.filter((s) => wants(s, 'run'))), webhook: variants(live.filter((s) => wants(s, 'webhook'))), fault: variants(live.filter((s) => wants(s, 'fault'))), end: variants(live.filter((s) => wants(s, 'end'))) };
+    byOp = new Map(OPERATIONS.map((op) => [op, variants(live.filter((s) => wants(s, 'exchange') && (!s.check!.ops || s.check!.ops.includes(op))))]));
+    anyOp = variants(live.filter((s) => wants(s, 'exchange') && !s.check!.ops));
   };
   let run: RunRecord | null = null;
   let end: EndRecord | null = null;
@@ -88,7 +94,10 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
       }
     }
     let dropped = false;
-    const wanting = rec.kind === 'exchange' ? (byOp.get(rec.op) ?? anyOp) : active[rec.kind];
+    let wanting: Slot[];
+    if (rec.kind === 'exchange') wanting = (byOp.get(rec.op) ?? anyOp)[(rec.status >= 400 ? 1 : 0) + (rec.payment ? 2 : 0)];
+    else if (rec.kind === 'webhook') wanting = byKind.webhook[rec.payment ? 2 : 0];
+    else wanting = byKind[rec.kind][0];
     for (let i = 0; i < wanting.length; i++) {
       const slot = wanting[i];
       try {

@@ -24,6 +24,11 @@ export interface InvariantCheck {
   kinds?: readonly HistoryRecord['kind'][];
   /** Of exchange records, only these operations (default: all). */
   ops?: readonly Operation[];
+  /**
+   * Only records with this kind of answer: `errors` = exchanges answered 400 or above,
+   * `payments` = exchanges and webhooks carrying a payment (default: all).
+   */
+  answers?: 'errors' | 'payments';
   /** Called once per record, in file order (the run record first); absent when the check works from the ledger at the end. */
   onRecord?(rec: HistoryRecord): void;
   finish(): InvariantOutcome;

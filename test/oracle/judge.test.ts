@@ -70,6 +70,28 @@ describe('judge', () => {
     }
   });
 
+  it('hands a check only the records its kinds, ops and answers filters ask for', async () => {
+    const seen: number[] = [];
+    const picky: Invariant = {
+      id: 'picky',
+      title: 'test double with filters',
+      rules: ['ERR-1'],
+      create() {
+        const f = new Findings();
+        return { kinds: ['exchange'], ops: ['retrieve'], answers: 'errors', onRecord: (r) => void seen.push(r.seq), finish: () => f.outcome('x') };
+      },
+    };
+    const recs = [
+      runRec(),
+      ex({ seq: 1, op: 'retrieve', status: 404, error: err('resource_missing') }),
+      ex({ seq: 2, op: 'retrieve', status: 200 }),
+      ex({ seq: 3, op: 'list', status: 400, error: err('parameter_invalid') }),
+      ex({ seq: 4, op: 'retrieve', status: 500, error: err('internal_error') }),
+    ];
+    await judge(recs, { invariants: [picky] });
+    expect(seen).toEqual([1, 4]);
+  });
+
   it('rejects unknown invariant ids in `only`', async () => {
     await expect(judge([], { only: ['no-such-invariant'] })).rejects.toThrow(/no-such-invariant/);
   });

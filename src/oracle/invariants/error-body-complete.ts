@@ -12,6 +12,7 @@ const invariant: Invariant = {
     const f = new Findings();
     return {
       kinds: ['exchange'],
+      answers: 'errors',
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.status < 400 || !isApiCall(rec)) return;
         f.check();

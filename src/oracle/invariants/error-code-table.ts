@@ -19,6 +19,7 @@ const invariant: Invariant = {
     const f = new Findings();
     return {
       kinds: ['exchange'],
+      answers: 'errors',
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.status < 400 || !rec.error || !isApiCall(rec)) return;
         f.check();

@@ -11,6 +11,7 @@ const invariant: Invariant = {
     const f = new Findings();
     return {
       kinds: ['exchange'],
+      answers: 'errors',
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.status !== 403 || !isApiCall(rec)) return;
         f.check();

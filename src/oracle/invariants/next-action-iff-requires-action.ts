@@ -10,6 +10,7 @@ const invariant: Invariant = {
   create() {
     const f = new Findings();
     return {
+      answers: 'payments',
       onRecord(rec) {
         const o = observedPayment(rec);
         if (!o) return;

@@ -44,6 +44,7 @@ const invariant: Invariant = {
     const f = new Findings();
     const expected = new Map<string, Expect>();
     return {
+      answers: 'payments',
       onRecord(rec) {
         if (rec.kind === 'exchange' && isCreate(rec) && is2xx(rec.status) && rec.payment && !expected.has(rec.payment.id)) {
           const p = rec.payment;

@@ -10,6 +10,7 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
+      answers: 'payments',
       onRecord(rec) {
         const o = observedPayment(rec);
         if (!o || o.payment.presentation !== 'B') return;

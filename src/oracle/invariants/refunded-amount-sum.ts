@@ -10,6 +10,7 @@ const invariant: Invariant = {
   create() {
     const f = new Findings();
     return {
+      answers: 'payments',
       onRecord(rec) {
         const o = observedPayment(rec);
         if (!o || !o.payment.refunds || o.payment.refunds.length === 0 || o.payment.amountRefunded === null) return;

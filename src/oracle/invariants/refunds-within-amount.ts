@@ -16,6 +16,7 @@ const invariant: Invariant = {
     const f = new Findings();
     const amounts = new Map<string, number>();
     return {
+      answers: 'payments',
       onRecord(rec) {
         const o = observedPayment(rec);
         if (!o) return;
