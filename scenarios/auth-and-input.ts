@@ -18,7 +18,7 @@ import { loadKeys, liveKeys } from './lib/keys.ts';
 import { declareRules } from './lib/rules.ts';
 import { runBadInputs, BAD_INPUT_RULES, BAD_REFUND_RULES } from './lib/bad-inputs.ts';
 
-const { rules, rulesFor } = declareRules(['AUTH-1', 'AUTH-2', 'AUTH-3', 'AUTH-4', 'PAY-17', 'ERR-1', 'ERR-2', ...BAD_INPUT_RULES], [{ rules: BAD_REFUND_RULES, cards: ['succeeds'] }]);
+const { rules, rulesFor } = declareRules(['AUTH-1', 'AUTH-2', 'AUTH-3', 'AUTH-4', 'PAY-17', 'ERR-1', 'ERR-2', 'SEC-2', ...BAD_INPUT_RULES], [{ rules: BAD_REFUND_RULES, cards: ['succeeds'] }]);
 
 const AUTH_VARIANTS: NonNullable<RawRequest['auth']>[] = ['missing', 'malformed', 'basic', 'bad-prefix', 'unknown-key'];
 

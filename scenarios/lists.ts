@@ -4,7 +4,7 @@
  * - `list-walk-<n>`: walks every page by cursor (small pages, bounded to the scenario's own
  *   creation period with `created[gte]`) while creates keep running on the same key: every
  *   payment that existed when the walk started appears exactly once.
- * - Each `status` filter, an unknown status, `created[gte]` (inclusive) / `created[lt]`
+ * - Each `status` filter (also on 2-item pages, LIST-8), an unknown status, `created[gte]` (inclusive) / `created[lt]`
  *   (exclusive) around a known payment's second, the default page size, limit 1 and 100, limits
  *   out of range, an unknown cursor.
  * - Isolation: a live key's list never shows test payments and the reverse; a live payment
@@ -100,6 +100,10 @@ async function run(ctx: ScenarioContext): Promise<void> {
   await step(ctx, 'status filters', async () => {
     for (const status of LIST_STATUS_FILTER) await a.list({ status, limit: LIMITS.pageLimitMax, 'created[gte]': startSec }, { group: 'list-filter-status' });
     await a.list({ status: 'bogus_status' }, { group: 'list-filter-status' });
+    // Short pages (LIST-8): the newest payments are the walks' succeeded ones, so a status
+    // filter applied after slicing a 2-item page would come back short with has_more false
+    // while older failed payments match.
+    for (const status of ['failed', 'succeeded']) await a.list({ status, limit: 2, 'created[gte]': startSec }, { group: 'list-filter-short-page' });
   });
 
   // created[gte] / created[lt] around a known payment's second.

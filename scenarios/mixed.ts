@@ -8,6 +8,7 @@ import { rateLimitOf } from './lib/pace.ts';
 import { declareRules } from './lib/rules.ts';
 import { MIN_ITERATIONS_FOR_COVERAGE, mixedRate, runMixed } from './lib/mixed-load.ts';
 import { loadKeys } from './lib/keys.ts';
+import { api, unknownPaymentId } from './lib/common.ts';
 import { DEFAULT_SHARE } from './lib/pace.ts';
 
 const { rules, rulesFor } = declareRules(
@@ -37,6 +38,12 @@ const scenario: Scenario = {
   defaultSuite: true,
   async run(ctx) {
     await runMixed(ctx, { durationMs: mixedDurationMs(ctx) });
+    // ERR-5 covers error responses too, and the load above answers almost only 2xx: one
+    // retrieval of a payment that does not exist per key (404 resource_missing, still JSON).
+    for (const k of loadKeys(ctx)) {
+      if (ctx.signal.aborted) break;
+      await api(ctx, k).retrieve(unknownPaymentId(), { group: 'mixed-error-json' });
+    }
   },
 };
 export default scenario;
