@@ -32,7 +32,7 @@ async function child(): Promise<void> {
   const vus = Number(arg('vus'));
   const dir = mkdtempSync(join(tmpdir(), 'paystorm-mem-'));
   const path = join(dir, 'history.ndjson');
-  const writer = HistoryWriter.open(path);
+  const writer = HistoryWriter.open(path, { offload: arg('offload', '0') === '1' });
   const metrics = new MetricsAggregator();
   let peak = process.memoryUsage.rss();
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 250);
@@ -84,7 +84,7 @@ async function main(): Promise<void> {
   const nginx = await startNginx();
   try {
     console.log(`memory: ${n} requests, ${vus} VUs (closed model), full history to a file, metrics on, against nginx (1 worker)`);
-    const r = await runChild<MemResult>(SELF, ['--child', '--url', nginx.url, '--requests', String(n), '--vus', String(vus)]);
+    const r = await runChild<MemResult>(SELF, ['--child', '--url', nginx.url, '--requests', String(n), '--vus', String(vus), '--offload', arg('offload', '0')]);
     console.log(`${r.requests} requests in ${fmt(r.seconds, 0)} s, history ${fmt(r.historyMb, 0)} MB; peak RSS ${fmt(r.peakRssMb, 0)} MB (bar: < ${BAR_MB} MB) ${r.peakRssMb < BAR_MB ? 'PASS' : 'FAIL'}; RSS at end ${fmt(r.endRssMb, 0)} MB`);
   } finally {
     await nginx.stop();

@@ -80,7 +80,7 @@ async function undiciDispatchRun(url: string, connections: number, n: number): P
 async function paystormRun(url: string, connections: number, n: number): Promise<ChildResult> {
   const dir = mkdtempSync(join(tmpdir(), 'paystorm-bench-'));
   const path = join(dir, 'history.ndjson');
-  const writer = HistoryWriter.open(path);
+  const writer = HistoryWriter.open(path, { offload: arg('offload', '0') === '1' });
   const rate = new SteadyRate(n);
   writer.subscribe((r) => {
     if (r.kind === 'exchange') rate.tick();
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
       // Alternate the order each round so neither contender always runs first.
       const order = round % 2 ? contenders : [...contenders].reverse();
       for (const c of order) {
-        const r = await runChild<ChildResult>(SELF, ['--child', '--contender', c, '--url', nginx.url, '--connections', String(connections), '--requests', String(n)]);
+        const r = await runChild<ChildResult>(SELF, ['--child', '--contender', c, '--url', nginx.url, '--connections', String(connections), '--requests', String(n), '--offload', arg('offload', '0')]);
         rps[c] = r.rps;
         (results[c] ??= []).push(r.rps);
         (cpu[c] ??= []).push(r.cpuUs);

@@ -7,6 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import {
   API_PATHS,
+  HISTORY_VERSION,
   HPP_FORM_FIELDS,
   LIMITS,
   REFUND_PATHS,
@@ -30,7 +31,7 @@ import {
   type Sent,
   type ThreeDsResult,
 } from '../spec/index.ts';
-import { failureRecord, responseRecord, type ExchangeMeta } from './exchange.ts';
+import { failureRecord, parseRateHeaders, parseRetryAfter, responseRecord, type ExchangeMeta, type ExchangeOffload } from './exchange.ts';
 import { LeakScanner } from './leaks.ts';
 import { HttpTransport, headersObject, type FailureKind, type RawResponse } from './transport.ts';
 
@@ -80,6 +81,12 @@ export interface ClientFactoryOptions {
   gate?: RequestGate;
   /** Connections per origin (default unlimited). */
   connections?: number | null;
+  /**
+   * Hand answered exchanges over raw to be built and written elsewhere (the
+   * history writer's worker thread) instead of building records here; a record
+   * a scenario reads is still built here, on demand, with the same seq.
+   */
+  offload?: ExchangeOffload;
 }
 
 /** Times are kept to the microsecond: finer digits are noise, and shorter numbers serialize faster. */
@@ -121,6 +128,8 @@ class Result implements ExchangeResult {
   private parsedBody: unknown = null;
   private parsedPayment: CanonicalPayment | null = null;
   private error: unknown = null;
+  /** Seq of a record handed over raw (offload), built here only if read; 0 when not handed over. */
+  private handedSeq = 0;
 
   constructor(
     private readonly f: ClientFactory,
@@ -133,7 +142,24 @@ class Result implements ExchangeResult {
 
   /** Builds and writes the record (once); called in completion order by the factory. */
   build(): void {
-    if (this.built || this.error) return;
+    if (this.built || this.error || this.handedSeq) return;
+    const off = this.f.offload;
+    if (off) {
+      // Offload: the worker builds and writes it; keep what is needed to build it here if read.
+      try {
+        const raw = this.raw;
+        const meta = this.meta!;
+        this.handedSeq = off.writeCapture({ meta, tEnd: this.tEnd, status: this.status, picked: raw ? raw.picked : null, body: raw ? raw.body : '', failure: raw ? null : (this.failure ?? 'other') }, (seq) => {
+          // A listener may read the view at once: the record must know its seq before.
+          this.handedSeq = seq;
+          return raw === null ? failureRecord(meta, this.tEnd, this.failure ?? 'other', seq) : (new RecordView(this, meta, this.tEnd, raw, seq) as unknown as ExchangeRecord);
+        });
+      } catch (err) {
+        this.error = err;
+        this.meta = null;
+      }
+      return;
+    }
     try {
       if (this.raw === null) {
         this.built = failureRecord(this.meta!, this.tEnd, this.failure ?? 'other');
@@ -151,9 +177,29 @@ class Result implements ExchangeResult {
     this.meta = null;
   }
 
+  /** The error building or writing the record raised, if any. */
+  get failedWith(): unknown {
+    return this.error === null ? undefined : this.error;
+  }
+
   private ensure(): void {
-    if (!this.built && !this.error) this.f.flushDeferred();
+    if (!this.built && !this.error && !this.handedSeq) this.f.flushDeferred();
+    if (this.handedSeq && !this.built && !this.error) this.buildLocal();
     if (this.error) throw this.error;
+  }
+
+  /** The record of an exchange handed over raw, built here (same inputs, same record) because a scenario reads it. */
+  private buildLocal(): void {
+    if (this.raw === null) {
+      this.built = failureRecord(this.meta!, this.tEnd, this.failure ?? 'other');
+    } else {
+      const parsed = responseRecord(this.meta!, this.tEnd, this.raw, this.f.scanner);
+      this.built = parsed.record;
+      this.parsedBody = parsed.body;
+      this.parsedPayment = parsed.payment;
+    }
+    this.built.seq = this.handedSeq;
+    this.meta = null;
   }
 
   get record(): ExchangeRecord {
@@ -171,6 +217,89 @@ class Result implements ExchangeResult {
   /** Built on first use: the hot path never needs the full header map. */
   get headers(): Record<string, string> {
     return (this.headerCache ??= this.raw ? headersObject(this.raw.rawHeaders) : {});
+  }
+}
+
+/**
+ * What live listeners get for an exchange whose record the history writer's
+ * worker builds: the fields known without the body are plain properties; the
+ * body-derived ones (json, error, payment, refund, list, shape problems, leaks,
+ * snippet) build the record here, once, when first read (shared with the
+ * Result). Reads like the record the worker writes; `toJSON` gives that record.
+ */
+class RecordView {
+  readonly v = HISTORY_VERSION;
+  readonly kind = 'exchange' as const;
+  readonly seq: number;
+  readonly scenario: string;
+  readonly group?: string;
+  readonly op: Operation;
+  readonly key: string;
+  readonly idemKey?: string;
+  readonly bodyDigest?: string;
+  readonly sent: Sent;
+  readonly attempt?: number;
+  readonly tIntended: number;
+  readonly tStart: number;
+  readonly tEnd: number;
+  readonly wall: number;
+  readonly status: number;
+  readonly contentType: string | null;
+  readonly rate: ExchangeRecord['rate'];
+  readonly retryAfter: number | null;
+  readonly location?: string;
+  readonly failure = null;
+  readonly #result: Result;
+
+  constructor(result: Result, meta: ExchangeMeta, tEnd: number, raw: RawResponse, seq: number) {
+    this.#result = result;
+    this.seq = seq;
+    this.scenario = meta.scenario;
+    if (meta.group !== undefined) this.group = meta.group;
+    this.op = meta.op;
+    this.key = meta.key;
+    if (meta.idemKey !== undefined) this.idemKey = meta.idemKey;
+    if (meta.bodyDigest !== undefined) this.bodyDigest = meta.bodyDigest;
+    this.sent = meta.sent;
+    if (meta.attempt !== undefined) this.attempt = meta.attempt;
+    this.tIntended = meta.tIntended;
+    this.tStart = meta.tStart;
+    this.tEnd = tEnd;
+    this.wall = meta.wall;
+    this.status = raw.status;
+    const p = raw.picked;
+    this.contentType = p.contentType;
+    this.rate = parseRateHeaders(p);
+    this.retryAfter = parseRetryAfter(p.retryAfter, meta.wall);
+    if (p.location !== null) this.location = p.location;
+  }
+
+  get json(): boolean {
+    return this.#result.record.json;
+  }
+  get error(): ExchangeRecord['error'] {
+    return this.#result.record.error;
+  }
+  get payment(): ExchangeRecord['payment'] {
+    return this.#result.record.payment;
+  }
+  get refund(): ExchangeRecord['refund'] {
+    return this.#result.record.refund;
+  }
+  get list(): ExchangeRecord['list'] {
+    return this.#result.record.list;
+  }
+  get shapeProblems(): ExchangeRecord['shapeProblems'] {
+    return this.#result.record.shapeProblems;
+  }
+  get leaks(): ExchangeRecord['leaks'] {
+    return this.#result.record.leaks;
+  }
+  get bodySnippet(): ExchangeRecord['bodySnippet'] {
+    return this.#result.record.bodySnippet;
+  }
+  toJSON(): ExchangeRecord {
+    return this.#result.record;
   }
 }
 
@@ -217,6 +346,7 @@ export class ClientFactory {
   readonly sink: (record: ExchangeRecord) => void;
   readonly signal: AbortSignal | undefined;
   readonly gate: RequestGate | undefined;
+  readonly offload: ExchangeOffload | undefined;
   readonly #secrets: string[] = [];
   readonly #clients = new Map<number, UndiciApiClient>();
   readonly #idemNonce = randomBytes(5).toString('hex');
@@ -240,15 +370,22 @@ export class ClientFactory {
     this.sink = opts.sink;
     this.signal = opts.signal;
     this.gate = opts.gate;
+    this.offload = opts.offload;
     this.scanner = new LeakScanner();
     this.transport = new HttpTransport({ connections: opts.connections ?? null });
     const handles: KeyHandle[] = [];
     for (const k of opts.keys) {
       this.#secrets[k.handle.index] = k.secret;
       this.scanner.addKey(k.secret, k.handle.label);
+      this.offload?.addScanKey(k.secret, k.handle.label);
       handles.push(k.handle);
     }
     this.handles = handles;
+  }
+
+  /** Remembers a card number the run sends, here and where records are built. */
+  addCard(number: string): void {
+    if (this.scanner.addCard(number)) this.offload?.addScanCard(number);
   }
 
   setScenario(name: string): void {
@@ -323,14 +460,11 @@ export class ClientFactory {
     this.#deferred = [];
     for (const r of queue) r.build();
     for (const r of queue) {
-      try {
-        r.record;
-      } catch (err) {
+      const err = r.failedWith;
+      if (err !== undefined && !this.#sinkErrorReported) {
         // The sink refused a record (history closed): say so once; reading that result rethrows it.
-        if (!this.#sinkErrorReported) {
-          this.#sinkErrorReported = true;
-          process.stderr.write(`paystorm: an exchange record could not be written: ${(err as Error)?.message ?? String(err)}\n`);
-        }
+        this.#sinkErrorReported = true;
+        process.stderr.write(`paystorm: an exchange record could not be written: ${(err as Error)?.message ?? String(err)}\n`);
       }
     }
   }
@@ -372,7 +506,7 @@ export class UndiciApiClient implements ApiClient {
   }
 
   private createLike(op: Operation, path: string, bodyObj: Record<string, unknown>, input: PaymentInput, shape: 'A' | 'B', opts?: CreateOptions) {
-    if (input.card) this.f.scanner.addCard(input.card.number);
+    if (input.card) this.f.addCard(input.card.number);
     const sent: Sent = stripUndefined({
       amount: input.amount,
       currency: input.currency,
@@ -460,7 +594,7 @@ export class UndiciApiClient implements ApiClient {
 
   submitHosted(redirectUrl: string, card: NonNullable<PaymentInput['card']>, opts?: CreateOptions): Promise<ExchangeResult> {
     const url = new URL(redirectUrl, this.f.baseUrl);
-    this.f.scanner.addCard(card.number);
+    this.f.addCard(card.number);
     const form = new URLSearchParams();
     for (const k of HPP_FORM_FIELDS) form.set(k, String(card[k]));
     return this.send(

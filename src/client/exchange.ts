@@ -37,6 +37,40 @@ export interface ExchangeMeta {
   attempt?: number;
 }
 
+/**
+ * An answered exchange before its record is built: what the history writer's
+ * worker thread needs to build the very record `responseRecord` /
+ * `failureRecord` would build here (see HistoryWriter's offload mode).
+ */
+export interface ExchangeCapture {
+  seq: number;
+  meta: ExchangeMeta;
+  tEnd: number;
+  status: number;
+  /** Null when no response came. */
+  picked: PickedHeaders | null;
+  body: string;
+  failure: FailureKind | null;
+}
+
+/** Where an offloaded exchange goes: scan secrets first, then captures, all in one ordered stream. */
+export interface ExchangeOffload {
+  addScanKey(secret: string, label: string): void;
+  addScanCard(number: string): void;
+  /**
+   * Queues a capture; returns its seq. `view(seq)` gives the record to hand to
+   * live listeners (called only when there are some).
+   */
+  writeCapture(c: Omit<ExchangeCapture, 'seq'>, view?: (seq: number) => ExchangeRecord): number;
+}
+
+/** Builds the record of a capture (the same record the client would have built). */
+export function captureRecord(c: ExchangeCapture, scanner: LeakScanner): ExchangeRecord {
+  const r = c.picked === null ? failureRecord(c.meta, c.tEnd, c.failure ?? 'other') : responseRecord(c.meta, c.tEnd, { status: c.status, picked: c.picked, rawHeaders: [], body: c.body }, scanner).record;
+  r.seq = c.seq;
+  return r;
+}
+
 export interface ParsedExchange {
   record: ExchangeRecord;
   body: unknown;
@@ -122,9 +156,10 @@ function baseRecord(meta: ExchangeMeta, tEnd: number): ExchangeRecord {
   return r;
 }
 
-export function failureRecord(meta: ExchangeMeta, tEnd: number, failure: FailureKind): ExchangeRecord {
+export function failureRecord(meta: ExchangeMeta, tEnd: number, failure: FailureKind, seq = 0): ExchangeRecord {
   const r = baseRecord(meta, tEnd);
   r.failure = failure;
+  r.seq = seq;
   return r;
 }
 

@@ -23,9 +23,11 @@ export class LeakScanner {
     if (secret && !this.#keys.some((k) => k.secret === secret)) this.#keys.push({ secret, label });
   }
 
-  /** Remembers a full card number the run sent, so an echo of it is caught and redacted. */
-  addCard(number: string): void {
-    if (number.length >= 12 && !this.#cards.has(number)) this.#cards.set(number, `card …${number.slice(-4)}`);
+  /** Remembers a full card number the run sent, so an echo of it is caught and redacted (true when new). */
+  addCard(number: string): boolean {
+    if (number.length < 12 || this.#cards.has(number)) return false;
+    this.#cards.set(number, `card …${number.slice(-4)}`);
+    return true;
   }
 
   /** Echoes of the run's keys and card numbers in a raw body. */

@@ -4,10 +4,22 @@
  * batches queue up and `needsDrain` turns true so executors can wait on
  * `drained()` before starting more work (back-pressure). Batches are written at
  * explicit file offsets so a synchronous flush at exit can never reorder lines.
+ *
+ * Offload mode (opt-in, `offload: true`): serializing and writing happen on a
+ * worker thread (src/engine/history-worker.ts), and the client hands it raw
+ * exchanges (`writeCapture`) whose records the worker builds. Lines keep the
+ * order in which they were queued here (seq order). Listeners still get every
+ * record on this thread, synchronously and in that same order; for a raw
+ * exchange it is a view whose body-derived fields (payment, list, error, ...)
+ * are built here only if a listener reads them.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, write as fsWrite, writev as fsWritev, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
-import type { HistoryRecord } from '../spec/index.ts';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { buildSync } from 'esbuild';
+import type { ExchangeRecord, HistoryRecord } from '../spec/index.ts';
+import type { ExchangeCapture, ExchangeOffload } from '../client/exchange.ts';
+import { NdjsonFile } from './ndjson-file.ts';
+import { TAG_CARD, TAG_KEY, TAG_LINE, captureCost, lineCost, pushCapture, type FromWorker, type Slot } from './history-offload.ts';
 
 export type RecordListener = (record: HistoryRecord) => void;
 
@@ -24,54 +36,91 @@ export interface HistoryWriterOptions {
   batchBytes?: number;
   /** ... or after this long (default 200 ms), so the file follows the run. */
   flushIntervalMs?: number;
+  /**
+   * Build, serialize and write on a worker thread (needs `path`; default false: with it on, the
+   * 1M-request memory bench peaks at ~250 MB RSS against its 200 MB bar, see bench/README.md).
+   */
+  offload?: boolean;
+}
+
+let bundled: string | null = null;
+
+/**
+ * The worker's code: history-worker.ts and what it imports, bundled once per
+ * process with esbuild into one CommonJS script, so the thread needs no
+ * TypeScript loader (a loader costs a thread and an isolate of its own).
+ */
+function workerSource(): string {
+  if (bundled === null) {
+    const out = buildSync({ entryPoints: [fileURLToPath(new URL('./history-worker.ts', import.meta.url))], bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent' });
+    bundled = out.outputFiles[0].text;
+  }
+  return bundled;
 }
 
 /** Kinds that carry a `seq` (one sequence shared by exchanges and webhooks). */
 const SEQ_KINDS = new Set(['exchange', 'webhook']);
 
-export class HistoryWriter {
+/** Items sent to the worker per message at most; smaller batches go out on a short timer. */
+const MAX_BATCH_ITEMS = 512;
+const BATCH_DELAY_MS = 2;
+
+export class HistoryWriter implements ExchangeOffload {
   /** Records written so far (all kinds). */
   written = 0;
   readonly path: string | null;
   private seq = 0;
   private readonly listeners: RecordListener[] = [];
-  private readonly fd: number | null;
-  /** The batch being filled: lines are UTF-8 encoded straight into it (no string concatenation, one copy). */
-  private cur: Buffer;
-  private curLen = 0;
-  /** Full batches waiting for the disk, in order. */
-  private readonly queue: Buffer[] = [];
-  private queuedBytes = 0;
-  private readonly spare: Buffer[] = [];
-  private inFlight = false;
-  private fileOffset = 0;
+  private readonly file: NdjsonFile | null = null;
   private readonly highWater: number;
-  private readonly batchBytes: number;
-  private timer: NodeJS.Timeout | null = null;
   private drainWaiters: (() => void)[] = [];
-  private idleWaiters: (() => void)[] = [];
-  private error: Error | null = null;
   private closed = false;
   private listenerErrorReported = false;
+
+  // Offload mode.
+  private readonly worker: Worker | null = null;
+  private outItems: Slot[] = [];
+  private outCount = 0;
+  private sendTimer: NodeJS.Timeout | null = null;
+  /** Cost queued to the worker and not yet acknowledged as written. */
+  private outstanding = 0;
+  private workerError: Error | null = null;
+  private closeResult: ((err: string | null) => void) | null = null;
+  private buildErrorReported = false;
 
   constructor(opts: HistoryWriterOptions = {}) {
     this.path = opts.path ?? null;
     this.highWater = opts.highWaterBytes ?? 8 * 1024 * 1024;
-    this.batchBytes = opts.batchBytes ?? 256 * 1024;
-    this.cur = opts.path ? Buffer.allocUnsafeSlow(this.batchBytes) : Buffer.alloc(0);
     if (opts.records) {
       const sink = opts.records;
       this.listeners.push((r) => sink.push(r));
     }
     if (opts.onRecord) this.listeners.push(opts.onRecord);
-    if (this.path) {
-      mkdirSync(dirname(this.path), { recursive: true });
-      this.fd = openSync(this.path, 'w');
-      this.timer = setInterval(() => this.flushPending(), opts.flushIntervalMs ?? 200);
-      this.timer.unref();
-    } else {
-      this.fd = null;
+    if (!this.path) return;
+    if (opts.offload !== true) {
+      this.file = new NdjsonFile(this.path, {
+        ...(opts.batchBytes !== undefined ? { batchBytes: opts.batchBytes } : {}),
+        ...(opts.flushIntervalMs !== undefined ? { flushIntervalMs: opts.flushIntervalMs } : {}),
+        onWritten: () => this.wakeDrainWaiters(),
+      });
+      return;
     }
+    this.worker = new Worker(workerSource(), {
+      eval: true,
+      workerData: { path: this.path, batchBytes: opts.batchBytes, flushIntervalMs: opts.flushIntervalMs },
+      // A small young generation: the worker's garbage is short-lived lines and captures (RSS bound).
+      resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
+      execArgv: process.env.PAYSTORM_PROF_WORKER ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.PAYSTORM_PROF_WORKER] : [],
+    });
+    this.worker.unref();
+    this.worker.on('message', this.onWorkerMessage);
+    this.worker.on('error', (err) => {
+      this.workerError ??= err;
+      this.closeResult?.(err.message);
+    });
+    this.worker.on('exit', () => {
+      if (this.closeResult) this.closeResult(this.workerError ? this.workerError.message : null);
+    });
   }
 
   /** A writer streaming to `path`. */
@@ -82,6 +131,11 @@ export class HistoryWriter {
   /** A writer keeping records in memory (an array) or handing them to a callback. */
   static memory(target: HistoryRecord[] | RecordListener = []): HistoryWriter {
     return Array.isArray(target) ? new HistoryWriter({ records: target }) : new HistoryWriter({ onRecord: target });
+  }
+
+  /** True when exchanges may be handed over raw (`writeCapture`) to be built on the worker thread. */
+  get offloading(): boolean {
+    return this.worker !== null;
   }
 
   /** Adds a listener; returns its removal. */
@@ -110,7 +164,65 @@ export class HistoryWriter {
       (record as { seq: number }).seq = seq;
     }
     this.written++;
-    if (this.fd !== null) this.encode(JSON.stringify(record));
+    if (this.file !== null) this.file.line(JSON.stringify(record));
+    else if (this.worker !== null) {
+      const line = JSON.stringify(record);
+      this.outstanding += lineCost(line);
+      this.outItems.push(TAG_LINE, line);
+      this.queued1();
+    }
+    this.deliver(record);
+    return seq;
+  }
+
+  /**
+   * Offload mode: queues a raw exchange; the worker builds, serializes and
+   * writes its record. Listeners get `view()` at once, in write order: a record
+   * whose body-derived fields are built on this thread only when read. Returns its seq.
+   */
+  writeCapture(c: Omit<ExchangeCapture, 'seq'>, view?: (seq: number) => ExchangeRecord): number {
+    if (this.closed) throw new Error('HistoryWriter: write after close');
+    if (this.worker === null) throw new Error('HistoryWriter: writeCapture needs offload mode');
+    const seq = ++this.seq;
+    this.written++;
+    this.outstanding += captureCost(c.body);
+    pushCapture(this.outItems, seq, c);
+    this.queued1();
+    if (view !== undefined && this.listeners.length > 0) this.deliver(view(seq));
+    return seq;
+  }
+
+  addScanKey(secret: string, label: string): void {
+    if (!this.worker) return;
+    this.outItems.push(TAG_KEY, secret, label);
+    this.queued1();
+  }
+
+  addScanCard(number: string): void {
+    if (!this.worker) return;
+    this.outItems.push(TAG_CARD, number);
+    this.queued1();
+  }
+
+  /** One more item is in `outItems`: send the batch when full, or soon. */
+  private queued1(): void {
+    if (++this.outCount >= MAX_BATCH_ITEMS) this.sendBatch();
+    else if (this.sendTimer === null) this.sendTimer = setTimeout(this.sendBatch, BATCH_DELAY_MS);
+  }
+
+  private readonly sendBatch = (): void => {
+    if (this.sendTimer !== null) {
+      clearTimeout(this.sendTimer);
+      this.sendTimer = null;
+    }
+    if (this.outItems.length === 0 || this.worker === null) return;
+    const items = this.outItems;
+    this.outItems = [];
+    this.outCount = 0;
+    this.worker.postMessage({ items });
+  };
+
+  private deliver(record: HistoryRecord): void {
     for (let i = 0; i < this.listeners.length; i++) {
       try {
         this.listeners[i](record);
@@ -122,110 +234,68 @@ export class HistoryWriter {
         }
       }
     }
-    return seq;
   }
 
-  private encode(line: string): void {
-    // UTF-8 takes at most 3 bytes per UTF-16 unit; reserve that so a line never straddles batches.
-    const worst = line.length * 3 + 1;
-    if (this.curLen + worst > this.cur.length) {
-      this.flushPending();
-      if (worst > this.cur.length) {
-        const big = Buffer.from(line + '\n', 'utf8');
-        this.queue.push(big);
-        this.queuedBytes += big.length;
-        this.pump();
-        return;
+  private readonly onWorkerMessage = (m: FromWorker): void => {
+    if ('ack' in m) {
+      this.outstanding -= m.ack;
+      this.wakeDrainWaiters();
+    } else if ('buildError' in m) {
+      if (!this.buildErrorReported) {
+        this.buildErrorReported = true;
+        process.stderr.write(`paystorm: an exchange record could not be built: ${m.buildError}\n`);
       }
+    } else if ('closed' in m) {
+      this.closeResult?.(m.error);
     }
-    this.curLen += this.cur.write(line, this.curLen, 'utf8');
-    this.cur[this.curLen++] = 0x0a;
+  };
+
+  private wakeDrainWaiters(): void {
+    if (!this.needsDrain && this.drainWaiters.length > 0) {
+      const waiters = this.drainWaiters;
+      this.drainWaiters = [];
+      for (const w of waiters) w();
+    }
   }
 
   /** True while more than the high-water mark is queued for the disk. */
   get needsDrain(): boolean {
-    return this.queuedBytes + this.curLen > this.highWater;
+    return this.queued > this.highWater;
   }
 
   /** Resolves once the queue is below the high-water mark. */
   drained(): Promise<void> {
     if (!this.needsDrain) return Promise.resolve();
+    if (this.worker) this.sendBatch();
     return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
-  /** Bytes waiting to be written. */
+  /** Bytes waiting to be written (offload mode: an estimate, counted until the worker wrote them). */
   get queued(): number {
-    return this.queuedBytes + this.curLen;
-  }
-
-  private flushPending(): void {
-    if (this.curLen === 0) return;
-    this.queue.push(this.cur.subarray(0, this.curLen));
-    this.queuedBytes += this.curLen;
-    this.cur = this.spare.pop() ?? Buffer.allocUnsafeSlow(this.batchBytes);
-    this.curLen = 0;
-    this.pump();
-  }
-
-  private pump(): void {
-    if (this.inFlight || this.queue.length === 0 || this.fd === null) return;
-    // Everything queued goes in one writev (fewer syscalls when the disk lags).
-    const bufs = this.queue.splice(0, this.queue.length);
-    let bytes = 0;
-    for (const b of bufs) bytes += b.length;
-    const position = this.fileOffset;
-    this.fileOffset += bytes;
-    this.inFlight = true;
-    this.writeBatches(bufs, bytes, position, (err) => {
-      this.inFlight = false;
-      this.queuedBytes -= bytes;
-      for (const b of bufs) if (b.byteOffset === 0 && b.buffer.byteLength === this.batchBytes && this.spare.length < 8) this.spare.push(Buffer.from(b.buffer, b.byteOffset, this.batchBytes));
-      if (err && !this.error) this.error = err;
-      if (!this.needsDrain && this.drainWaiters.length > 0) {
-        const waiters = this.drainWaiters;
-        this.drainWaiters = [];
-        for (const w of waiters) w();
-      }
-      if (this.queue.length > 0) this.pump();
-      else if (this.idleWaiters.length > 0) {
-        const waiters = this.idleWaiters;
-        this.idleWaiters = [];
-        for (const w of waiters) w();
-      }
-    });
-  }
-
-  private writeBatches(bufs: Buffer[], bytes: number, position: number, done: (err: Error | null) => void): void {
-    if (bufs.length === 1) return this.writeAll(bufs[0], 0, position, done);
-    fsWritev(this.fd!, bufs, position, (err, n) => {
-      if (err) return done(err);
-      if (n >= bytes) return done(null);
-      // A short write: finish the rest from one joined buffer.
-      this.writeAll(Buffer.concat(bufs), n, position + n, done);
-    });
-  }
-
-  private writeAll(buf: Buffer, from: number, position: number, done: (err: Error | null) => void): void {
-    fsWrite(this.fd!, buf, from, buf.length - from, position, (err, n) => {
-      if (err) return done(err);
-      if (from + n < buf.length) return this.writeAll(buf, from + n, position + n, done);
-      done(null);
-    });
+    return this.file ? this.file.queued : this.outstanding;
   }
 
   /** Flushes everything and closes the file. Rejects if any write failed. */
   async close(): Promise<void> {
     if (this.closed) return;
-    this.flushPending();
-    if (this.inFlight || this.queue.length > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
-    this.closed = true;
-    if (this.timer) clearInterval(this.timer);
-    if (this.fd !== null) {
-      fsyncSync(this.fd);
-      closeSync(this.fd);
+    if (this.worker) {
+      this.sendBatch();
+      this.worker.ref();
+      const err = await new Promise<string | null>((resolve) => {
+        this.closeResult = resolve;
+        if (this.workerError) resolve(this.workerError.message);
+        else this.worker!.postMessage({ close: true });
+      });
+      this.closeResult = null;
+      this.closed = true;
+      for (const w of this.drainWaiters.splice(0)) w();
+      await this.worker.terminate();
+      if (err) throw new Error(`HistoryWriter: ${err}`);
+      return;
     }
+    this.closed = true;
     for (const w of this.drainWaiters.splice(0)) w();
-    if (this.error) throw this.error;
+    if (this.file) await this.file.close();
   }
 
   /**
@@ -235,17 +305,14 @@ export class HistoryWriter {
   closeSync(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.timer) clearInterval(this.timer);
-    if (this.fd === null) return;
-    const buf = Buffer.concat([...this.queue, this.cur.subarray(0, this.curLen)]);
-    this.queue.length = 0;
-    this.curLen = 0;
-    if (buf.length > 0) {
-      let off = 0;
-      while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off, this.fileOffset + off);
-      this.fileOffset += buf.length;
+    if (this.worker) {
+      this.sendBatch();
+      const flag = new Int32Array(new SharedArrayBuffer(4));
+      this.worker.postMessage({ sync: flag });
+      // The worker builds and writes what it was sent, then says so (bounded wait: it may be gone).
+      Atomics.wait(flag, 0, 0, 10_000);
+      return;
     }
-    // An async write still in flight owns its own offset; the fd stays open for it.
-    if (!this.inFlight) closeSync(this.fd);
+    this.file?.closeSync();
   }
 }

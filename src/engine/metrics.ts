@@ -298,6 +298,10 @@ export class MetricsAggregator {
   }
 
   private trackPayments(r: ExchangeRecord): void {
+    if (r.status < 200 || r.status >= 300) return;
+    // Only a create starts tracking a payment; anything else matters only while some are tracked
+    // (so a live record need not build its payment / list just for this).
+    if (this.live.size === 0 && r.op !== 'create' && r.op !== 'create_hpp') return;
     const p = r.payment;
     if (p && r.status >= 200 && r.status < 300) {
       let e = this.live.get(p.id);

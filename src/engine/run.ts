@@ -217,6 +217,7 @@ export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> 
     signal,
     gate: budget,
     connections: o.connections,
+    ...(writer.offloading ? { offload: writer } : {}),
   });
   const handles = factory.handles;
   // Fault schedules run beside the scenarios; a failing one is reported, never left running.

@@ -167,6 +167,28 @@ describe('HistoryWriter', () => {
     expect(lines.map((l) => l.seq)).toEqual(lines.map((_, i) => i + 1));
   });
 
+  it('offload mode: the worker thread writes every line in seq order, with back-pressure', async () => {
+    const path = join(tmp(), 'offload', 'history.ndjson');
+    const w = HistoryWriter.open(path, { highWaterBytes: 16 * 1024, batchBytes: 1024, offload: true });
+    const seen: number[] = [];
+    w.subscribe((r) => seen.push('seq' in r ? r.seq : -1));
+    let sawPressure = false;
+    const n = 3_000;
+    for (let i = 0; i < n; i++) {
+      w.write(exchange(i));
+      if (w.needsDrain) {
+        sawPressure = true;
+        await w.drained();
+      }
+    }
+    await w.close();
+    expect(sawPressure).toBe(true);
+    const lines = readLines(path) as ExchangeRecord[];
+    expect(lines.length).toBe(n);
+    expect(lines.map((l) => l.seq)).toEqual(lines.map((_, i) => i + 1));
+    expect(seen).toEqual(lines.map((l) => l.seq));
+  });
+
   it('encodes non-ASCII text exactly, in full batches and in lines larger than a batch', async () => {
     const path = join(tmp(), 'utf8', 'history.ndjson');
     const w = HistoryWriter.open(path, { batchBytes: 4096 });
