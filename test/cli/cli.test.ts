@@ -106,6 +106,13 @@ describe('runs against the embedded target', () => {
     // No key secret in any artifact.
     const history = readFileSync(join(runDir, 'history.ndjson'), 'utf8');
     expect(history).not.toMatch(/_sk_[A-Za-z0-9]{8,}/);
+    // The run record declares the embedded service's 3DS time-out (SM-4) and its endpoint per mode (WH-10).
+    const run = JSON.parse(history.slice(0, history.indexOf('\n')));
+    expect(run.challengeTimeoutMs).toBe(15_000);
+    expect(run.webhooks.endpoints).toEqual([
+      { path: '/webhooks/test', mode: 'test' },
+      { path: '/webhooks/live', mode: 'live' },
+    ]);
     const again = await paystorm(['check', runDir, '--no-write']);
     expect(again.code).toBe(0);
     const rejudged = again.stdout.match(/(\d+) passed/);

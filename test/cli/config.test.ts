@@ -65,3 +65,10 @@ describe('cards file', () => {
     expect(e.message).toMatch(/lucky/);
   });
 });
+
+describe('--challenge-timeout', () => {
+  it('takes a duration, and refuses what is not one', () => {
+    expect(resolveRunConfig({ challengeTimeout: '10m' }, null).challengeTimeout).toBe('10m');
+    expect(() => resolveRunConfig({ challengeTimeout: 'soon' }, null)).toThrow(PaystormError);
+  });
+});
