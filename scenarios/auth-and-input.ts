@@ -20,7 +20,7 @@ import { runBadInputs, BAD_INPUT_RULES, BAD_REFUND_RULES } from './lib/bad-input
 
 const { rules, rulesFor } = declareRules(['AUTH-1', 'AUTH-2', 'AUTH-3', 'AUTH-4', 'PAY-17', 'ERR-1', 'ERR-2', 'SEC-2', ...BAD_INPUT_RULES], [{ rules: BAD_REFUND_RULES, cards: ['succeeds'] }]);
 
-const AUTH_VARIANTS: NonNullable<RawRequest['auth']>[] = ['missing', 'malformed', 'basic', 'bad-prefix', 'unknown-key'];
+const AUTH_VARIANTS: NonNullable<RawRequest['auth']>[] = ['missing', 'malformed', 'basic', 'basic-raw', 'bad-prefix', 'unknown-key'];
 
 async function authProbes(ctx: ScenarioContext, a: Api, live: Api | null): Promise<void> {
   const card = cardFor(ctx, 'succeeds');

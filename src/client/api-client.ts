@@ -383,6 +383,16 @@ export class ClientFactory {
     this.handles = handles;
   }
 
+  /**
+   * A throwaway key an auth probe sends: the target must not echo it either (SEC-2), so the
+   * leak scanners learn it like the run's own keys.
+   */
+  probeKey(secret: string, label: string): string {
+    this.scanner.addKey(secret, label);
+    this.offload?.addScanKey(secret, label);
+    return secret;
+  }
+
   /** Remembers a card number the run sends, here and where records are built. */
   addCard(number: string): void {
     if (this.scanner.addCard(number)) this.offload?.addScanCard(number);
@@ -657,11 +667,15 @@ export class UndiciApiClient implements ApiClient {
       case 'malformed':
         return 'Bearer';
       case 'basic':
+        // HTTP Basic with the key as user name, as some payment APIs accept.
         return `Basic ${Buffer.from(`${this.#auth.slice(7)}:`).toString('base64')}`;
+      case 'basic-raw':
+        // The key under a non-Bearer scheme: a server that only splits off the first word accepts it.
+        return `Basic ${this.#auth.slice(7)}`;
       case 'bad-prefix':
-        return `Bearer xyz_test_sk_${randomBytes(12).toString('hex')}`;
+        return `Bearer ${this.f.probeKey(`xyz_test_sk_${randomBytes(12).toString('hex')}`, 'probe key (bad prefix)')}`;
       case 'unknown-key':
-        return `Bearer ${this.key.prefix}${randomBytes(12).toString('hex')}`;
+        return `Bearer ${this.f.probeKey(`${this.key.prefix}${randomBytes(12).toString('hex')}`, 'probe key (unknown)')}`;
     }
   }
 

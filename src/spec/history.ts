@@ -153,7 +153,7 @@ export const sentSchema = z.object({
     })
     .optional(),
   /** Auth variant of a probe: what the Authorization header held (described, never the key). */
-  auth: z.enum(['ok', 'missing', 'malformed', 'basic', 'bad-prefix', 'unknown-key']).optional(),
+  auth: z.enum(['ok', 'missing', 'malformed', 'basic', 'basic-raw', 'bad-prefix', 'unknown-key']).optional(),
   /**
    * Which body fields a bad-input probe broke, and the param it expects named.
    * `rule`: the rules.md id the probe exercises (PAY-2..5, PAY-17, LIST-3/4/6/7); when absent the

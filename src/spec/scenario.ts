@@ -118,7 +118,7 @@ export interface RawRequest {
   /** Raw body text (sent exactly), or an object (JSON-encoded). */
   body?: string | Record<string, unknown>;
   /** How to authenticate this probe. 'ok' uses the handle's key. */
-  auth?: 'ok' | 'missing' | 'malformed' | 'basic' | 'bad-prefix' | 'unknown-key';
+  auth?: 'ok' | 'missing' | 'malformed' | 'basic' | 'basic-raw' | 'bad-prefix' | 'unknown-key';
 }
 
 export interface ListParams {

@@ -172,7 +172,7 @@ describe('requests as sent', () => {
       sendJson(res, 401, { error: { type: 'authentication_error', code: 'invalid_api_key', message: 'no', param: null, decline_code: null, doc_url: null, request_id: 'req_1' } }, {});
     });
     const { c, records } = factory(s.url);
-    for (const auth of ['ok', 'missing', 'malformed', 'basic', 'bad-prefix', 'unknown-key'] as const) {
+    for (const auth of ['ok', 'missing', 'malformed', 'basic', 'basic-raw', 'bad-prefix', 'unknown-key'] as const) {
       await c.raw({ method: 'GET', path: '/v1/payments', auth });
     }
     await c.raw({ method: 'POST', path: '/v1/payments', body: '{not json', auth: 'ok' }, { sent: { badInput: { case: 'not-json', expectStatus: 400, expectCode: 'invalid_request_body', expectParam: null } } });
@@ -181,18 +181,34 @@ describe('requests as sent', () => {
     expect(auths[0]).toBe(`Bearer ${SECRET}`);
     expect(auths[1]).toBeUndefined();
     expect(auths[2]).toBe('Bearer');
-    expect(auths[3]).toMatch(/^Basic /);
-    expect(auths[4]).toMatch(/^Bearer xyz_test_sk_/);
-    expect(auths[5]).toMatch(/^Bearer svc_test_sk_/);
-    expect(auths[5]).not.toBe(`Bearer ${SECRET}`);
-    expect(idem[6]).toMatch(/^ps_/);
-    expect(idem[7]).toBeUndefined();
-    expect(records.map((r) => r.sent.auth)).toEqual(['ok', 'missing', 'malformed', 'basic', 'bad-prefix', 'unknown-key', 'ok', 'ok']);
-    expect(records[6].sent.badInput?.case).toBe('not-json');
-    expect(records[7].sent.idemVariant).toBe('missing');
+    expect(auths[3]).toBe(`Basic ${Buffer.from(`${SECRET}:`).toString('base64')}`);
+    expect(auths[4]).toBe(`Basic ${SECRET}`);
+    expect(auths[5]).toMatch(/^Bearer xyz_test_sk_/);
+    expect(auths[6]).toMatch(/^Bearer svc_test_sk_/);
+    expect(auths[6]).not.toBe(`Bearer ${SECRET}`);
+    expect(idem[7]).toMatch(/^ps_/);
+    expect(idem[8]).toBeUndefined();
+    expect(records.map((r) => r.sent.auth)).toEqual(['ok', 'missing', 'malformed', 'basic', 'basic-raw', 'bad-prefix', 'unknown-key', 'ok', 'ok']);
+    expect(records[7].sent.badInput?.case).toBe('not-json');
+    expect(records[8].sent.idemVariant).toBe('missing');
     expect(records[0].rate).toBeNull();
     expect(records[0].error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key', request_id: 'req_1', missing: [] });
     expect(JSON.stringify(records)).not.toContain(SECRET);
+  });
+
+  it('a target that echoes a probe\'s throwaway key is caught as a leak (SEC-2)', async () => {
+    const s = await stubbed((req, res) => {
+      const sent = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+      sendJson(res, 401, { error: { type: 'authentication_error', code: 'invalid_api_key', message: `unknown key ${sent}`, param: null, decline_code: null, doc_url: null, request_id: 'req_2' } }, {});
+    });
+    const { c, records } = factory(s.url);
+    await c.raw({ method: 'GET', path: '/v1/payments', auth: 'unknown-key' });
+    await c.raw({ method: 'GET', path: '/v1/payments', auth: 'bad-prefix' });
+    await settle();
+    expect(records[0].leaks).toEqual([expect.stringContaining('probe key (unknown)')]);
+    expect(records[1].leaks).toEqual([expect.stringContaining('probe key (bad prefix)')]);
+    // The echoed throwaway key is redacted from the evidence too.
+    expect(records[0].bodySnippet).not.toMatch(/svc_test_sk_[0-9a-f]{24}/);
   });
 });
 

@@ -44,7 +44,7 @@ for (const presentation of ['B', 'A'] as Presentation[]) {
 
     it('auth-and-input: every 401 variant on every operation, without rate headers', () => {
       const xs = of('auth-and-input');
-      for (const variant of ['missing', 'malformed', 'basic', 'bad-prefix', 'unknown-key']) {
+      for (const variant of ['missing', 'malformed', 'basic', 'basic-raw', 'bad-prefix', 'unknown-key']) {
         const g = inGroup(xs, `auth-${variant}`);
         expect(g.length, variant).toBeGreaterThanOrEqual(5);
         for (const x of g) {
