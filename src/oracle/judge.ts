@@ -6,7 +6,7 @@ import { OPERATIONS, type EndRecord, type HistoryRecord, type InvariantResult, t
 import { createContext } from './context.ts';
 import { DriverLinks } from './lib/driver-links.ts';
 import { INVARIANTS } from './invariants/index.ts';
-import type { Invariant, InvariantCheck, OracleContext } from './types.ts';
+import type { Invariant, InvariantCheck, OracleContext, RecordTrait } from './types.ts';
 
 export interface JudgeOptions {
   /** Invariant ids to run (default: all). */
@@ -31,6 +31,17 @@ interface Slot {
 
 const STATUS_ORDER: Record<InvariantResult['status'], number> = { fail: 0, error: 1, 'not-exercised': 2, pass: 3 };
 
+const TRAIT_BITS: Record<RecordTrait, number> = { errors: 1, payments: 2, 'auth-probes': 4, 'idem-probes': 8 };
+
+/** The traits a record has, as bits of TRAIT_BITS (computed once, so checks that want a trait are not called for the rest). */
+function traitsOf(rec: HistoryRecord): number {
+  if (rec.kind === 'exchange') {
+    const auth = rec.sent.auth;
+    return (rec.status >= 400 ? 1 : 0) | (rec.payment ? 2 : 0) | (auth !== undefined && auth !== 'ok' ? 4 : 0) | (rec.sent.idemVariant !== undefined ? 8 : 0);
+  }
+  return rec.kind === 'webhook' && rec.payment ? 2 : 0;
+}
+
 function stackOf(e: unknown): string {
   return e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e);
 }
@@ -46,8 +57,7 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
   let slots: Slot[] = [];
   /**
    * Who gets which record, worked out once: per record kind, and for exchanges per operation;
-   * each list in four variants by the answer (error or not, payment or not), index
-   * `(status >= 400 ? 1 : 0) + (payment ? 2 : 0)`.
+   * each list in sixteen variants by the record's traits (see `traitsOf`).
    */
   let byKind: Record<Exclude<HistoryRecord['kind'], 'exchange'>, Slot[][]> = { run: [], webhook: [], fault: [], end: [] };
   let byOp = new Map<string, Slot[][]>();
@@ -56,8 +66,7 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
   const dispatch = () => {
     const live = slots.filter((s) => s.error === null && s.check?.onRecord);
     const wants = (s: Slot, kind: HistoryRecord['kind']) => !s.check!.kinds || s.check!.kinds.includes(kind);
-    const variants = (list: Slot[]) =>
-      [0, 1, 2, 3].map((v) => list.filter((s) => s.check!.answers === undefined || (s.check!.answers === 'errors' ? (v & 1) === 1 : (v & 2) === 2)));
+    const variants = (list: Slot[]) => Array.from({ length: 16 }, (_, v) => list.filter((s) => s.check!.answers === undefined || (v & TRAIT_BITS[s.check!.answers]) !== 0));
     byKind = { run: variants(live.filter((s) => wants(s, 'run'))), webhook: variants(live.filter((s) => wants(s, 'webhook'))), fault: variants(live.filter((s) => wants(s, 'fault'))), end: variants(live.filter((s) => wants(s, 'end'))) };
     byOp = new Map(OPERATIONS.map((op) => [op, variants(live.filter((s) => wants(s, 'exchange') && (!s.check!.ops || s.check!.ops.includes(op))))]));
     anyOp = variants(live.filter((s) => wants(s, 'exchange') && !s.check!.ops));
@@ -94,10 +103,7 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
       }
     }
     let dropped = false;
-    let wanting: Slot[];
-    if (rec.kind === 'exchange') wanting = (byOp.get(rec.op) ?? anyOp)[(rec.status >= 400 ? 1 : 0) + (rec.payment ? 2 : 0)];
-    else if (rec.kind === 'webhook') wanting = byKind.webhook[rec.payment ? 2 : 0];
-    else wanting = byKind[rec.kind][0];
+    const wanting = rec.kind === 'exchange' ? (byOp.get(rec.op) ?? anyOp)[traitsOf(rec)] : byKind[rec.kind][traitsOf(rec)];
     for (let i = 0; i < wanting.length; i++) {
       const slot = wanting[i];
       try {

@@ -19,16 +19,20 @@ export interface InvariantOutcome {
   reason: string | null;
 }
 
+export type RecordTrait = 'errors' | 'payments' | 'auth-probes' | 'idem-probes';
+
 export interface InvariantCheck {
   /** Record kinds it wants (default: all); the judge calls onRecord only for those. */
   kinds?: readonly HistoryRecord['kind'][];
   /** Of exchange records, only these operations (default: all). */
   ops?: readonly Operation[];
   /**
-   * Only records with this kind of answer: `errors` = exchanges answered 400 or above,
-   * `payments` = exchanges and webhooks carrying a payment (default: all).
+   * Only records with this trait: `errors` = exchanges answered 400 or above, `payments` =
+   * exchanges and webhooks carrying a payment, `auth-probes` = requests sent with a wrong
+   * Authorization on purpose, `idem-probes` = POSTs with a missing or oversized
+   * Idempotency-Key on purpose (default: all records).
    */
-  answers?: 'errors' | 'payments';
+  answers?: RecordTrait;
   /** Called once per record, in file order (the run record first); absent when the check works from the ledger at the end. */
   onRecord?(rec: HistoryRecord): void;
   finish(): InvariantOutcome;

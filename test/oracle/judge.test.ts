@@ -78,7 +78,7 @@ describe('judge', () => {
       rules: ['ERR-1'],
       create() {
         const f = new Findings();
-        return { kinds: ['exchange'], ops: ['retrieve'], answers: 'errors', onRecord: (r) => void seen.push(r.seq), finish: () => f.outcome('x') };
+        return { kinds: ['exchange'], ops: ['retrieve'], answers: 'errors', onRecord: (r) => void seen.push((r as { seq: number }).seq), finish: () => f.outcome('x') };
       },
     };
     const recs = [

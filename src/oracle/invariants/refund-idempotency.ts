@@ -29,6 +29,7 @@ const invariant: Invariant = {
     const bySeq = new Map<number, Omit<PathRequest, 'req'>>();
     return {
       kinds: ['exchange'],
+      ops: ['refund', 'refund_create'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.idemKey === undefined || !rec.sent.paymentId) return;
         if (rec.op !== 'refund' && rec.op !== 'refund_create') return;

@@ -15,6 +15,7 @@ export function authProbeInvariant(def: { id: string; title: string; rules: stri
       const f = new Findings();
       return {
         kinds: ['exchange'],
+        answers: 'auth-probes',
         onRecord(rec) {
           if (rec.kind !== 'exchange' || !def.variants.includes(authVariant(rec))) return;
           // No answer at all says nothing about authentication.
