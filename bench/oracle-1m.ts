@@ -9,7 +9,7 @@
  * The history is consistent with the spec, so every invariant should pass or be
  * not-exercised: a failure printed here is a false fail (or a generator bug) to look at.
  */
-import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -302,6 +302,15 @@ async function write(file: string): Promise<number> {
   return n;
 }
 
+/** Nanoseconds this process spent waiting for a CPU (Linux; 0 elsewhere): the shared machine's contention. */
+function runQueueWaitNs(): number {
+  try {
+    return Number(readFileSync('/proc/self/schedstat', 'utf8').split(' ')[1]);
+  } catch {
+    return 0;
+  }
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'paystorm-bench-'));
 const file = join(dir, 'history.ndjson');
 try {
@@ -311,13 +320,15 @@ try {
   console.log(`wrote ${n.toLocaleString('en')} records (${(size / 1e6).toFixed(0)} MB) in ${((performance.now() - g0) / 1000).toFixed(1)} s`);
   const t0 = performance.now();
   const c0 = process.cpuUsage();
+  const w0 = runQueueWaitNs();
   const history = readHistory(file);
   const result = await judge(history);
   const secs = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(c0);
+  const waited = (runQueueWaitNs() - w0) / 1e9;
   const by = (s: string) => result.invariants.filter((i) => i.status === s).length;
   console.log(
-    `judged ${result.records.toLocaleString('en')} records with ${result.invariants.length} invariants in ${secs.toFixed(2)} s (${Math.round(result.records / secs).toLocaleString('en')} records/s; CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s), peak RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`,
+    `judged ${result.records.toLocaleString('en')} records with ${result.invariants.length} invariants in ${secs.toFixed(2)} s (${Math.round(result.records / secs).toLocaleString('en')} records/s; CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s, waited ${waited.toFixed(2)} s for a CPU), peak RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`,
   );
   console.log(`pass ${by('pass')}, fail ${by('fail')}, error ${by('error')}, not-exercised ${by('not-exercised')}`);
   for (const i of result.invariants.filter((x) => x.status === 'fail' || x.status === 'error')) console.log(`  ${i.status} ${i.id}: ${i.examples[0]?.message ?? i.error?.split('\n')[0]}`);
