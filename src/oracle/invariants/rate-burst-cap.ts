@@ -1,7 +1,7 @@
 import { LIMITS } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
-import { isCounted, limitOf, rowEvidence, sortBy, windowMsOf } from '../lib/rate.ts';
+import { isCounted, limitOf, orderBy, rowEvidence, windowMsOf } from '../lib/rate.ts';
 
 /**
  * RL-3. A fixed window lets bursts across a boundary reach about twice the limit,
@@ -23,7 +23,7 @@ const invariant: Invariant = {
           for (let i = 0; i < c.length; i++) if (isCounted(c, i)) rows.push(i);
           const limit = limitOf(c, rows, ctx);
           if (limit === undefined || rows.length <= limit) continue;
-          const sorted = sortBy(c, rows, 'tStart');
+          const sorted = Array.from(orderBy(c, 'tStart')).filter((i) => isCounted(c, i));
           const ts = c.col('tStart');
           const te = c.col('tEnd');
           let maxLatency = 0;

@@ -1,6 +1,6 @@
 import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
-import { groupByReset, isCounted, limitOf, rowEvidence, windowMsOf } from '../lib/rate.ts';
+import { groupByReset, isCounted, limitOf, rowEvidence, unplacedRows, windowMsOf } from '../lib/rate.ts';
 
 /**
  * RL-9. While one key is exhausted, another key's 429 must be explained by its
@@ -49,7 +49,7 @@ const invariant: Invariant = {
             const limit = limitOf(c, rows, ctx);
             if (limit === undefined) continue;
             let own = rows.filter((i) => isCounted(c, i)).length;
-            for (let i = 0; i < c.length; i++) {
+            for (const i of unplacedRows(c)) {
               if (status[i] === 0 && ctx.epochMs(te[i]) >= opened && ctx.epochMs(ts[i]) <= R * 1000) own++;
             }
             if (own >= limit) continue;

@@ -36,7 +36,7 @@ const invariant: Invariant = {
               else seen.set(rem[i], i);
             }
             // Sweep by start; fold in every request that ended before this one started.
-            const byStart = sortBy(c, counted, 'tStart');
+            const byStart = counted; // groups come in start order
             const byEnd = sortBy(c, counted, 'tEnd');
             let e = 0;
             let minRem = Infinity;

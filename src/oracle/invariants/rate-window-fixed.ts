@@ -1,6 +1,6 @@
 import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
-import { groupByReset, resetToleranceMs, rowEvidence, windowMsOf } from '../lib/rate.ts';
+import { groupByReset, resetToleranceMs, rowEvidence, unplacedRows, windowMsOf } from '../lib/rate.ts';
 
 /**
  * RL-2 and RL-6 (constant within a window). For one key, windows in the order of
@@ -23,9 +23,8 @@ const invariant: Invariant = {
         for (const [key, c] of ctx.ledger.rate) {
           const tStart = c.col('tStart');
           const tEnd = c.col('tEnd');
-          const status = c.col('status');
-          const reset = c.col('reset');
           const groups = [...groupByReset(c)].sort((a, b) => a[0] - b[0]);
+          const unplaced = unplacedRows(c);
           const span = groups.map(([R, rows]) => {
             let minStart = Infinity, minEnd = Infinity, maxStart = -Infinity, first = rows[0], last = rows[0];
             for (const i of rows) {
@@ -59,8 +58,7 @@ const invariant: Invariant = {
             // The earliest of our requests that could have opened it: sent after the previous window ended
             // (answers without a reset, or none, may have been counted in it too).
             let opener = g.minStart;
-            for (let i = 0; i < c.length; i++) {
-              if (!Number.isNaN(reset[i]) && status[i] !== 0) continue;
+            for (const i of unplaced) {
               if (ctx.epochMs(tEnd[i]) >= a.R * 1000 - tol && tStart[i] < opener) opener = tStart[i];
             }
             if (opener < keyStart) continue;

@@ -1,6 +1,6 @@
 import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
-import { resetToleranceMs, rowEvidence, sortBy } from '../lib/rate.ts';
+import { orderBy, resetToleranceMs, rowEvidence } from '../lib/rate.ts';
 
 /**
  * Slack on "a request sent after Retry-After elapsed". No rounding slack is due: Retry-After is
@@ -34,7 +34,7 @@ const invariant: Invariant = {
           const reset = c.col('reset');
           const ts = c.col('tStart');
           const te = c.col('tEnd');
-          const all = sortBy(c, Array.from({ length: c.length }, (_, i) => i), 'tStart');
+          const all = orderBy(c, 'tStart');
           for (let k = 0; k < all.length; k++) {
             const q = all[k];
             if (status[q] !== 429 || Number.isNaN(ra[q]) || Number.isNaN(reset[q])) continue;

@@ -18,18 +18,47 @@ export function resetToleranceMs(ctx: OracleContext): number {
   return 1000 + (ctx.run?.target.embedded ? 100 : 1000);
 }
 
-/** Row indices by X-RateLimit-Reset value: the server's own statement of which window counted each request. */
+const groupCache = new WeakMap<RateCols, { length: number; groups: Map<number, number[]> }>();
+const orderCache = new WeakMap<RateCols, Map<string, { length: number; order: Uint32Array }>>();
+
+/** Row indices sorted by a column (computed once per key and column). */
+export function orderBy(c: RateCols, col: RateColumn): Uint32Array {
+  let m = orderCache.get(c);
+  if (!m) orderCache.set(c, (m = new Map()));
+  const hit = m.get(col);
+  if (hit && hit.length === c.length) return hit.order;
+  const order = c.order(col);
+  m.set(col, { length: c.length, order });
+  return order;
+}
+
+/**
+ * Row indices by X-RateLimit-Reset value: the server's own statement of which window counted
+ * each request. Each group's rows are in start order. Computed once per key.
+ */
 export function groupByReset(c: RateCols): Map<number, number[]> {
+  const hit = groupCache.get(c);
+  if (hit && hit.length === c.length) return hit.groups;
   const reset = c.col('reset');
   const groups = new Map<number, number[]>();
-  for (let i = 0; i < c.length; i++) {
+  for (const i of orderBy(c, 'tStart')) {
     const r = reset[i];
     if (Number.isNaN(r)) continue;
     let g = groups.get(r);
     if (!g) groups.set(r, (g = []));
     g.push(i);
   }
+  groupCache.set(c, { length: c.length, groups });
   return groups;
+}
+
+/** Rows that may have been counted without saying in which window: no answer, or no reset header. */
+export function unplacedRows(c: RateCols): number[] {
+  const reset = c.col('reset');
+  const status = c.col('status');
+  const out: number[] = [];
+  for (let i = 0; i < c.length; i++) if (Number.isNaN(reset[i]) || status[i] === 0) out.push(i);
+  return out;
 }
 
 /** The limit in effect: the largest X-RateLimit-Limit among the rows, else what the run learned. */
