@@ -13,6 +13,8 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { judge, readHistory } from '../src/oracle/index.ts';
 import { HISTORY_VERSION, type CanonicalPayment, type ExchangeRecord, type HistoryRecord, type RunRecord } from '../src/spec/index.ts';
 
@@ -311,30 +313,52 @@ function runQueueWaitNs(): number {
   }
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'paystorm-bench-'));
-const file = join(dir, 'history.ndjson');
-try {
-  const g0 = performance.now();
-  const n = await write(file);
-  const size = statSync(file).size;
-  console.log(`wrote ${n.toLocaleString('en')} records (${(size / 1e6).toFixed(0)} MB) in ${((performance.now() - g0) / 1000).toFixed(1)} s`);
+/** Judges the file and prints one JSON line: what `paystorm check` does, in a process of its own. */
+async function judgeFile(file: string): Promise<void> {
   const t0 = performance.now();
   const c0 = process.cpuUsage();
   const w0 = runQueueWaitNs();
-  const history = readHistory(file);
-  const result = await judge(history);
+  const result = await judge(readHistory(file));
   const secs = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(c0);
-  const waited = (runQueueWaitNs() - w0) / 1e9;
   const by = (s: string) => result.invariants.filter((i) => i.status === s).length;
-  console.log(
-    `judged ${result.records.toLocaleString('en')} records with ${result.invariants.length} invariants in ${secs.toFixed(2)} s (${Math.round(result.records / secs).toLocaleString('en')} records/s; CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s, waited ${waited.toFixed(2)} s for a CPU), peak RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`,
-  );
-  console.log(`pass ${by('pass')}, fail ${by('fail')}, error ${by('error')}, not-exercised ${by('not-exercised')}`);
-  for (const i of result.invariants.filter((x) => x.status === 'fail' || x.status === 'error')) console.log(`  ${i.status} ${i.id}: ${i.examples[0]?.message ?? i.error?.split('\n')[0]}`);
-  console.log(secs < 20 ? 'bar (< 20 s): met' : 'bar (< 20 s): MISSED');
-  process.exitCode = secs < 20 ? 0 : 1;
-} finally {
-  if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true });
-  else console.log(file);
+  const bad = result.invariants.filter((x) => x.status === 'fail' || x.status === 'error').map((i) => `${i.status} ${i.id}: ${i.examples[0]?.message ?? i.error?.split('\n')[0]}`);
+  const out = {
+    records: result.records,
+    invariants: result.invariants.length,
+    secs,
+    cpu: (cpu.user + cpu.system) / 1e6,
+    waited: (runQueueWaitNs() - w0) / 1e9,
+    rssMb: process.memoryUsage().rss / 1e6,
+    counts: { pass: by('pass'), fail: by('fail'), error: by('error'), notExercised: by('not-exercised') },
+    bad,
+  };
+  process.stdout.write(JSON.stringify(out) + '\n');
+}
+
+if (process.argv[2] === '--judge') {
+  await judgeFile(process.argv[3]);
+} else {
+  const dir = mkdtempSync(join(tmpdir(), 'paystorm-bench-'));
+  const file = join(dir, 'history.ndjson');
+  try {
+    const g0 = performance.now();
+    const n = await write(file);
+    const size = statSync(file).size;
+    console.log(`wrote ${n.toLocaleString('en')} records (${(size / 1e6).toFixed(0)} MB) in ${((performance.now() - g0) / 1000).toFixed(1)} s`);
+    // Judged in a fresh process, as `paystorm check` would: the writer's heap is not the judge's.
+    const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--judge', file], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    if (child.status !== 0) throw new Error(`the judging process failed: ${child.stderr}`);
+    const r = JSON.parse(child.stdout.trim().split('\n').pop()!);
+    console.log(
+      `judged ${r.records.toLocaleString('en')} records with ${r.invariants} invariants in ${r.secs.toFixed(2)} s (${Math.round(r.records / r.secs).toLocaleString('en')} records/s; CPU ${r.cpu.toFixed(2)} s, waited ${r.waited.toFixed(2)} s for a CPU), peak RSS ${r.rssMb.toFixed(0)} MB`,
+    );
+    console.log(`pass ${r.counts.pass}, fail ${r.counts.fail}, error ${r.counts.error}, not-exercised ${r.counts.notExercised}`);
+    for (const line of r.bad) console.log(`  ${line}`);
+    console.log(r.secs < 20 ? 'bar (< 20 s): met' : 'bar (< 20 s): MISSED');
+    process.exitCode = r.secs < 20 ? 0 : 1;
+  } finally {
+    if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true });
+    else console.log(file);
+  }
 }
