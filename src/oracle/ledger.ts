@@ -19,7 +19,7 @@ import {
   type PaymentStatus,
   type RefundStatus,
 } from '../spec/index.ts';
-import { authVariant, createdObjectId, errorCode, is2xx, isApiCall, isCreate, isRefundRequest, scopeOf } from './lib/exchange.ts';
+import { authVariant, createdObjectId, errorCode, is2xx, isApiCall, scopeOf } from './lib/exchange.ts';
 import { Columns } from './lib/columns.ts';
 import { StatusSpans } from './lib/status-spans.ts';
 
@@ -201,8 +201,9 @@ export class Ledger {
     const scope = scopeOf(x);
     if (scope && x.idemKey !== undefined) this.addIdem(x, scope, x.idemKey);
     if (scope === 'refund_create' && x.sent.paymentId) this.addRefundRequest(x, x.sent.paymentId);
-    const creation = is2xx(x.status) && (isCreate(x) || isRefundRequest(x));
-    if (creation && isCreate(x) && x.payment) this.registerPayment(x, x.payment);
+    // Any scope is a payment create or a refund create.
+    const creation = scope !== undefined && x.status >= 200 && x.status < 300;
+    if (creation && scope !== 'refund_create' && x.payment) this.registerPayment(x, x.payment, scope);
     if (x.op === 'submit_hpp' && x.sent.paymentId) {
       const f = this.payments.get(x.sent.paymentId);
       if (f) {
@@ -282,15 +283,15 @@ export class Ledger {
     });
   }
 
-  private registerPayment(x: ExchangeRecord, p: CanonicalPayment): void {
-    if (this.payments.has(p.id) || createdObjectId(x) === undefined) return;
+  private registerPayment(x: ExchangeRecord, p: CanonicalPayment, scope: string): void {
+    if (this.payments.has(p.id)) return;
     const info = this.keys.get(x.key);
     this.payments.set(p.id, {
       id: p.id,
       key: x.key,
       merchant: info?.merchant,
       mode: info?.mode,
-      hosted: scopeOf(x) === 'hosted_create',
+      hosted: scope === 'hosted_create',
       seq: x.seq,
       tStart: x.tStart,
       tEnd: x.tEnd,
