@@ -42,6 +42,8 @@ export interface IdemRequest {
   requestId: string | undefined;
   /** Payment or refund id of a 2xx answer. */
   objectId: string | undefined;
+  /** Which refund path a refund request took (absent for other operations). */
+  refundPath?: 'payment' | 'refunds';
   attempt: number;
   merchantReference: unknown;
 }
@@ -258,6 +260,7 @@ export class Ledger {
       requestId: typeof rid === 'string' ? rid : undefined,
       objectId: createdObjectId(x),
       attempt: x.attempt ?? 0,
+      ...(x.op === 'refund' ? { refundPath: 'payment' as const } : x.op === 'refund_create' ? { refundPath: 'refunds' as const } : {}),
       merchantReference: x.sent.merchantReference,
     });
   }

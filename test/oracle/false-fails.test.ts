@@ -94,3 +94,31 @@ describe('SM-5 while the issuer\'s answer is still coming', () => {
     expect(r.examples[0].seqs).toContain(44);
   });
 });
+
+describe('one refund sent on both refund paths under one Idempotency-Key', () => {
+  const R1 = 're_00000000000000000000000000000001';
+  const R2 = 're_00000000000000000000000000000002';
+  const first = () => refundReq(P, { seq: 1, t: 0, idemKey: 'k-cross', sent: { amount: 300 }, r: { id: R1, amount: 300 } });
+  const other = (o: Parameters<typeof refundReq>[1]) => refundReq(P, { op: 'refund_create', seq: 2, t: 100, idemKey: 'k-cross', ...o, sent: { amount: 300, ...(o?.sent ?? {}) } });
+  const verdicts = async (recs: ReturnType<typeof refundReq>[]) => {
+    const out: Record<string, string> = {};
+    for (const id of ['idem-replay', 'idem-different-body', 'idem-in-flight', 'idem-single-object', 'refund-idempotency']) out[id] = (await judgeOne(id, recs)).status;
+    return out;
+  };
+  it('replayed, 409 (either code) or 404 on the other path: no violation', async () => {
+    for (const answer of [
+      { r: { id: R1, amount: 300 } },
+      { status: 409, error: err('idempotency_key_reused') },
+      { status: 409, error: err('idempotency_key_in_use') },
+      { status: 404, error: err('resource_missing') },
+    ]) {
+      resetSeq();
+      const v = await verdicts([first(), other(answer)]);
+      expect(Object.values(v).filter((s) => s === 'fail' || s === 'error'), JSON.stringify({ answer, v })).toEqual([]);
+    }
+  });
+  it('a second refund from the other path is still caught', async () => {
+    const v = await verdicts([first(), other({ r: { id: R2, amount: 300 } })]);
+    expect(v['refund-idempotency']).toBe('fail');
+  });
+});

@@ -44,8 +44,16 @@ export function inconclusive(r: IdemRequest): boolean {
 }
 
 const answer = (r: IdemRequest) => (r.status === 0 ? 'no answer' : `${r.status}${r.code ? ' ' + r.code : ''}${r.objectId ? ' ' + r.objectId : ''}`);
-const sameBody = (a: IdemRequest, b: IdemRequest) => a.digest !== undefined && b.digest !== undefined && a.digest === b.digest;
-const otherBody = (a: IdemRequest, b: IdemRequest) => a.digest !== undefined && b.digest !== undefined && a.digest !== b.digest;
+/**
+ * One refund sent on both refund paths under one key. The spec names both paths for the refund
+ * operation but shows neither body, and the two bodies differ literally (`payment_id`), so a
+ * conforming target may replay (one operation) or answer 409 (a different body), or 404 if it
+ * serves one path only. Such pairs are neither "same body" nor "different body" here; a second
+ * refund from them is still caught (IDEM-6, REF-7).
+ */
+const crossPath = (a: IdemRequest, b: IdemRequest) => a.refundPath !== undefined && b.refundPath !== undefined && a.refundPath !== b.refundPath;
+const sameBody = (a: IdemRequest, b: IdemRequest) => a.digest !== undefined && b.digest !== undefined && a.digest === b.digest && !crossPath(a, b);
+const otherBody = (a: IdemRequest, b: IdemRequest) => a.digest !== undefined && b.digest !== undefined && a.digest !== b.digest && !crossPath(a, b);
 
 /** The response the service keeps: the first 2xx to complete. */
 export function cachedResponse(reqs: readonly IdemRequest[]): IdemRequest | undefined {
@@ -105,7 +113,7 @@ export const checkInFlight: IdemCheck = (reqs, f) => {
     if (concurrent.length === 0 && !inUse) continue;
     f.check();
     if (concurrent.length > 0) {
-      const differentEarlier = reqs.some((a) => a !== b && a.tStart < b.tStart && otherBody(a, b));
+      const differentEarlier = reqs.some((a) => a !== b && a.tStart < b.tStart && (otherBody(a, b) || crossPath(a, b)));
       if (b.status === 409 && b.code !== IN_FLIGHT_409_CODE && b.code !== 'duplicate_request' && !differentEarlier && concurrent.some((a) => sameBody(a, b))) {
         f.violation(idemEvidence(`409 ${b.code} for a same-body request while another with its key was in flight (expected ${IN_FLIGHT_409_CODE})`, [concurrent[0], b]));
       }
@@ -114,7 +122,7 @@ export const checkInFlight: IdemCheck = (reqs, f) => {
     // Justified only by a request that may still have been running at the server (no answer yet),
     // or by an earlier different body (the error reference lists in_use for that case too).
     const maybeRunning = reqs.some((a) => a !== b && a.status === 0 && a.tStart < b.tStart);
-    const differentBody = reqs.some((a) => a !== b && a.tStart < b.tStart && otherBody(a, b) && (is2xx(a.status) || a.status === 0));
+    const differentBody = reqs.some((a) => a !== b && a.tStart < b.tStart && (otherBody(a, b) || crossPath(a, b)) && (is2xx(a.status) || a.status === 0));
     if (!maybeRunning && !differentBody) {
       const prev = reqs.filter((a) => a !== b && a.tEnd <= b.tStart).pop();
       f.violation(idemEvidence(`409 ${IN_FLIGHT_409_CODE} although no request with this key was in flight` + (prev ? ` (the previous one was answered ${answer(prev)} ${Math.round(b.tStart - prev.tEnd)} ms before)` : ''), prev ? [prev, b] : [b]));
