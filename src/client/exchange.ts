@@ -4,21 +4,14 @@
  * normalized payment / refund / list page, shape problems, leaks, and a
  * redacted evidence snippet where the record needs one.
  */
-import {
-  ERROR_BODY_FIELDS,
-  REFUND_ID_PREFIX,
-  HISTORY_VERSION,
-  normalizeList,
-  normalizePayment,
-  normalizeRefund,
-  detectPresentation,
-  validatePaymentShape,
-  type CanonicalPayment,
-  type ErrorInfo,
-  type ExchangeRecord,
-  type Operation,
-  type Sent,
-} from '../spec/index.ts';
+// Direct module imports (not the spec index): this file is bundled into the history worker, which
+// must not load the schema library with it.
+import { ERROR_BODY_FIELDS } from '../spec/errors.ts';
+import { REFUND_ID_PREFIX } from '../spec/refund.ts';
+import { HISTORY_VERSION } from '../spec/history-version.ts';
+import { normalizeList, normalizePayment, normalizeRefund, detectPresentation, validatePaymentShape, type CanonicalPayment } from '../spec/payment.ts';
+import type { ErrorInfo, ExchangeRecord, Sent } from '../spec/history.ts';
+import type { Operation } from '../spec/operations.ts';
 import type { LeakScanner } from './leaks.ts';
 import type { FailureKind, PickedHeaders, RawResponse } from './transport.ts';
 

@@ -4,7 +4,7 @@
  * it sent. The scanner knows the run's secrets (privately) and both finds them
  * in response bodies and redacts them from evidence snippets.
  */
-import { redactKeys } from '../spec/index.ts';
+import { redactKeys } from '../spec/keys.ts'; // not the index: bundled into the history worker
 
 /** Body fields that hold amounts in minor units (must be integers). */
 const AMOUNT_FIELDS = new Set(['amount', 'amount_refunded', 'amount_refundable', 'refunded_amount']);

@@ -50,7 +50,7 @@ let bundled: string | null = null;
  * process with esbuild into one CommonJS script, so the thread needs no
  * TypeScript loader (a loader costs a thread and an isolate of its own).
  */
-function workerSource(): string {
+export function workerSource(): string {
   if (bundled === null) {
     const out = buildSync({ entryPoints: [fileURLToPath(new URL('./history-worker.ts', import.meta.url))], bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent' });
     bundled = out.outputFiles[0].text;
@@ -90,7 +90,8 @@ export class HistoryWriter implements ExchangeOffload {
 
   constructor(opts: HistoryWriterOptions = {}) {
     this.path = opts.path ?? null;
-    this.highWater = opts.highWaterBytes ?? 8 * 1024 * 1024;
+    // Offload: a smaller queue, since every queued exchange lives twice (as sent, and as built on the worker).
+    this.highWater = opts.highWaterBytes ?? (opts.offload === true ? 2 : 8) * 1024 * 1024;
     if (opts.records) {
       const sink = opts.records;
       this.listeners.push((r) => sink.push(r));

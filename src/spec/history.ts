@@ -12,7 +12,9 @@ import { CARD_OUTCOMES } from './cards.ts';
 import { EVENT_TYPES } from './events.ts';
 import { PAYMENT_STATUSES, REFUND_STATUSES } from './statuses.ts';
 
-export const HISTORY_VERSION = 1 as const;
+import { HISTORY_VERSION } from './history-version.ts';
+
+export { HISTORY_VERSION };
 
 const canonicalRefund = z.object({
   id: z.string(),
