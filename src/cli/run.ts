@@ -29,7 +29,7 @@ import {
   type WebhookRecord,
 } from '../spec/index.ts';
 import { RunClock, HistoryWriter, MetricsAggregator, Progress, runScenarios, makeRunRecord, newRunId } from '../engine/index.ts';
-import { probeRateLimit, detectTargetPresentation, type KeySecret } from '../client/index.ts';
+import { probeRateLimit, detectTargetPresentation, carriesLivemodeTrue, type KeySecret } from '../client/index.ts';
 import { openChaosSession, groupSessions, type ChaosGroup, type ChaosSession } from '../chaos/index.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../webhooks/index.ts';
 import { writeReports, renderConsole } from '../report/index.ts';
@@ -182,7 +182,8 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
   const outDir = resolve(cfg.out ?? RUN_DEFAULTS.out);
   const runDir = join(outDir, runId);
   const clock = new RunClock();
-  const writer = new HistoryWriter({ path: join(runDir, 'history.ndjson') });
+  // Offload: records are built, serialized and written on a worker thread, off the load loop's thread.
+  const writer = new HistoryWriter({ path: join(runDir, 'history.ndjson'), offload: true });
   const gate = new RecordGate(writer);
   const cleanups: (() => Promise<void>)[] = [];
   const cleanup = async () => {
@@ -334,7 +335,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
     const testLabels = new Set(keyInfos.filter((k) => k.mode === 'test').map((k) => k.label));
     const unsubscribeSafety = writer.subscribe((r) => {
       if (r.kind !== 'exchange' || !testLabels.has(r.key) || safety.signal.aborted) return;
-      if (r.payment?.livemode === true || r.list?.livemodes.includes(true)) {
+      if (carriesLivemodeTrue(r)) {
         io.stderr.write(`paystorm: STOP: a response to test key ${r.key} carried livemode: true (${r.op}${r.sent.path ? ' ' + r.sent.path : ''}, history seq ${r.seq}). The run stops: a test key must never reach live data.\n`);
         safety.abort('livemode-on-test-key');
       }

@@ -250,9 +250,11 @@ class RecordView {
   readonly location?: string;
   readonly failure = null;
   readonly #result: Result;
+  readonly #body: string;
 
   constructor(result: Result, meta: ExchangeMeta, tEnd: number, raw: RawResponse, seq: number) {
     this.#result = result;
+    this.#body = raw.body;
     this.seq = seq;
     this.scenario = meta.scenario;
     if (meta.group !== undefined) this.group = meta.group;
@@ -301,6 +303,26 @@ class RecordView {
   toJSON(): ExchangeRecord {
     return this.#result.record;
   }
+  /** False when the raw body cannot hold a `livemode` of true (no record needs building to know). */
+  mayCarryLivemodeTrue(): boolean {
+    return LIVEMODE_TRUE.test(this.#body);
+  }
+}
+
+/**
+ * `"livemode": true` as it appears in JSON: a key of that name with the literal true. Inside a
+ * string value the quotes would be escaped, so text such as a description cannot match.
+ */
+const LIVEMODE_TRUE = /"livemode"\s*:\s*true/;
+
+/**
+ * Whether an exchange's response carried livemode true: on its payment, or on any payment of
+ * a list page. For a record built on the history worker (offload) the raw body is looked at
+ * first, so the check builds the record here only when the body names livemode true.
+ */
+export function carriesLivemodeTrue(r: ExchangeRecord): boolean {
+  if (r instanceof RecordView && !r.mayCarryLivemodeTrue()) return false;
+  return r.payment?.livemode === true || r.list?.livemodes.includes(true) === true;
 }
 
 /** Card details other than the number (TEST-2); the CVC only as its length. */
