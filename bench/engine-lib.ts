@@ -4,7 +4,7 @@
  * interleaved rounds and medians. Benchmarks print ratios; they are not tests.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -162,12 +162,27 @@ export function arg(name: string, fallback?: string): string {
 export const fmt = (x: number, digits = 2) => x.toFixed(digits);
 
 /** Responses per second between the 10% and 90% marks of a run of `n` (start-up and tail excluded, same for every contender). */
+const CLOCK_TICK_US = 1e6 / 100; // USER_HZ is 100 on Linux
+
+/** The main thread's CPU time (user + system) in µs, from /proc/self/task/<pid>/stat; NaN where there is no /proc. */
+export function mainThreadCpuUs(): number {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'latin1');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * CLOCK_TICK_US; // utime, stime (fields 14 and 15)
+  } catch {
+    return NaN;
+  }
+}
+
 export class SteadyRate {
   private count = 0;
   private t10 = 0;
   private t90 = 0;
   private cpu10: NodeJS.CpuUsage | null = null;
   private cpu90: NodeJS.CpuUsage | null = null;
+  private main10 = 0;
+  private main90 = 0;
   private readonly i10: number;
   private readonly i90: number;
   constructor(readonly n: number) {
@@ -179,9 +194,11 @@ export class SteadyRate {
     if (c === this.i10) {
       this.t10 = performance.now();
       this.cpu10 = process.cpuUsage();
+      this.main10 = mainThreadCpuUs();
     } else if (c === this.i90) {
       this.t90 = performance.now();
       this.cpu90 = process.cpuUsage(this.cpu10!);
+      this.main90 = mainThreadCpuUs();
     }
   }
   get responses(): number {
@@ -190,6 +207,15 @@ export class SteadyRate {
   /** CPU time (user + system, all threads of the process) per response in the steady window, µs: less noisy than rates on a shared machine. */
   cpuPerResponseUs(): number {
     return this.cpu90 ? (this.cpu90.user + this.cpu90.system) / (this.i90 - this.i10) : NaN;
+  }
+  /** The user and system parts of cpuPerResponseUs (system is mostly the socket syscalls, shared by every contender). */
+  cpuSplitUs(): { user: number; system: number } {
+    const n = this.i90 - this.i10;
+    return this.cpu90 ? { user: this.cpu90.user / n, system: this.cpu90.system / n } : { user: NaN, system: NaN };
+  }
+  /** CPU time of the main thread alone per response, µs (Linux; NaN elsewhere): what bounds a closed loop's rate. */
+  mainThreadPerResponseUs(): number {
+    return (this.main90 - this.main10) / (this.i90 - this.i10);
   }
   rps(): number {
     return ((this.i90 - this.i10) * 1000) / (this.t90 - this.t10);

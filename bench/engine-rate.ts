@@ -69,7 +69,7 @@ async function child(): Promise<void> {
   const rate = Number(arg('rate'));
   const seconds = Number(arg('seconds'));
   const dir = mkdtempSync(join(tmpdir(), 'paystorm-rate-'));
-  const writer = HistoryWriter.open(join(dir, 'history.ndjson'));
+  const writer = HistoryWriter.open(join(dir, 'history.ndjson'), { offload: arg('offload', '1') === '1' });
   const starts: number[] = [];
   const lags: number[] = [];
   const loop = monitorEventLoopDelay({ resolution: 1 });
@@ -127,7 +127,7 @@ async function main(): Promise<void> {
     for (let round = 1; round <= rounds; round++) {
       const base = await runChild<{ lagP99: number; runQueueWaitMs: number }>(SELF, ['--child', '--idle', '--rate', String(rate), '--seconds', String(seconds)]);
       idle.push(base);
-      const r = await runChild<RateResult>(SELF, ['--child', '--url', nginx.url, '--rate', String(rate), '--seconds', String(seconds)]);
+      const r = await runChild<RateResult>(SELF, ['--child', '--url', nginx.url, '--rate', String(rate), '--seconds', String(seconds), '--offload', arg('offload', '1')]);
       results.push(r);
       console.log(`round ${round}: idle schedule (no work, same rate): lag p99 ${fmt(base.lagP99, 2)} ms, waited for a CPU ${fmt(base.runQueueWaitMs, 0)} ms`);
       console.log(

@@ -25,6 +25,10 @@ interface ChildResult {
   rps: number;
   responses: number;
   cpuUs: number;
+  /** The system (kernel) part of cpuUs. */
+  sysUs: number;
+  /** The main thread's part of cpuUs. */
+  mainUs: number;
   historyBytes?: number;
 }
 
@@ -37,7 +41,7 @@ async function autocannonRun(url: string, connections: number, n: number): Promi
     );
     inst.on('response', () => rate.tick());
   });
-  return { contender: 'autocannon', rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs() };
+  return { contender: 'autocannon', rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs(), sysUs: rate.cpuSplitUs().system, mainUs: rate.mainThreadPerResponseUs() };
 }
 
 async function undiciRequestRun(url: string, connections: number, n: number): Promise<ChildResult> {
@@ -53,7 +57,7 @@ async function undiciRequestRun(url: string, connections: number, n: number): Pr
   };
   await Promise.all(Array.from({ length: connections }, loop));
   await pool.close();
-  return { contender: 'undici-request', rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs() };
+  return { contender: 'undici-request', rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs(), sysUs: rate.cpuSplitUs().system, mainUs: rate.mainThreadPerResponseUs() };
 }
 
 /** The transport paystorm uses, with no record at all: the floor of the undici path. */
@@ -74,13 +78,13 @@ async function undiciDispatchRun(url: string, connections: number, n: number): P
   };
   await Promise.all(Array.from({ length: connections }, loop));
   await t.close();
-  return { contender: 'undici-dispatch', rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs() };
+  return { contender: 'undici-dispatch', rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs(), sysUs: rate.cpuSplitUs().system, mainUs: rate.mainThreadPerResponseUs() };
 }
 
 async function paystormRun(url: string, connections: number, n: number): Promise<ChildResult> {
   const dir = mkdtempSync(join(tmpdir(), 'paystorm-bench-'));
   const path = join(dir, 'history.ndjson');
-  const writer = HistoryWriter.open(path, { offload: arg('offload', '0') === '1' });
+  const writer = HistoryWriter.open(path, { offload: arg('offload', '1') === '1' });
   const rate = new SteadyRate(n);
   writer.subscribe((r) => {
     if (r.kind === 'exchange') rate.tick();
@@ -114,7 +118,7 @@ async function paystormRun(url: string, connections: number, n: number): Promise
   const historyBytes = statSync(path).size;
   rmSync(dir, { recursive: true, force: true });
   if (outcome.requests !== n) throw new Error(`paystorm sent ${outcome.requests}, expected ${n}`);
-  return { contender: 'paystorm', rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs(), historyBytes };
+  return { contender: 'paystorm', rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs(), sysUs: rate.cpuSplitUs().system, mainUs: rate.mainThreadPerResponseUs(), historyBytes };
 }
 
 async function child(): Promise<void> {
@@ -146,11 +150,11 @@ async function main(): Promise<void> {
       // Alternate the order each round so neither contender always runs first.
       const order = round % 2 ? contenders : [...contenders].reverse();
       for (const c of order) {
-        const r = await runChild<ChildResult>(SELF, ['--child', '--contender', c, '--url', nginx.url, '--connections', String(connections), '--requests', String(n), '--offload', arg('offload', '0')]);
+        const r = await runChild<ChildResult>(SELF, ['--child', '--contender', c, '--url', nginx.url, '--connections', String(connections), '--requests', String(n), '--offload', arg('offload', '1')]);
         rps[c] = r.rps;
         (results[c] ??= []).push(r.rps);
         (cpu[c] ??= []).push(r.cpuUs);
-        line.push(`${c} ${Math.round(r.rps)}/s ${fmt(r.cpuUs, 1)} µs cpu/req${r.historyBytes ? ` (history ${(r.historyBytes / 1e6).toFixed(0)} MB)` : ''}`);
+        line.push(`${c} ${Math.round(r.rps)}/s ${fmt(r.cpuUs, 1)} µs cpu/req (${fmt(r.sysUs, 1)} sys, ${fmt(r.mainUs, 1)} main thread)${r.historyBytes ? ` (history ${(r.historyBytes / 1e6).toFixed(0)} MB)` : ''}`);
       }
       for (const c of contenders) if (c !== 'autocannon' && rps.autocannon) (ratios[c] ??= []).push(rps[c] / rps.autocannon);
       console.log(`round ${round}: ${line.join(', ')}`);
