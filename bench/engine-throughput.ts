@@ -19,7 +19,7 @@ import { parseKeyArg } from '../src/spec/index.ts';
 import { BENCH_KEY, PAY_ID, SteadyRate, arg, fmt, median, runChild, startNginx } from './engine-lib.ts';
 
 const SELF = fileURLToPath(import.meta.url);
-type Contender = 'autocannon' | 'paystorm' | 'undici-request' | 'undici-dispatch';
+type Contender = 'autocannon' | 'paystorm' | 'paystorm-main-thread' | 'undici-request' | 'undici-dispatch';
 interface ChildResult {
   contender: Contender;
   rps: number;
@@ -81,10 +81,10 @@ async function undiciDispatchRun(url: string, connections: number, n: number): P
   return { contender: 'undici-dispatch', rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs(), sysUs: rate.cpuSplitUs().system, mainUs: rate.mainThreadPerResponseUs() };
 }
 
-async function paystormRun(url: string, connections: number, n: number): Promise<ChildResult> {
+async function paystormRun(url: string, connections: number, n: number, offload = arg('offload', '1') === '1'): Promise<ChildResult> {
   const dir = mkdtempSync(join(tmpdir(), 'paystorm-bench-'));
   const path = join(dir, 'history.ndjson');
-  const writer = HistoryWriter.open(path, { offload: arg('offload', '1') === '1' });
+  const writer = HistoryWriter.open(path, { offload });
   const rate = new SteadyRate(n);
   writer.subscribe((r) => {
     if (r.kind === 'exchange') rate.tick();
@@ -118,7 +118,7 @@ async function paystormRun(url: string, connections: number, n: number): Promise
   const historyBytes = statSync(path).size;
   rmSync(dir, { recursive: true, force: true });
   if (outcome.requests !== n) throw new Error(`paystorm sent ${outcome.requests}, expected ${n}`);
-  return { contender: 'paystorm', rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs(), sysUs: rate.cpuSplitUs().system, mainUs: rate.mainThreadPerResponseUs(), historyBytes };
+  return { contender: offload ? 'paystorm' : 'paystorm-main-thread', rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs(), sysUs: rate.cpuSplitUs().system, mainUs: rate.mainThreadPerResponseUs(), historyBytes };
 }
 
 async function child(): Promise<void> {
@@ -127,7 +127,7 @@ async function child(): Promise<void> {
   const connections = Number(arg('connections'));
   const n = Number(arg('requests'));
   const warm = Math.max(connections, Math.floor(n / 10));
-  const fn = { autocannon: autocannonRun, paystorm: paystormRun, 'undici-request': undiciRequestRun, 'undici-dispatch': undiciDispatchRun }[contender];
+  const fn = { autocannon: autocannonRun, paystorm: paystormRun, 'paystorm-main-thread': (u: string, c: number, k: number) => paystormRun(u, c, k, false), 'undici-request': undiciRequestRun, 'undici-dispatch': undiciDispatchRun }[contender];
   await fn(url, connections, warm); // JIT warm-up, same share for every contender
   const r = await fn(url, connections, n);
   process.stdout.write(JSON.stringify(r) + '\n');
