@@ -156,6 +156,11 @@ describe('runs against the embedded target', () => {
     expect(summary.complete).toBe(false);
     expect(summary.exitCode).toBe(130);
     expect(summary.metrics.requests).toBeGreaterThan(0);
+    // Every exchange counted live reached the file (the history worker flushes on the way out).
+    const lines = readFileSync(join(dir, 'latest', 'history.ndjson'), 'utf8').trimEnd().split('\n');
+    const exchanges = lines.filter((l) => l.startsWith('{"v":1,"kind":"exchange"'));
+    expect(exchanges.length).toBe(summary.metrics.requests);
+    expect(JSON.parse(lines[lines.length - 1]).kind).toBe('end');
   });
 
   it('scenarios lists each scenario with its rules', async () => {
