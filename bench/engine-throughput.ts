@@ -1,11 +1,13 @@
 /**
  * Throughput: paystorm's closed-model engine, recording the full history to a
  * file (and metrics), against autocannon at the same connection count, no
- * pipelining, on a one-worker nginx returning a fixed JSON payment. undici's
- * plain request() loop is shown for reference. Contenders run interleaved, each
- * in a fresh process, and the median ratio is printed.
+ * pipelining, on a one-worker nginx returning a fixed JSON payment. Beside them
+ * by default: paystorm with the main-thread history writer, and paystorm's
+ * transport with no record at all (the undici floor); undici's plain request()
+ * loop on request (`--contenders`). Contenders run interleaved, each in a fresh
+ * process, and the median ratio is printed.
  *
- *   node --import tsx bench/engine-throughput.ts [--rounds 5] [--requests 200000] [--connections 10]
+ *   node --import tsx bench/engine-throughput.ts [--rounds 5] [--requests 100000] [--connections 10] [--offload 1]
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -135,9 +137,9 @@ async function child(): Promise<void> {
 
 async function main(): Promise<void> {
   const rounds = Number(arg('rounds', '5'));
-  const n = Number(arg('requests', '200000'));
+  const n = Number(arg('requests', '100000'));
   const connections = Number(arg('connections', '10'));
-  const contenders = (arg('contenders', 'autocannon,paystorm,undici-request').split(',') as Contender[]);
+  const contenders = (arg('contenders', 'autocannon,paystorm,paystorm-main-thread,undici-dispatch').split(',') as Contender[]);
   const nginx = await startNginx();
   const results: Record<string, number[]> = {};
   const cpu: Record<string, number[]> = {};
