@@ -370,6 +370,8 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
       ...(cfg.rate !== undefined ? { rate: cfg.rate } : {}),
       ...(chaos ? { chaos, extraFaults } : {}),
       log: (m) => progress.log(m),
+      // Deliveries after the traffic are not the run's: the receiver closes before the end record.
+      ...(receiver ? { beforeEnd: () => receiver!.close() } : {}),
     });
     for (const e of outcome.scenarioErrors) io.stderr.write(`paystorm: scenario ${e.scenario} failed: ${e.message}\n`);
   } catch (e) {

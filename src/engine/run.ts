@@ -75,6 +75,11 @@ export interface RunScenariosOptions {
   extraFaults?: readonly FaultStep[];
   /** Mid-run report snapshot, handed to scenarios as ctx.snapshot. */
   snapshot?: (label: string) => Promise<void>;
+  /**
+   * Stops whatever else writes records (the webhook receiver) once the traffic is over, so the
+   * end record is the file's last line (history format v1). A failure is logged, never lost.
+   */
+  beforeEnd?: () => Promise<void>;
 }
 
 /** What the engine needs of a chaos session: run a schedule on the clock until it ends or the signal aborts. */
@@ -304,6 +309,7 @@ export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> 
   clearTimeout(durationCap);
   o.signal?.removeEventListener('abort', onExternalAbort);
   await factory.close();
+  if (o.beforeEnd) await o.beforeEnd().catch((err: unknown) => log(`stopping record sources before the end record failed: ${(err as Error)?.message ?? String(err)}`));
   const stopped = signal.aborted ? budget.stopReason : '';
   const complete = !stopped && scenarioErrors.length === 0;
   const reason = stopped || (scenarioErrors.length > 0 ? `scenario-error: ${scenarioErrors.map((e) => e.scenario).join(', ')}` : 'done');

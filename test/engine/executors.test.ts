@@ -408,3 +408,42 @@ describe('scenario context', () => {
     expect(end.complete).toBe(false);
   });
 });
+
+describe('the end record', () => {
+  it('is the last line: record sources (a webhook receiver) are stopped before it is written', async () => {
+    stub = await okStub();
+    const records: HistoryRecord[] = [];
+    const writer = HistoryWriter.memory(records);
+    // A source that keeps writing webhook-like records until stopped, as a receiver does.
+    let stopped = false;
+    let beforeEndCalledAfterTraffic = false;
+    const source = setInterval(() => {
+      if (!stopped) writer.write({ v: 1, kind: 'fault', proxy: 'p', link: 'upstream', toxic: { name: 't', type: 'latency', stream: 'downstream', toxicity: 1, attributes: {} }, tStart: 0, tEnd: 1, wallStart: 0 } as unknown as HistoryRecord);
+    }, 1);
+    try {
+      await runScenarios({
+        scenarios: [scenario('traffic', async (ctx) => void (await ctx.client(ctx.keys[0]).retrieve(PAY_ID)))],
+        target: { url: stub.url, embedded: false, presentation: 'B', rateLimit: null },
+        keys: KEYS,
+        cards: {},
+        clock: new RunClock(),
+        writer,
+        caps: { maxRequests: 100, maxDurationMs: 10_000 },
+        seed: 1,
+        timeScale: 1,
+        log: () => {},
+        beforeEnd: async () => {
+          beforeEndCalledAfterTraffic = records.some((r) => r.kind === 'exchange');
+          await new Promise((r) => setTimeout(r, 20)); // sources go on writing meanwhile
+          stopped = true;
+        },
+      });
+      await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      clearInterval(source);
+    }
+    expect(beforeEndCalledAfterTraffic).toBe(true);
+    expect(records.filter((r) => r.kind === 'fault').length).toBeGreaterThan(0);
+    expect(records[records.length - 1].kind).toBe('end');
+  });
+});
