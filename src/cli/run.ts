@@ -203,7 +203,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
       const { EMBEDDED_WEBHOOK_SECRET } = await import('./embedded.ts');
       const secret = webhookSecret ?? (embedded ? EMBEDDED_WEBHOOK_SECRET : undefined);
       if (!secret) throw new PaystormError('--webhook-secret: pass the endpoint\'s signing secret (whsec_...) with --webhook-port.', EXIT.usage, '--webhook-secret');
-      receiver = await startWebhookReceiver({
+      const receiverOpts = {
         host: embedded ? '127.0.0.1' : '0.0.0.0',
         port: cfg.webhookPort ?? 0,
         secret,
@@ -219,7 +219,17 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
         sink: gate.write,
         secretsToScan: parsedKeys.map((k) => k.secret),
         cardNumbersToScan: Object.values(cards).filter((x): x is string => !!x),
-      });
+      };
+      try {
+        receiver = await startWebhookReceiver(receiverOpts);
+      } catch (e) {
+        const code = (e as { code?: string }).code;
+        if (code === 'EADDRINUSE' || code === 'EACCES') {
+          const why = code === 'EADDRINUSE' ? 'is in use' : 'may not be opened by this user';
+          throw new PaystormError(`--webhook-port: port ${receiverOpts.port} ${why} on ${receiverOpts.host}; pass a free port (and point the target's webhook URL at it).`, EXIT.usage, '--webhook-port');
+        }
+        throw e;
+      }
       cleanups.push(() => receiver!.close());
     }
 

@@ -17,13 +17,34 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = join(root, 'bin/paystorm.js');
 const SECRET = 'whsec_remoteTargetTest000000000000';
 
-function freePort(): Promise<number> {
+function canListen(port: number): Promise<boolean> {
   return new Promise((res) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => res(p));
-    });
+    const s = createServer();
+    s.once('error', () => res(false));
+    s.listen(port, '0.0.0.0', () => s.close(() => res(true)));
   });
+}
+
+/**
+ * A port for --webhook-port. The target must be told it before paystorm's receiver starts, so
+ * port 0 cannot serve here. Ports the kernel hands out for port 0, and for outgoing connections,
+ * come from its ephemeral range: one picked there was taken by a parallel test's connection
+ * before the receiver bound it (EADDRINUSE on a clean-clone CI run). So pick below that range,
+ * at random, checked free on all interfaces as the receiver binds.
+ */
+async function receiverPort(): Promise<number> {
+  let low = 32768;
+  try {
+    low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low;
+  } catch {
+    // Not Linux: keep the usual lower bound.
+  }
+  const from = Math.max(1024, Math.min(20000, low - 5000));
+  for (let i = 0; i < 100; i++) {
+    const port = from + Math.floor(Math.random() * (low - from));
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port below the ephemeral range (${from}-${low - 1})`);
 }
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -49,7 +70,7 @@ const cardsFile = join(dir, 'cards.json');
 const keyArgs = DEFAULT_KEYS.filter((k) => k.key.includes('_test_') && k.direct_api).flatMap((k) => ['--key', `${k.merchant}:${k.key}`]);
 
 beforeAll(async () => {
-  webhookPort = await freePort();
+  webhookPort = await receiverPort();
   writeFileSync(cardsFile, JSON.stringify(DEFAULT_TEST_CARDS));
   serve = spawn(process.execPath, [bin, 'serve', '--port', '0', '--presentation', 'A', '--rate-limit', '150', '--window-ms', '3000', '--time-scale', '0.05', '--webhook-url', `http://127.0.0.1:${webhookPort}/hooks/test`, '--webhook-secret', SECRET, '--webhook-timeout-ms', '1000'], {
     cwd: root,
@@ -88,6 +109,19 @@ describe('paystorm run --target (a service it did not start)', () => {
     // Refund rules were judged, not skipped.
     const ref3 = summary.invariants.find((i: { rules: string[] }) => i.rules.includes('REF-3'));
     expect(ref3.status).toBe('pass');
+  });
+
+  it('a --webhook-port already in use is a usage error that names the option (exit 3)', async () => {
+    const holder = createServer();
+    await new Promise<void>((res) => holder.listen(0, '0.0.0.0', () => res()));
+    const taken = (holder.address() as { port: number }).port;
+    try {
+      const r = await run(['run', 'refunds', '--target', targetUrl, ...keyArgs, '--cards', cardsFile, '--webhook-port', String(taken), '--webhook-secret', SECRET, '--out', join(dir, 'out-port-taken'), '--seed', '5', '--window-ms', '3000']);
+      expect(r.code, r.stderr).toBe(3);
+      expect(r.stderr).toMatch(new RegExp(`--webhook-port: port ${taken} is in use`));
+    } finally {
+      await new Promise<void>((res) => holder.close(() => res()));
+    }
   });
 
   it('a wrong webhook secret is caught as a signature violation (WH-1)', async () => {
