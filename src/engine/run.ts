@@ -5,6 +5,7 @@
  * facts learned before the run (presentation, rate limit).
  */
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import {
   HISTORY_VERSION,
@@ -102,7 +103,11 @@ export class RunBudget implements RequestGate {
   stopReason = '';
   readonly controller = new AbortController();
 
-  constructor(readonly maxRequests: number) {}
+  constructor(readonly maxRequests: number) {
+    // Every virtual user's wait (a back-off, a poll interval) listens on this signal while it
+    // lasts, so more than 10 at once is normal, not a leak: no MaxListenersExceededWarning.
+    setMaxListeners(0, this.controller.signal);
+  }
 
   get signal(): AbortSignal {
     return this.controller.signal;

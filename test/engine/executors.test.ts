@@ -447,3 +447,25 @@ describe('the end record', () => {
     expect(records[records.length - 1].kind).toBe('end');
   });
 });
+
+describe('the run signal', () => {
+  it('takes a wait from every virtual user at once without a MaxListenersExceededWarning', async () => {
+    stub = await okStub();
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      await run(stub.url, [
+        scenario('sleepers', async (ctx) => {
+          await ctx.execute({ executor: 'per-vu-iterations', vus: 30, iterations: 1, maxDurationMs: 10_000 }, async () => {
+            await ctx.sleep(50);
+          });
+        }),
+      ]);
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+});
