@@ -56,15 +56,27 @@ async function variedTarget(): Promise<Stub> {
   });
 }
 
-async function record(url: string, offload: boolean): Promise<{ lines: HistoryRecord[]; live: boolean[] }> {
+async function record(url: string, offload: boolean): Promise<{ lines: HistoryRecord[]; live: boolean[]; parsedByCheck: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'paystorm-offload-'));
   dirs.push(dir);
   const path = join(dir, 'history.ndjson');
   const writer = HistoryWriter.open(path, { offload });
   expect(writer.offloading).toBe(offload);
   const live: boolean[] = [];
+  // How many bodies the live-mode check parsed (building a record parses its body).
+  let parsedByCheck = 0;
   writer.subscribe((r) => {
-    if (r.kind === 'exchange') live.push(carriesLivemodeTrue(r));
+    if (r.kind !== 'exchange') return;
+    const parse = JSON.parse;
+    JSON.parse = ((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+      parsedByCheck++;
+      return parse(text, reviver);
+    }) as typeof JSON.parse;
+    try {
+      live.push(carriesLivemodeTrue(r));
+    } finally {
+      JSON.parse = parse;
+    }
   });
   const f = new ClientFactory({ baseUrl: url, keys: KEYS, presentation: 'B', clock: new RunClock(), sink: (r) => writer.write(r), scenario: 'offload', timeoutMs: 5_000, ...(writer.offloading ? { offload: writer } : {}) });
   f.addCard(CARD);
@@ -82,7 +94,7 @@ async function record(url: string, offload: boolean): Promise<{ lines: HistoryRe
   await f.close();
   await writer.close();
   const lines = readFileSync(path, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as HistoryRecord);
-  return { lines, live };
+  return { lines, live, parsedByCheck };
 }
 
 /** Times and the Idempotency-Key differ from run to run; everything else must not. */
@@ -117,6 +129,9 @@ describe('history offload (records built on the worker thread)', () => {
     const expected = [false, true, false, false, false, true, false, false, true, true];
     expect(main.live).toEqual(expected);
     expect(worker.live).toEqual(expected);
+    // Offload: only the four bodies that name livemode true (two payments, two list pages) were
+    // built on the main thread; the escaped text in a description did not count.
+    expect(worker.parsedByCheck).toBe(4);
   });
 });
 
