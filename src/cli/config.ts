@@ -39,6 +39,8 @@ export const runConfigSchema = z
     rateLimit: z.number().int().positive().optional(),
     windowMs: z.number().int().min(1000).refine((v) => v % 1000 === 0, 'whole seconds (a multiple of 1000)').optional(),
     bugs: z.array(z.string()).optional(),
+    /** Embedded target only: a conforming variant of the reference service (src/target/variants.ts). */
+    variant: z.string().optional(),
     /** Fault schedule steps (see docs/chaos.md); validated by the chaos layer. */
     faults: z.array(z.any()).optional(),
   })

@@ -6,6 +6,7 @@
  */
 import { startProcessor, startReferenceService, DEFAULT_KEYS, DEFAULT_WEBHOOK_SECRET } from '../target/index.ts';
 import { scaledDelays } from '../target/options.ts';
+import type { VariantOptions } from '../target/variants.ts';
 import { startToxiproxyServer } from '../chaos/proxy/index.ts';
 import type { CardsFile, Presentation } from '../spec/index.ts';
 
@@ -26,6 +27,8 @@ export interface EmbeddedOptions {
   webhookTimeoutMs?: number;
   /** Use this Toxiproxy instead of starting the embedded one. */
   toxiproxyUrl?: string;
+  /** A conforming variant's service options (src/target/variants.ts), applied over the defaults. */
+  variant?: VariantOptions;
 }
 
 export interface EmbeddedStack {
@@ -86,6 +89,7 @@ export async function startEmbeddedStack(o: EmbeddedOptions): Promise<EmbeddedSt
       webhookSecret,
       async startService(upstreamListen: string) {
         const service = await startReferenceService({
+          ...(o.variant ?? {}),
           port: 0,
           host: '127.0.0.1',
           presentation: o.presentation,

@@ -41,6 +41,7 @@ import { embeddedChallengeTimeoutMs, embeddedWebhookPaths, startEmbeddedStack, t
 /** The embedded service's webhook endpoints live under this receiver path (`/webhooks/test`, `/webhooks/live`). */
 const EMBEDDED_WEBHOOK_BASE_PATH = '/webhooks';
 import { judgeHistory } from './judge-run.ts';
+import { variantByName, VARIANT_NAMES } from '../target/variants.ts';
 
 /** The embedded default run: a scaled window so the default suite takes about a minute. */
 export const EMBEDDED_DEFAULTS = Object.freeze({
@@ -150,9 +151,14 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
   const timeoutMs = cfg.requestTimeout !== undefined ? parseDuration(cfg.requestTimeout, '--request-timeout') : RUN_DEFAULTS.requestTimeoutMs;
   const timeScale = embedded ? (cfg.timeScale ?? EMBEDDED_DEFAULTS.timeScale) : 1;
   if (!embedded) {
-    for (const f of ['presentation', 'timeScale', 'rateLimit', 'bugs'] as const) {
+    for (const f of ['presentation', 'timeScale', 'rateLimit', 'bugs', 'variant'] as const) {
       if (cfg[f] !== undefined) throw new PaystormError(`--${f.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} only applies to the embedded target; drop it or drop --target.`, EXIT.usage);
     }
+  }
+  const variant = cfg.variant !== undefined ? variantByName(cfg.variant) : undefined;
+  if (cfg.variant !== undefined && !variant) throw new PaystormError(`--variant: unknown variant "${cfg.variant}". Known: ${VARIANT_NAMES.join(', ')}.`, EXIT.usage, '--variant');
+  if (variant?.options.presentation && cfg.presentation && cfg.presentation !== variant.options.presentation) {
+    throw new PaystormError(`--variant ${variant.name} serves presentation ${variant.options.presentation}; drop --presentation ${cfg.presentation}.`, EXIT.usage, '--presentation');
   }
   const cards: CardsFile = cfg.cards !== undefined ? loadCardsFile(cfg.cards) : embedded ? DEFAULT_TEST_CARDS : {};
   if (!embedded && cfg.cards === undefined) io.stderr.write('paystorm: no --cards file: card outcomes are not exercised (pass --cards FILE with the sandbox\'s test card numbers).\n');
@@ -235,12 +241,13 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
 
     if (embedded) {
       stack = await startEmbeddedStack({
-        presentation: cfg.presentation ?? EMBEDDED_DEFAULTS.presentation,
+        presentation: variant?.options.presentation ?? cfg.presentation ?? EMBEDDED_DEFAULTS.presentation,
         rateLimit: cfg.rateLimit ?? EMBEDDED_DEFAULTS.rateLimit,
         windowMs: cfg.windowMs ?? EMBEDDED_DEFAULTS.windowMs,
         timeScale,
         cards,
         bugs: cfg.bugs ?? [],
+        ...(variant ? { variant: variant.options } : {}),
         webhookUrl: receiver ? `${receiver.url}${EMBEDDED_WEBHOOK_BASE_PATH}` : null,
         webhookTimeoutMs: EMBEDDED_WEBHOOK_ACK_MS,
         ...(cfg.toxiproxy ? { toxiproxyUrl: cfg.toxiproxy } : {}),
@@ -291,7 +298,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
     }
     const presentation: Presentation =
       embedded
-        ? (cfg.presentation ?? EMBEDDED_DEFAULTS.presentation)
+        ? (variant?.options.presentation ?? cfg.presentation ?? EMBEDDED_DEFAULTS.presentation)
         : ((await detectTargetPresentation(targetUrl, firstTest.secret, cards.succeeds ? { probeCard: { number: cards.succeeds, exp_month: 12, exp_year: new Date().getUTCFullYear() + 3, cvc: '123', holder_name: 'Pay Storm' } } : {})) ?? 'B');
     // The spec fixes the window at 60 s; --window-ms declares another (a scaled staging or `paystorm serve --window-ms`).
     const windowMs = cfg.windowMs ?? (embedded ? EMBEDDED_DEFAULTS.windowMs : LIMITS.rateWindowMs);
@@ -335,7 +342,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
             }
           : null,
         cardOutcomes,
-        facts: { tool: 'paystorm', node: process.version, bugs: cfg.bugs ?? [], toxiproxy: toxiproxyUrl ?? null },
+        facts: { tool: 'paystorm', node: process.version, bugs: cfg.bugs ?? [], ...(variant ? { variant: variant.name } : {}), toxiproxy: toxiproxyUrl ?? null },
       }),
       ...(challengeTimeoutMs !== undefined ? { challengeTimeoutMs } : {}),
     });

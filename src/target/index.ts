@@ -14,6 +14,7 @@ export {
   type ServiceOptions,
   type WebhookEndpoint,
 } from './options.ts';
+export { VARIANTS, VARIANT_NAMES, variantByName, type ServiceVariant, type VariantOptions } from './variants.ts';
 export { BUGS, BUG_NAMES, isBugName, type BugInfo, type BugName } from './bugs.ts';
 export { keysFileSchema } from './auth.ts';
 export { parseWebhookUrlArg } from './webhook-arg.ts';

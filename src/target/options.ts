@@ -44,6 +44,8 @@ export interface ServiceOptions {
    * wait on an unreachable processor (load shedding); below it they answer 201 pending.
    */
   upstreamBacklogLimit: number;
+  /** The 409 code for "same key, different body": the spec names both (a conforming variant). */
+  differentBodyCode: 'idempotency_key_reused' | 'idempotency_key_in_use';
 }
 
 export const DEFAULT_WEBHOOK_SECRET = 'whsec_paystormReferenceService0000000000';
@@ -79,6 +81,7 @@ export const DEFAULT_OPTIONS: ServiceOptions = Object.freeze({
   cards: DEFAULT_TEST_CARDS,
   bugs: [],
   upstreamBacklogLimit: 10_000,
+  differentBodyCode: 'idempotency_key_reused',
 }) as ServiceOptions;
 
 /**

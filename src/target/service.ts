@@ -324,7 +324,7 @@ class ReferenceService {
     const verdict = this.idem.begin(storeKey, fingerprint);
     if (verdict.kind === 'replay') return this.respond(res, verdict, rh, { 'idempotent-replayed': 'true' });
     if (verdict.kind === 'different_body') {
-      return this.respond(res, this.errors.make(rid, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request body.', 'Idempotency-Key'), rh);
+      return this.respond(res, this.errors.make(rid, this.options.differentBodyCode, 'This Idempotency-Key was already used with a different request body.', 'Idempotency-Key'), rh);
     }
     if (verdict.kind === 'in_flight') {
       return this.respond(res, this.errors.make(rid, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still in flight; retry later.', 'Idempotency-Key'), rh);

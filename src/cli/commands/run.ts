@@ -34,6 +34,7 @@ export const runCommand: PaystormCommand = {
       .option('rate-limit', { type: 'number', describe: 'Embedded target: requests per window (default 120)' })
       .option('window-ms', { type: 'number', describe: 'Rate window in ms, whole seconds (embedded default 3000; with --target it declares the deployment\'s window, default the spec\'s 60000)' })
       .option('bugs', { type: 'string', describe: 'Embedded target: seeded bugs to switch on, comma-separated (see docs/reference-service.md)' })
+      .option('variant', { type: 'string', describe: 'Embedded target: a conforming variant of the reference service, one open choice of the spec taken another way (see docs/variant-matrix.md)' })
       .example('$0 run', 'The default suite against the embedded reference service')
       .example('$0 run mixed --target https://staging.example.com --key acme:svc_test_sk_... --cards cards.json --duration 5m', 'Mixed load against a staging deployment')
       .example('$0 run rate-limit --target https://staging.example.com --key svc_test_sk_... --key svc_test_sk_...', 'Probe the 500/min fixed window')
@@ -63,6 +64,7 @@ export const runCommand: PaystormCommand = {
       rateLimit: args.rateLimit,
       windowMs: args.windowMs,
       bugs: typeof args.bugs === 'string' ? args.bugs.split(',').map((s: string) => s.trim()).filter(Boolean) : undefined,
+      variant: args.variant,
       ...(args.cards !== undefined ? { cards: args.cards } : {}),
     };
     const cfg = resolveRunConfig(flags, args.config ? loadConfigFile(args.config) : null);
