@@ -62,6 +62,7 @@ export async function judgeHistory(historyPath: string, opts: JudgeRunOptions = 
     faults,
     exitCode: verdict.exitCode,
     verdict: verdict.verdict,
+    findings: judgement.findings,
   });
   return summary;
 }

@@ -2,7 +2,7 @@
  * Runs every invariant over one pass of the history. An invariant that throws
  * becomes `error` (with its stack) and stops receiving records; the others go on.
  */
-import { OPERATIONS, type EndRecord, type HistoryRecord, type InvariantResult, type RunRecord } from '../spec/index.ts';
+import { OPERATIONS, type EndRecord, type Finding, type HistoryRecord, type InvariantResult, type RunRecord } from '../spec/index.ts';
 import { createContext } from './context.ts';
 import { DriverLinks } from './lib/driver-links.ts';
 import { INVARIANTS } from './invariants/index.ts';
@@ -21,7 +21,11 @@ export interface Judgement {
   end: EndRecord | null;
   /** Records judged. */
   records: number;
+  /** Run facts the invariants reported, one per id, warnings first. */
+  findings: Finding[];
 }
+
+const LEVEL_ORDER: Record<Finding['level'], number> = { warning: 0, observation: 1, info: 2 };
 
 interface Slot {
   inv: Invariant;
@@ -124,6 +128,7 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
   }
   if (!ctx) start(undefined);
 
+  const findings = new Map<string, Finding>();
   const results: InvariantResult[] = slots.map(({ inv, check, error }) => {
     const base = { id: inv.id, title: inv.title, rules: [...inv.rules] };
     const err = error ?? (ledgerError ? `the oracle's ledger failed on this history, so no invariant can be trusted:\n${ledgerError}` : null);
@@ -132,11 +137,13 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
     }
     try {
       const o = check.finish();
+      for (const f of o.findings ?? []) if (!findings.has(f.id)) findings.set(f.id, f);
       return { ...base, status: o.status, violations: o.violations, examples: o.examples, reason: o.reason, error: null, checked: o.checked };
     } catch (e) {
       return { ...base, status: 'error', violations: 0, examples: [], reason: 'the check threw an exception', error: stackOf(e), checked: 0 };
     }
   });
   results.sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || a.id.localeCompare(b.id));
-  return { invariants: results, run, end, records: count };
+  const facts = [...findings.values()].sort((a, b) => LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || a.id.localeCompare(b.id));
+  return { invariants: results, run, end, records: count, findings: facts };
 }

@@ -1,5 +1,5 @@
 /** summary.json (schema v1, src/spec/summary.ts) from a judged run. */
-import { SUMMARY_VERSION, type EndRecord, type FaultRecord, type InvariantResult, type RunMetrics, type RunRecord, type Summary, type ThresholdResult } from '../spec/index.ts';
+import { SUMMARY_VERSION, type EndRecord, type FaultRecord, type Finding, type InvariantResult, type RunMetrics, type RunRecord, type Summary, type ThresholdResult } from '../spec/index.ts';
 
 export interface SummaryInput {
   run: RunRecord | null;
@@ -12,6 +12,8 @@ export interface SummaryInput {
   startedAt?: Date | number | string;
   exitCode: number;
   verdict: 'pass' | 'fail';
+  /** What the oracle learned about the run (judge's findings). */
+  findings?: readonly Finding[];
 }
 
 export function buildSummary(input: SummaryInput): Summary {
@@ -45,5 +47,6 @@ export function buildSummary(input: SummaryInput): Summary {
     })),
     metrics: (metrics ?? {}) as Record<string, unknown>,
     keys: (run?.keys ?? []).map((k) => ({ label: k.label, merchant: k.merchant, mode: k.mode })),
+    findings: [...(input.findings ?? [])],
   };
 }

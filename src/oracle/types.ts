@@ -3,7 +3,7 @@
  * rules.md ids it covers, a title, and a check that sees every history record
  * once (streaming) and then says pass, fail or not-exercised, with evidence.
  */
-import type { CardOutcome, Evidence, HistoryRecord, KeyInfo, Operation, Presentation, RunRecord } from '../spec/index.ts';
+import type { CardOutcome, Evidence, Finding, HistoryRecord, KeyInfo, Operation, Presentation, RunRecord } from '../spec/index.ts';
 import type { Ledger } from './ledger.ts';
 
 export type OutcomeStatus = 'pass' | 'fail' | 'not-exercised';
@@ -17,6 +17,8 @@ export interface InvariantOutcome {
   examples: Evidence[];
   /** Why it was not exercised, or a one-line summary. */
   reason: string | null;
+  /** Run facts learned on the way (observations, discovered choices of the service); never change the status. */
+  findings?: Finding[];
 }
 
 export type RecordTrait = 'errors' | 'payments' | 'auth-probes' | 'idem-probes';

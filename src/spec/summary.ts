@@ -46,6 +46,24 @@ export const thresholdResultSchema = z.object({
 });
 export type ThresholdResult = z.infer<typeof thresholdResultSchema>;
 
+/**
+ * A run-level fact the oracle learned, not a pass or fail of its own: which refund path the
+ * service serves, the server clock's offset, an answer the spec allows but that is lenient
+ * (an observation), a plain-language diagnosis such as an unreachable processor. Reports show
+ * them; the verdict never depends on them.
+ */
+export const FINDING_LEVELS = ['info', 'observation', 'warning'] as const;
+export const findingSchema = z.object({
+  /** Stable id, e.g. `refund-path`, `server-clock-offset`; several invariants may report one id (kept once). */
+  id: z.string(),
+  level: z.enum(FINDING_LEVELS),
+  /** One plain sentence. */
+  text: z.string(),
+  rules: z.array(z.string()).optional(),
+  evidence: evidenceSchema.optional(),
+});
+export type Finding = z.infer<typeof findingSchema>;
+
 export const summarySchema = z.object({
   version: z.literal(SUMMARY_VERSION),
   runId: z.string(),
@@ -64,5 +82,7 @@ export const summarySchema = z.object({
   ),
   metrics: z.record(z.string(), z.any()),
   keys: z.array(z.object({ label: z.string(), merchant: z.string(), mode: z.string() })),
+  /** What the oracle learned about the run (src/spec/summary.ts `findingSchema`), most severe first. */
+  findings: z.array(findingSchema).optional(),
 });
 export type Summary = z.infer<typeof summarySchema>;

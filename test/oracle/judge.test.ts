@@ -96,3 +96,20 @@ describe('judge', () => {
     await expect(judge([], { only: ['no-such-invariant'] })).rejects.toThrow(/no-such-invariant/);
   });
 });
+
+describe('judge findings', () => {
+  const reporting = (id: string, level: 'info' | 'warning', text: string): Invariant => ({
+    id,
+    title: id,
+    rules: ['AUTH-1'],
+    create: () => ({ finish: () => ({ ...new Findings().outcome('none'), findings: [{ id: 'shared-fact', level, text }] }) }),
+  });
+  it('keeps one finding per id (the first reported) and puts warnings first', async () => {
+    const warnOnce: Invariant = { id: 'w', title: 'w', rules: ['AUTH-1'], create: () => ({ finish: () => ({ ...new Findings().outcome('none'), findings: [{ id: 'z-warning', level: 'warning', text: 'trouble' }] }) }) };
+    const { findings } = await judge([runRec()], { invariants: [reporting('a', 'info', 'first'), reporting('b', 'info', 'second'), warnOnce] });
+    expect(findings.map((f) => [f.id, f.text])).toEqual([
+      ['z-warning', 'trouble'],
+      ['shared-fact', 'first'],
+    ]);
+  });
+});
