@@ -85,7 +85,7 @@ export async function startEmbeddedStack(o: EmbeddedOptions): Promise<EmbeddedSt
       processorUrl: processor.url,
       toxiproxyUrl,
       upstreamProxy: { name: 'upstream', listen: '127.0.0.1:0', upstream: new URL(processor.url).host },
-      keys: DEFAULT_KEYS,
+      keys: o.variant?.keys ?? DEFAULT_KEYS,
       webhookSecret,
       async startService(upstreamListen: string) {
         const service = await startReferenceService({

@@ -176,8 +176,10 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
   let directApi = new Map<string, boolean>();
   if (embedded && !(cfg.keys?.length)) {
     const { DEFAULT_KEYS } = await import('../target/index.ts');
-    parsedKeys = DEFAULT_KEYS.map((k) => parseKeyArg(`${k.merchant}:${k.key}`));
-    directApi = new Map(DEFAULT_KEYS.map((k) => [k.key, k.direct_api]));
+    // A variant may give the service other keys (one key-prefix form only).
+    const serviceKeys = variant?.options.keys ?? DEFAULT_KEYS;
+    parsedKeys = serviceKeys.map((k) => parseKeyArg(`${k.merchant}:${k.key}`));
+    directApi = new Map(serviceKeys.map((k) => [k.key, k.direct_api]));
   } else {
     if (!cfg.keys?.length) throw new PaystormError('--key: pass at least one test key for the target (--key [merchant:]svc_test_sk_...).', EXIT.usage, '--key');
     parsedKeys = resolveKeys(cfg.keys, cfg.allowLive ?? false);

@@ -305,22 +305,22 @@ export function bufferIo(signal?: AbortSignal): RunIo & { text: () => string } {
   return { stdout: sink(), stderr: sink(), ...(signal ? { signal } : {}), text: () => chunks.join('') };
 }
 
-function safeName(s: string): string {
+export function safeName(s: string): string {
   return s.replace(/[^A-Za-z0-9_.-]/g, '_');
 }
 
-function timestamp(d: Date): string {
+export function timestamp(d: Date): string {
   return d.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
 }
 
-interface Task {
+export interface Task {
   label: string;
   /** Bigger runs first. */
   weight: number;
   run: () => Promise<void>;
 }
 
-async function pool(tasks: Task[], jobs: number, signal?: AbortSignal): Promise<void> {
+export async function pool(tasks: Task[], jobs: number, signal?: AbortSignal): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < tasks.length && !signal?.aborted) {

@@ -5,7 +5,7 @@
  * oracle judges what the service did, not how the reference service happens to do it.
  * docs/variant-matrix.md carries the table and the last run's results.
  */
-import type { ServiceOptions } from './options.ts';
+import { DEFAULT_KEYS, type KeyConfig, type ServiceOptions } from './options.ts';
 
 /** The service options a variant may set (never bugs). */
 export type VariantOptions = Partial<Omit<ServiceOptions, 'bugs' | 'port' | 'host'>>;
@@ -17,11 +17,29 @@ export interface ServiceVariant {
   options: VariantOptions;
 }
 
+/**
+ * The default keys with every test key in one prefix form (the spec gives two: `api_test_sk_` and
+ * `svc_test_sk_`; live keys exist only as `svc_live_sk_`). Secrets stay unique by their suffix.
+ */
+function keysInTestForm(prefix: 'api_test_sk_' | 'svc_test_sk_'): KeyConfig[] {
+  const seen = new Set<string>();
+  const out: KeyConfig[] = [];
+  for (const k of DEFAULT_KEYS) {
+    const key = k.key.replace(/^(api|svc)_test_sk_/, prefix);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ ...k, key });
+  }
+  return out;
+}
+
 const variant = (name: string, choice: string, options: VariantOptions): ServiceVariant => ({ name, choice, options });
 
 export const VARIANTS: readonly ServiceVariant[] = Object.freeze([
   variant('presentation-a', 'Which Payment presentation a deployment returns: not shown (presentation A).', { presentation: 'A' }),
   variant('presentation-b', 'Which Payment presentation a deployment returns: not shown (presentation B).', { presentation: 'B' }),
+  variant('test-keys-api-prefix', 'Test key prefix form 1 (`api_test_sk_`) only: the spec gives two forms and a deployment may issue one.', { keys: keysInTestForm('api_test_sk_') }),
+  variant('test-keys-svc-prefix', 'Test key prefix form 2 (`svc_test_sk_`) only.', { keys: keysInTestForm('svc_test_sk_') }),
   variant(
     'reused-key-in-use',
     'Same key, different body: 409 idempotency_key_reused (idempotency description) or idempotency_key_in_use (error reference); this variant answers idempotency_key_in_use.',

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bugPresentation, familyOf, runSelftest, sampleBugs, scenariosForRule } from '../../src/cli/selftest.ts';
 import { BUGS } from '../../src/target/bugs.ts';
+import { runVariantMatrix } from '../../src/cli/variant-matrix.ts';
 import { SCENARIOS } from '../../scenarios/index.ts';
 
 const seed = process.env.PAYSTORM_SELFTEST_SEED ? Number(process.env.PAYSTORM_SELFTEST_SEED) : Math.floor(Math.random() * 2 ** 31);
@@ -48,5 +49,17 @@ describe(`selftest (seed ${seed}: ${sample.map((b) => b.name).join(', ')}; clean
 
     const md = readFileSync(matrix, 'utf8');
     for (const b of sample) expect(md).toContain(`| \`${b.name}\` | ${b.rule} | yes |`);
+  });
+});
+
+describe(`variant sample (seed ${seed})`, () => {
+  it('a conforming variant picked from the seed passes the default suite with zero failed invariants', { timeout: 240_000 }, async () => {
+    const out = mkdtempSync(join(tmpdir(), 'paystorm-variants-'));
+    const report = await runVariantMatrix({ sample: 1, seed, presentation, out, matrix: null });
+    const why = `seed ${seed} (rerun with PAYSTORM_SELFTEST_SEED=${seed}); reports in ${out}`;
+    expect(report.runs).toHaveLength(1);
+    const r = report.runs[0]!;
+    expect(r.passed, `variant ${r.variant} (${r.presentation}): exit ${r.exitCode}, failing ${r.failing.join(', ') || '-'}, not exercised ${r.notExercisedDeclared.join(', ') || '-'} ${r.error ?? ''}; ${why}`).toBe(true);
+    expect(report.exitCode).toBe(0);
   });
 });
