@@ -1,11 +1,61 @@
-/** Every paystorm command: each module registers one. */
+/**
+ * Every paystorm command, by name. A command's module (its flags and handler, and through
+ * them the whole pipeline) loads only when that command runs: `paystorm --help` lists
+ * the names and descriptions here without loading any (start time; see docs/build.md).
+ * test/cli/commands.test.ts checks each entry against its module.
+ */
 import type { PaystormCommand } from './types.ts';
-import { serveCommand } from './serve.ts';
-import { runCommand } from './run.ts';
-import { checkCommand } from './check.ts';
-import { reportCommand } from './report.ts';
-import { scenariosCommand } from './scenarios.ts';
-import { selftestCommand } from './selftest.ts';
-import { doctorCommand } from './doctor.ts';
 
-export const commands: PaystormCommand[] = [runCommand, serveCommand, scenariosCommand, checkCommand, reportCommand, doctorCommand, selftestCommand];
+export interface CommandEntry {
+  /** The first word on the command line. */
+  name: string;
+  /** The module's `command` and `describe`, for the top-level help. */
+  command: string;
+  describe: string;
+  load: () => Promise<PaystormCommand>;
+}
+
+export const commands: CommandEntry[] = [
+  {
+    name: 'run',
+    command: 'run [scenarios..]',
+    describe: 'Run scenarios against a target (default: the embedded reference service) and judge the history',
+    load: async () => (await import('./run.ts')).runCommand,
+  },
+  {
+    name: 'serve',
+    command: 'serve',
+    describe: 'Run the reference Card Payment Service (sandbox processor, webhooks, seeded bugs) until SIGINT/SIGTERM',
+    load: async () => (await import('./serve.ts')).serveCommand,
+  },
+  {
+    name: 'scenarios',
+    command: 'scenarios',
+    describe: 'List the scenarios, what each probes, and the rule ids it exercises',
+    load: async () => (await import('./scenarios.ts')).scenariosCommand,
+  },
+  {
+    name: 'check',
+    command: 'check <path>',
+    describe: 'Judge a saved run again (a run directory or its history.ndjson); rewrites its reports',
+    load: async () => (await import('./check.ts')).checkCommand,
+  },
+  {
+    name: 'report',
+    command: 'report <dir>',
+    describe: 'Re-render console, JSON, JUnit, Markdown and HTML reports of a saved run',
+    load: async () => (await import('./report.ts')).reportCommand,
+  },
+  {
+    name: 'doctor',
+    command: 'doctor',
+    describe: 'Check the wiring: target, keys and modes, Toxiproxy, webhook round-trip',
+    load: async () => (await import('./doctor.ts')).doctorCommand,
+  },
+  {
+    name: 'selftest',
+    command: 'selftest',
+    describe: 'Run the suite against the reference service once per seeded bug; check each is caught by an invariant citing its rule and the clean service passes',
+    load: async () => (await import('./selftest.ts')).selftestCommand,
+  },
+];
