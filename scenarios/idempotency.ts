@@ -1,7 +1,9 @@
 /**
  * idempotency: the Idempotency-Key rules, each probe in its own `group`.
  * - `idem-race-<n>`: N concurrent creates with one key and one body (Direct API, and a hosted
- *   round): one payment, the rest 409 `idempotency_key_in_use` or replays of it.
+ *   round): one payment, the rest 409 `idempotency_key_in_use` or replays of it. Each round's
+ *   body carries a nonce (description, metadata); `idem-race-walk` then walks the key's list past
+ *   the races, where a second payment carrying a nonce is a ghost double charge (IDEM-6).
  * - `idem-replay-<op>`: same key, same body: the same object again (payment, hosted, refund).
  * - `idem-diff-<op>`: same key, another body: 409.
  * - `idem-error-retry-<op>`: an error answer (400 for an amount below the minimum, sent as a marked
@@ -12,6 +14,7 @@
  * - `idem-missing-<op>` / `idem-oversized` / `idem-max`: no key (400 `parameter_missing`),
  *   256 characters (400), exactly 255 (accepted).
  */
+import { randomUUID } from 'node:crypto';
 import type { Api } from './lib/common.ts';
 import type { ExchangeResult, Scenario, ScenarioContext } from '../src/spec/scenario.ts';
 import type { PaymentInput } from '../src/spec/inputs.ts';
@@ -55,6 +58,40 @@ function raceSize(ctx: ScenarioContext): number {
   return Math.max(3, Math.min(10, Math.floor(rateLimitOf(ctx).limit * 0.1)));
 }
 
+/** Pages of the race walk, and how many at most (a busy key may hold many newer payments). */
+const WALK_PAGE = 100;
+const WALK_MAX_PAGES = 10;
+
+/**
+ * Walks the key's list by cursor from the newest payment until it is past the races: past every
+ * payment they were answered with and past their creation second (by the service's own clock,
+ * read from those answers, so a clock offset does not matter) with a second's margin, or to the
+ * end. A ghost made in a race was created in the same moments, so it is on the pages walked.
+ */
+async function walkPastRaces(ctx: ScenarioContext, a: Api, raced: readonly { id: string; created: number | null }[]): Promise<void> {
+  if (raced.length === 0) return;
+  const want = new Set(raced.map((r) => r.id));
+  const createdAt = raced.map((r) => r.created).filter((c): c is number => c !== null);
+  const oldest = createdAt.length ? Math.min(...createdAt) : null;
+  let cursor: string | undefined;
+  let pages = 0;
+  let seen = 0;
+  for (; pages < WALK_MAX_PAGES && !ctx.signal.aborted; pages++) {
+    const r = await a.list({ limit: WALK_PAGE, ...(cursor ? { starting_after: cursor } : {}) }, { group: 'idem-race-walk' });
+    const l = r.status === 200 ? r.record.list : null;
+    if (!l) break;
+    l.ids.forEach((id) => want.delete(id) && seen++);
+    const last = l.created[l.created.length - 1];
+    const pastRaces = want.size === 0 && (oldest === null || (last !== null && last !== undefined && last < oldest - 1));
+    if (!l.hasMore || l.ids.length === 0 || pastRaces) {
+      pages++;
+      break;
+    }
+    cursor = l.ids[l.ids.length - 1];
+  }
+  ctx.log(`idempotency: race walk: ${pages} page(s), ${seen} of ${raced.length} raced payment(s) listed`);
+}
+
 async function run(ctx: ScenarioContext): Promise<void> {
   const keys = loadKeys(ctx);
   if (keys.length === 0) return ctx.log('idempotency: no test key; skipping');
@@ -68,19 +105,27 @@ async function run(ctx: ScenarioContext): Promise<void> {
   };
 
   // Races: N concurrent same-key, same-body creates; the last round on the hosted operation.
+  // Each round's body carries a nonce (description and metadata) unique to that logical request,
+  // so a payment the service made without showing it to any caller (a ghost double charge) is
+  // recognisable in the key's list afterwards (idem-no-ghost-object, IDEM-6).
   const n = raceSize(ctx);
+  const raced: { id: string; created: number | null }[] = [];
   for (let round = 1; round <= 3 && !ctx.signal.aborted; round++) {
     await step(ctx, `race ${round}`, async () => {
-      const c = round === 3 ? { input: paymentInput(ctx, null), hosted: true } : creator(ctx);
+      const nonce = randomUUID();
+      const over = { description: `paystorm idempotency race-${round} ${nonce}`, metadata: { scenario: ctx.scenario, race: String(round), nonce } };
+      const c = round === 3 ? { input: paymentInput(ctx, null, over), hosted: true } : creator(ctx, over);
       const k = idemKey(ctx, `race-${round}`);
       await a.reserve(n);
       const rs = await Promise.all(Array.from({ length: n }, () => send(a, c, k, `idem-race-${round}`, false)));
       rs.forEach(note);
       const ids = new Set(rs.filter((r) => r.payment).map((r) => r.payment!.id));
+      for (const r of rs) if (r.payment && !raced.some((x) => x.id === r.payment!.id)) raced.push({ id: r.payment.id, created: r.payment.created });
       const conflicts = rs.filter((r) => r.status === 409).length;
       ctx.log(`idempotency: race ${round}: ${n} requests, ${ids.size} distinct payment(s), ${conflicts} 409`);
     });
   }
+  await step(ctx, 'race walk', () => walkPastRaces(ctx, a, raced));
 
   // Replay and different body, per operation.
   await step(ctx, 'replay and different body (payment)', async () => {

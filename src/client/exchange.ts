@@ -193,6 +193,7 @@ export function responseRecord(meta: ExchangeMeta, tEnd: number, res: RawRespons
         statuses: (o.data as unknown[]).map((d) => (d && typeof d === 'object' && typeof (d as Record<string, unknown>).status === 'string' ? ((d as Record<string, unknown>).status as string).toLowerCase() : '')),
         created: (o.data as unknown[]).map(createdOf),
         livemodes: (o.data as unknown[]).map((d) => (d && typeof d === 'object' && typeof (d as Record<string, unknown>).livemode === 'boolean' ? ((d as Record<string, unknown>).livemode as boolean) : null)),
+        descriptions: (o.data as unknown[]).map((d) => (d && typeof d === 'object' && typeof (d as Record<string, unknown>).description === 'string' ? ((d as Record<string, unknown>).description as string) : null)),
       };
       (o.data as unknown[]).forEach((d, i) => {
         if (detectPresentation(d)) for (const s of validatePaymentShape(d)) (problems ??= []).push(`data[${i}].${s}`);

@@ -231,6 +231,8 @@ export const exchangeRecordSchema = z.object({
       statuses: z.array(z.string()),
       created: z.array(z.number().nullable()),
       livemodes: z.array(z.boolean().nullable()),
+      /** Per item, its `description` (null when absent). Optional: older histories lack it. IDEM-6's ghost check reads the nonces it carries. */
+      descriptions: z.array(z.string().nullable()).optional(),
     })
     .nullable(),
   /** Shape problems of the body against its presentation (validatePaymentShape). */

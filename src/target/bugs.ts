@@ -28,6 +28,7 @@ export const BUGS = [
   bug('idem-no-length-limit', 'IDEM-2', 'Idempotency keys longer than 255 characters are accepted.'),
   bug('idem-body-ignored', 'IDEM-4', 'The stored request fingerprint is not compared: a different body under a used key replays the first response.'),
   bug('idem-no-inflight-lock', 'IDEM-6', 'No in-flight lock: concurrent requests with one key each create a payment (the last response wins the cache).'),
+  bug('idem-ghost-duplicate', 'IDEM-6', 'Under a same-key race every request creates a payment, but each caller is answered with the first one, so the answers look idempotent while lists show the duplicates (a ghost double charge).'),
   bug('idem-caches-errors', 'IDEM-7', 'Error responses are cached too, so a retry after a 4xx replays the error instead of executing again.'),
   bug('idem-global-scope', 'IDEM-8', 'The store is keyed by the Idempotency-Key value alone: another API key with the same value gets the first key\'s response.'),
   bug('idem-shared-operation-scope', 'IDEM-9', 'One scope for every POST: the same value on a create and a hosted create collides (409).'),

@@ -46,6 +46,12 @@ export interface ServiceOptions {
   upstreamBacklogLimit: number;
   /** The 409 code for "same key, different body": the spec names both (a conforming variant). */
   differentBodyCode: 'idempotency_key_reused' | 'idempotency_key_in_use';
+  /**
+   * The 3DS challenge time-out in real ms, replacing the scaled `challengeExpiryMs` (null: the
+   * scaled default). The spec does not give the duration: a few ms makes a challenge that expires
+   * before the first poll can see requires_action (the challenge-expires-fast variant).
+   */
+  challengeExpiryMs: number | null;
 }
 
 export const DEFAULT_WEBHOOK_SECRET = 'whsec_paystormReferenceService0000000000';
@@ -82,6 +88,7 @@ export const DEFAULT_OPTIONS: ServiceOptions = Object.freeze({
   bugs: [],
   upstreamBacklogLimit: 10_000,
   differentBodyCode: 'idempotency_key_reused',
+  challengeExpiryMs: null,
 }) as ServiceOptions;
 
 /**

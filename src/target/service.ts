@@ -88,6 +88,8 @@ class ReferenceService {
   private readonly lifecycle: Lifecycle;
   private readonly pages: SandboxPages;
   private readonly delays: Delays;
+  /** Seeded idem-ghost-duplicate bug only: the first request's pending answer per idempotency entry. */
+  private readonly ghostFirsts = new Map<string, Promise<ApiResult>>();
 
   constructor(
     private readonly options: ServiceOptions,
@@ -95,6 +97,7 @@ class ReferenceService {
     upstreamUrl: string,
   ) {
     this.delays = scaledDelays(options.timeScale);
+    if (options.challengeExpiryMs !== null && options.challengeExpiryMs !== undefined) this.delays.challengeExpiryMs = Math.max(1, options.challengeExpiryMs);
     this.keys = new KeyRing(options.keys, bugs['auth-accepts-basic']);
     this.limiter = new RateLimiter(options.rateLimit, options.windowMs, bugs);
     this.idem = new IdempotencyStore(bugs);
@@ -327,14 +330,24 @@ class ReferenceService {
       return this.respond(res, this.errors.make(rid, this.options.differentBodyCode, 'This Idempotency-Key was already used with a different request body.', 'Idempotency-Key'), rh);
     }
     if (verdict.kind === 'in_flight') {
+      const first = this.bugs['idem-ghost-duplicate'] ? this.ghostFirsts.get(storeKey) : undefined;
+      if (first) {
+        // Seeded IDEM-6 bug: create anyway, but answer with the first request's response.
+        await exec();
+        return this.respond(res, await first, rh, { 'idempotent-replayed': 'true' });
+      }
       return this.respond(res, this.errors.make(rid, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still in flight; retry later.', 'Idempotency-Key'), rh);
     }
     let result: ApiResult;
     try {
-      result = await exec();
+      const running = exec();
+      if (this.bugs['idem-ghost-duplicate']) this.ghostFirsts.set(storeKey, Promise.resolve(running));
+      result = await running;
     } catch (err) {
       this.idem.release(storeKey);
       throw err;
+    } finally {
+      if (this.bugs['idem-ghost-duplicate']) setTimeout(() => this.ghostFirsts.delete(storeKey), 1000).unref();
     }
     this.idem.finish(storeKey, fingerprint, result.status, result.body, result.contentType);
     this.respond(res, result, rh);

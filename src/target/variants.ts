@@ -45,6 +45,11 @@ export const VARIANTS: readonly ServiceVariant[] = Object.freeze([
     'Same key, different body: 409 idempotency_key_reused (idempotency description) or idempotency_key_in_use (error reference); this variant answers idempotency_key_in_use.',
     { differentBodyCode: 'idempotency_key_in_use' },
   ),
+  variant(
+    'challenge-expires-fast',
+    'The duration of the 3DS challenge time-out: not shown. This variant expires a challenge 1 ms after it opens, before a poll can see requires_action: only the expired end (reached only from requires_action) and payment.expired show it happened.',
+    { challengeExpiryMs: 1 },
+  ),
 ]);
 
 export const VARIANT_NAMES: readonly string[] = VARIANTS.map((v) => v.name);

@@ -164,8 +164,8 @@ export function retrieve(id: string, o: ExInput & { p?: Partial<CanonicalPayment
   return ex({ op: 'retrieve', payment: status === 200 ? pay({ id, ...p }) : null, ...rest, sent: { paymentId: id, ...(rest.sent ?? {}) }, status });
 }
 
-export function list(ids: string[], o: ExInput & { statuses?: string[]; created?: number[]; livemodes?: boolean[]; hasMore?: boolean } = {}): ExchangeRecord {
-  const { statuses, created, livemodes, hasMore, ...rest } = o;
+export function list(ids: string[], o: ExInput & { statuses?: string[]; created?: number[]; livemodes?: boolean[]; hasMore?: boolean; descriptions?: (string | null)[] } = {}): ExchangeRecord {
+  const { statuses, created, livemodes, hasMore, descriptions, ...rest } = o;
   return ex({
     op: 'list',
     list: {
@@ -176,6 +176,7 @@ export function list(ids: string[], o: ExInput & { statuses?: string[]; created?
       statuses: statuses ?? ids.map(() => 'pending'),
       created: created ?? ids.map(() => 1_700_000_000),
       livemodes: livemodes ?? ids.map(() => false),
+      ...(descriptions ? { descriptions } : {}),
     },
     ...rest,
     sent: { list: {}, ...(rest.sent ?? {}) },

@@ -169,6 +169,16 @@ export const PROBES: Record<BugName, Probe> = {
     const ids = new Set(rs.filter((r) => r.status === 201).map((r) => r.json.id));
     return violation(ids.size > 1, `${ids.size} payments created under one key`);
   },
+  'idem-ghost-duplicate': async (env) => {
+    const { c } = await env.start({ timeScale: 0.05 });
+    const idem = freshIdem();
+    const description = `race ${freshIdem()}`;
+    const rs = await Promise.all(Array.from({ length: 8 }, () => c.create({ description }, { idem })));
+    const answered = new Set(rs.filter((r) => r.status === 201).map((r) => r.json.id));
+    // The answers alone look idempotent either way; the list shows what was made.
+    const listed = ((await c.get('/v1/payments?limit=100')).json.data as { id: string; description?: string }[]).filter((p) => p.description === description);
+    return violation(listed.length > 1, `${listed.length} listed payments carry one request's description; the answers showed ${answered.size}`);
+  },
   'idem-caches-errors': async (env) => {
     const { s, c } = await env.start();
     // A refund refused (422) while the payment waits for 3DS, retried with the same key once it has succeeded.

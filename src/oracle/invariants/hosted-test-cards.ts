@@ -2,6 +2,7 @@ import { CARD_EXPECTED, type CardOutcome } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
 import { faultOverlapping } from '../lib/faults.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
+import { endedFromRequiresAction } from '../lib/implied-states.ts';
 
 const JUDGED = new Set<CardOutcome>(['succeeds', 'do_not_honor', 'insufficient_funds', 'three_ds_challenge']);
 
@@ -34,9 +35,11 @@ const invariant: Invariant = {
           if (facts && facts.mode !== 'test') continue;
           const end = ledger.firstTerminal(id);
           if (s.outcome === 'three_ds_challenge') {
-            const waited = ledger.paymentSpans.lastStart(id, 'requires_action').t > s.tEnd || ledger.threeDs.has(id) || challenged.has(id);
+            // Expired (or failed three_d_secure_*) after the form implies the challenge opened, even
+            // when it timed out before a poll saw it (lib/implied-states.ts).
+            const waited = ledger.paymentSpans.lastStart(id, 'requires_action').t > s.tEnd || ledger.threeDs.has(id) || challenged.has(id) || endedFromRequiresAction(ctx, id);
             if (waited) f.check();
-            else if (end) {
+            else if (end && end.status !== 'canceled') {
               f.check();
               if (!faultOverlapping(ledger.faults, s.tEnd, end.t)) f.violation(evidence(`hosted payment ${id} submitted with the 3DS card ended ${end.status} without a challenge`, [s.rec], { seqs: [end.seq] }));
             }

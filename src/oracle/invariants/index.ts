@@ -32,6 +32,7 @@ import idemReplay from './idem-replay.ts';
 import idemScopedPerKey from './idem-scoped-per-key.ts';
 import idemScopedPerOperation from './idem-scoped-per-operation.ts';
 import idemSingleObject from './idem-single-object.ts';
+import idemNoGhostObject from './idem-no-ghost-object.ts';
 import jsonAndIntegers from './json-and-integers.ts';
 import listCreatedBounds from './list-created-bounds.ts';
 import listEnvelope from './list-envelope.ts';
@@ -126,6 +127,7 @@ export const INVARIANTS: readonly Invariant[] = [
   idemScopedPerKey,
   idemScopedPerOperation,
   idemSingleObject,
+  idemNoGhostObject,
   jsonAndIntegers,
   listCreatedBounds,
   listEnvelope,

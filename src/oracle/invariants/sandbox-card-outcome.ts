@@ -3,13 +3,16 @@ import type { Invariant } from '../types.ts';
 import { errorType, isCreate } from '../lib/exchange.ts';
 import { faultOverlapping } from '../lib/faults.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
+import { passedRequiresAction } from '../lib/implied-states.ts';
 
 const JUDGED = new Set(['succeeds', 'do_not_honor', 'insufficient_funds', 'three_ds_challenge']);
 
 /**
  * SM-3: in test mode the sandbox cards reach their designated outcome: success, the
  * do_not_honor and insufficient_funds declines (also when declined synchronously), and a
- * 3DS challenge. A wrong outcome while a fault overlapped the payment is not judged.
+ * 3DS challenge. A wrong outcome while a fault overlapped the payment is not judged. The
+ * challenge need not have been seen by a poll: ending expired, or failed with a
+ * three_d_secure_* code, implies it (lib/implied-states.ts); canceled says nothing either way.
  */
 const invariant: Invariant = {
   id: 'sandbox-card-outcome',
@@ -40,8 +43,9 @@ const invariant: Invariant = {
           const end = ledger.firstTerminal(p.id);
           const ev = (msg: string) => ({ message: msg, seqs: end ? [p.seq, end.seq] : [p.seq], paymentIds: [p.id], keys: [p.key] });
           if (p.cardOutcome === 'three_ds_challenge') {
-            if (ledger.paymentSpans.seen(p.id, 'requires_action')) f.check();
-            else if (end) {
+            // A challenge that expired before the first poll was still a challenge (lib/implied-states.ts).
+            if (passedRequiresAction(ctx, p.id)) f.check();
+            else if (end && end.status !== 'canceled') {
               f.check();
               if (!faulted(p.tStart, end.t)) f.violation(ev(`payment ${p.id} with the 3DS card reached ${end.status} without a challenge (never requires_action)`));
             }

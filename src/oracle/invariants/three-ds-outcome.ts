@@ -1,5 +1,6 @@
 import type { Invariant } from '../types.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
+import { passedRequiresAction } from '../lib/implied-states.ts';
 
 /**
  * SM-4: a completed 3DS challenge gives succeeded, a failed one failed with
@@ -45,7 +46,9 @@ const invariant: Invariant = {
         }
         // Abandoned: waiting on a challenge, never completed.
         const challenged = new Set(ledger.threeDs);
-        for (const p of ledger.payments.values()) if (p.cardOutcome === 'three_ds_challenge' && ledger.paymentSpans.seen(p.id, 'requires_action')) challenged.add(p.id);
+        // A 3DS card's challenge may time out before any poll sees it: ending expired (or failed
+        // three_d_secure_*) shows it was open (lib/implied-states.ts), and it was abandoned.
+        for (const p of ledger.payments.values()) if (p.cardOutcome === 'three_ds_challenge' && !p.hosted && passedRequiresAction(ctx, p.id)) challenged.add(p.id);
         const timeout = ctx.run?.challengeTimeoutMs;
         for (const id of challenged) {
           if (attempted.has(id)) continue;

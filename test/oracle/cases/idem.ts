@@ -3,6 +3,10 @@ import type { CaseTable } from './types.ts';
 
 const A = 'pay_00000000-0000-4000-8000-00000000000a';
 const B = 'pay_00000000-0000-4000-8000-00000000000b';
+const C = 'pay_00000000-0000-4000-8000-00000000000c';
+const D = 'pay_00000000-0000-4000-8000-00000000000d';
+const NONCE = '6f1c2a9e-3b7d-4e21-9c0a-5d8e7f6a1b2c';
+const NONCE2 = '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
 const conflict = (code: string) => ({ status: 409, error: err(code), payment: null });
 
 export const IDEM_CASES: CaseTable = {
@@ -39,6 +43,25 @@ export const IDEM_CASES: CaseTable = {
     violates: () => [create({ seq: 1, idemKey: 'k', id: A, dur: 500 }), create({ seq: 2, idemKey: 'k', id: B, t: 100, dur: 500 })],
     seqs: [1, 2],
     message: /2 objects/,
+  },
+  'idem-no-ghost-object': {
+    // A race: two requests, one key, one body with a nonce; one payment, listed once.
+    keeps: () => [
+      create({ idemKey: 'k', id: A, dur: 500, sent: { description: `race ${NONCE}` }, p: { description: `race ${NONCE}` } }),
+      create({ idemKey: 'k', id: A, t: 100, dur: 500, sent: { description: `race ${NONCE}` }, p: { description: `race ${NONCE}` } }),
+      // The same nonce sent by two logical requests (two API keys) is not judged.
+      create({ idemKey: 'k2', id: C, sent: { description: `scope ${NONCE2}` } }),
+      create({ key: K.test2, idemKey: 'k2', id: D, sent: { description: `scope ${NONCE2}` } }),
+      list([D, C, B, A], { t: 1000, descriptions: [`scope ${NONCE2}`, `scope ${NONCE2}`, 'paystorm mixed', `race ${NONCE}`] }),
+    ],
+    // Both callers were answered with A, but the service made B too: only the list shows it.
+    violates: () => [
+      create({ seq: 1, idemKey: 'k', id: A, dur: 500, sent: { description: `race ${NONCE}` } }),
+      create({ seq: 2, idemKey: 'k', id: A, t: 100, dur: 500, sent: { description: `race ${NONCE}` } }),
+      list([B, A], { seq: 3, t: 1000, descriptions: [`race ${NONCE}`, `race ${NONCE}`] }),
+    ],
+    seqs: [1, 2, 3],
+    message: /left 2 payments carrying its description.*answered with pay_\S+a, so pay_\S+b is a payment no answer showed/,
   },
   'idem-errors-not-kept': {
     keeps: () => [create({ idemKey: 'k', status: 400, error: err('parameter_invalid') }), create({ idemKey: 'k', id: A, t: 100 })],
