@@ -1,12 +1,13 @@
 /**
  * Drives the catalog of bad inputs (src/spec/bad-inputs.ts: every input rule of both input
- * shapes) through `raw`, whatever presentation the target speaks, recording each case's
- * expectation in `sent.badInput` for the oracle. Refund cases run against one succeeded
+ * shapes) through `raw`, sending the target only the cases of its own presentation's input
+ * shape (and those of no shape), and recording each case's rule and expectation (`demanded`
+ * or `lenient-ok`) in `sent.badInput` for the oracle. Refund cases run against one succeeded
  * payment (they are all refused, so one payment serves them all).
  */
 import type { CallOptions, RawRequest, ScenarioContext } from '../../src/spec/scenario.ts';
 import type { ExchangeRecord } from '../../src/spec/history.ts';
-import { BAD_INPUT_CASES, REFUND_BASE_PAYMENT_AMOUNT, listQueryString, validBadInputBase, type BadInputCase } from '../../src/spec/bad-inputs.ts';
+import { BAD_INPUT_CASES, REFUND_BASE_PAYMENT_AMOUNT, badInputCasesFor, listQueryString, validBadInputBase, type BadInputCase } from '../../src/spec/bad-inputs.ts';
 import { API_PATHS } from '../../src/spec/operations.ts';
 import { REFUND_PATHS } from '../../src/spec/refund.ts';
 import { IDEMPOTENCY_HEADER } from '../../src/spec/limits.ts';
@@ -29,7 +30,10 @@ export function badInputRequest(ctx: ScenarioContext, c: BadInputCase, refundPay
   const opts: RawOpts = {
     group: 'bad-input',
     op: c.op,
-    sent: { badInput: { case: c.case, expectStatus: c.expectStatus, expectCode: c.expectCode, expectParam: c.expectParam, ...(c.rules[0] ? { rule: c.rules[0] } : {}) }, ...(c.shape ? { inputShape: c.shape } : {}) },
+    sent: {
+      badInput: { case: c.case, expectStatus: c.expectStatus, expectCode: c.expectCode, expectParam: c.expectParam, rule: c.rule, expectation: c.expectation },
+      ...(c.shape ? { inputShape: c.shape } : {}),
+    },
   };
   for (const [name, value] of Object.entries(c.headers ?? {})) {
     if (name.toLowerCase() === IDEMPOTENCY_HEADER) {
@@ -60,11 +64,13 @@ export function badInputRequest(ctx: ScenarioContext, c: BadInputCase, refundPay
 
 export async function runBadInputs(ctx: ScenarioContext, apis: Api[]): Promise<void> {
   if (apis.length === 0) return;
-  const needsPayment = BAD_INPUT_CASES.some((c) => c.op === 'refund');
+  // A service is sent only its own input shape's cases: a field the other shape never had is not "missing".
+  const cases = badInputCasesFor(ctx.target.presentation);
+  const needsPayment = cases.some((c) => c.op === 'refund');
   const payment = needsPayment ? await succeededPayment(ctx, apis[0], { amount: REFUND_BASE_PAYMENT_AMOUNT * 10 }) : null;
   if (needsPayment && !payment) ctx.log('auth-and-input: no succeeded payment for the refund cases; skipping them');
   let skipped = 0;
-  await pool(ctx, BAD_INPUT_CASES, 4, async (c, i) => {
+  await pool(ctx, cases, 4, async (c, i) => {
     const r = badInputRequest(ctx, c, c.op === 'refund' ? (payment?.id ?? null) : null);
     if (!r) {
       skipped++;
@@ -74,5 +80,5 @@ export async function runBadInputs(ctx: ScenarioContext, apis: Api[]): Promise<v
     const a = c.op === 'refund' ? apis[0] : apis[i % apis.length];
     await a.raw(r.req, r.opts);
   });
-  ctx.log(`auth-and-input: ${BAD_INPUT_CASES.length - skipped} bad-input cases sent`);
+  ctx.log(`auth-and-input: ${cases.length - skipped} bad-input cases of presentation ${ctx.target.presentation} sent`);
 }

@@ -160,9 +160,19 @@ export const sentSchema = z.object({
    * Which body fields a bad-input probe broke, and the param it expects named.
    * `rule`: the rules.md id the probe exercises (PAY-2..5, PAY-17, LIST-3/4/6/7); when absent the
    * oracle infers it from the op, `case` and `expectCode`.
+   * `expectation`: `demanded` (absent = demanded) when `rule` demands the expected answer for the
+   * input shape sent; `lenient-ok` when no rule does (a type the spec only names, a field of the
+   * other shape, B's return_url before 3DS is known): a 400 is fine and a 2xx is an observation.
    */
   badInput: z
-    .object({ case: z.string(), expectStatus: z.number(), expectCode: z.string(), expectParam: z.string().nullable(), rule: z.string().optional() })
+    .object({
+      case: z.string(),
+      expectStatus: z.number(),
+      expectCode: z.string(),
+      expectParam: z.string().nullable(),
+      rule: z.string().optional(),
+      expectation: z.enum(['demanded', 'lenient-ok']).optional(),
+    })
     .optional(),
   /** Card details other than the number, for TEST-2 (never the number or the CVC itself). */
   cardMeta: z.object({ expMonth: z.number(), expYear: z.number(), cvcLength: z.number(), holderName: z.string() }).optional(),

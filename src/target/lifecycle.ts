@@ -54,6 +54,9 @@ export class Lifecycle {
   /** Set once the server listens: redirect URLs point at it. */
   baseUrl = '';
 
+  /** Set by the service for the return-url-at-3ds variant (src/target/options.ts returnUrlAt3ds). */
+  returnUrlAtChallenge = false;
+
   constructor(
     private readonly store: PaymentStore,
     private readonly presenter: Presenter,
@@ -208,6 +211,8 @@ export class Lifecycle {
   }
 
   openChallenge(p: PaymentRecord): void {
+    // return-url-at-3ds variant: return_url is "required when 3DS is triggered", so a Direct API payment without one fails here.
+    if (this.returnUrlAtChallenge && p.returnUrl === null && !p.hosted) return this.fail(p, 'generic_decline', 'return_url is required when 3D Secure is triggered.');
     const url = this.newPage('3ds', p);
     this.endPage(p);
     p.status = 'requires_action';

@@ -52,6 +52,21 @@ export interface ServiceOptions {
    * before the first poll can see requires_action (the challenge-expires-fast variant).
    */
   challengeExpiryMs: number | null;
+  /**
+   * Accept a value of another JSON type where the spec only names the type and the value converts
+   * without loss (exp_month "12", cvc 123, amount "1000"), coercing it (lenient-types variant).
+   */
+  lenientTypes: boolean;
+  /**
+   * Presentation B: a Direct API create without return_url is accepted even for a 3DS card; the
+   * requirement is enforced when 3DS triggers, by failing the payment (return-url-at-3ds variant).
+   */
+  returnUrlAt3ds: boolean;
+  /**
+   * Direct API creates are read in the presentation's own input shape only: the other shape's
+   * fields are ignored, so its body lacks required fields (own-input-shape-only variant).
+   */
+  ownInputShapeOnly: boolean;
 }
 
 export const DEFAULT_WEBHOOK_SECRET = 'whsec_paystormReferenceService0000000000';
@@ -89,6 +104,9 @@ export const DEFAULT_OPTIONS: ServiceOptions = Object.freeze({
   upstreamBacklogLimit: 10_000,
   differentBodyCode: 'idempotency_key_reused',
   challengeExpiryMs: null,
+  lenientTypes: false,
+  returnUrlAt3ds: false,
+  ownInputShapeOnly: false,
 }) as ServiceOptions;
 
 /**

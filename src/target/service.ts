@@ -23,7 +23,7 @@ import { SandboxPages } from './sandbox-pages.ts';
 import { Scheduler } from './scheduler.ts';
 import { PaymentStore, PAGE_LIMITS } from './store.ts';
 import { UpstreamClient, type UpstreamResult } from './upstream.ts';
-import { type ParsedCreate, isExpired, validateDirectCreate, validateHostedCreate } from './validate.ts';
+import { type ParsedCreate, type ValidateOptions, isExpired, validateDirectCreate, validateHostedCreate } from './validate.ts';
 import { WebhookDispatcher } from './webhooks.ts';
 
 export interface RunningService {
@@ -87,6 +87,8 @@ class ReferenceService {
   private readonly webhooks: WebhookDispatcher;
   private readonly lifecycle: Lifecycle;
   private readonly pages: SandboxPages;
+  /** Validation choices of the conforming variants (lenient types, own input shape, return_url at 3DS). */
+  private readonly validation: ValidateOptions;
   private readonly delays: Delays;
   /** Seeded idem-ghost-duplicate bug only: the first request's pending answer per idempotency entry. */
   private readonly ghostFirsts = new Map<string, Promise<ApiResult>>();
@@ -107,6 +109,8 @@ class ReferenceService {
     this.upstream = new UpstreamClient(upstreamUrl, this.delays.upstreamTimeoutMs);
     this.webhooks = new WebhookDispatcher(options.webhookUrls, options.webhookSecret, options.webhookTimeoutMs, this.delays, this.scheduler, bugs);
     this.lifecycle = new Lifecycle(this.store, this.presenter, this.webhooks, this.upstream, this.scheduler, this.delays, bugs, options.cards);
+    this.lifecycle.returnUrlAtChallenge = options.returnUrlAt3ds;
+    this.validation = { lenientTypes: options.lenientTypes, returnUrlAt3ds: options.returnUrlAt3ds, ...(options.ownInputShapeOnly ? { ownShape: options.presentation } : {}) };
     this.pages = new SandboxPages(this.store, this.lifecycle, bugs);
     this.server = createServer((req, res) => this.onRequest(req, res));
     this.server.keepAliveTimeout = 30_000;
@@ -411,7 +415,7 @@ class ReferenceService {
   }
 
   private async create(key: ApiKey, body: Json, rid: string): Promise<ApiResult> {
-    const v = validateDirectCreate(body, this.bugs, this.options.cards);
+    const v = validateDirectCreate(body, this.bugs, this.options.cards, this.validation);
     if (!v.ok) return this.errors.make(rid, 'parameter_invalid', v.message, v.param);
     const input = v.value;
     const card = input.card!;
@@ -439,7 +443,9 @@ class ReferenceService {
     const first = this.lifecycle.callAuthorization(p, false);
     const early = await withBudget(first, this.delays.createWaitMs, this.scheduler);
     // Presentation A may answer the outcome; B answers pending unless 3DS is already known.
-    const applyNow = early !== undefined && (this.options.presentation === 'A' || isChallenge(early));
+    // return-url-at-3ds: a challenge without return_url fails the payment, which B's create response may not show.
+    const failsAtChallenge = this.options.returnUrlAt3ds && p.returnUrl === null;
+    const applyNow = early !== undefined && (this.options.presentation === 'A' || (isChallenge(early) && !failsAtChallenge));
     if (applyNow) this.lifecycle.applyAuthorization(p, early, false);
     const json = this.presenter.paymentJson(p);
     if (!applyNow) void first.then((r) => this.lifecycle.applyAuthorization(p, r, false));
@@ -447,7 +453,7 @@ class ReferenceService {
   }
 
   private createHosted(key: ApiKey, body: Json, rid: string): ApiResult {
-    const v = validateHostedCreate(body, this.bugs);
+    const v = validateHostedCreate(body, this.bugs, this.validation);
     if (!v.ok) return this.errors.make(rid, 'parameter_invalid', v.message, v.param);
     const p = this.newPayment(key, v.value, true);
     this.lifecycle.openHostedPage(p);

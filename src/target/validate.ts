@@ -20,6 +20,21 @@ export interface ParsedCreate {
 }
 
 export type Invalid = { ok: false; param: string | null; message: string };
+
+/** Conforming choices of validation (variants, src/target/variants.ts); all off by default. */
+export interface ValidateOptions {
+  /** Coerce a value of another JSON type that converts without loss (exp_month "12", cvc 123, amount "1000"). */
+  lenientTypes?: boolean;
+  /** Presentation B: do not require return_url at the create for a 3DS card (enforced when 3DS triggers). */
+  returnUrlAt3ds?: boolean;
+  /** Read every Direct API body in this input shape (the other shape's fields are ignored). */
+  ownShape?: InputShape;
+}
+
+/** lenient-types: a digit string read as the integer it spells (the spec names the type only). */
+function lenientInt(v: unknown, lenient: boolean | undefined): unknown {
+  return lenient && typeof v === 'string' && /^\d{1,15}$/.test(v) ? Number(v) : v;
+}
 export type Validated<T> = { ok: true; value: T } | Invalid;
 
 type Json = Record<string, unknown>;
@@ -55,7 +70,11 @@ function requireObject(o: Json, field: string, param: string): Json {
 }
 
 /** A card of the input tables: number, exp_month, exp_year, cvc, holder_name, all required. */
-export function parseCard(c: Json, prefix: string, bugs: BugFlags): CardSecret {
+export function parseCard(c: Json, prefix: string, bugs: BugFlags, opts: ValidateOptions = {}): CardSecret {
+  if (opts.lenientTypes) {
+    c = { ...c, exp_month: lenientInt(c.exp_month, true), exp_year: lenientInt(c.exp_year, true) };
+    if (Number.isSafeInteger(c.cvc) && (c.cvc as number) >= 0) c.cvc = String(c.cvc);
+  }
   const number = requireString(c, 'number', `${prefix}.number`);
   if (!/^\d{12,19}$/.test(number)) fail(`${prefix}.number`, `Invalid ${prefix}.number: expected 12 to 19 digits.`);
   const expMonth = c.exp_month;
@@ -71,15 +90,15 @@ export function parseCard(c: Json, prefix: string, bugs: BugFlags): CardSecret {
   return { number, exp_month: expMonth as number, exp_year: expYear as number, cvc, holder_name: holder };
 }
 
-function parseCommon(body: Json, bugs: BugFlags) {
-  const amount = body.amount;
+function parseCommon(body: Json, bugs: BugFlags, opts: ValidateOptions = {}) {
+  const amount = lenientInt(body.amount, opts.lenientTypes);
   if (amount === undefined || amount === null) fail('amount', 'Missing required parameter: amount.');
   const minAmount = bugs['pay-zero-amount-accepted'] ? 0 : LIMITS.amountMin;
   if (!Number.isSafeInteger(amount) || (amount as number) < minAmount) fail('amount', `Invalid amount: expected an integer of at least ${LIMITS.amountMin} (minor units).`);
   const currency = body.currency;
   if (currency === undefined || currency === null) fail('currency', 'Missing required parameter: currency.');
   if (typeof currency !== 'string' || !/^[A-Za-z]{3}$/.test(currency) || !isIsoCurrency(currency)) fail('currency', 'Invalid currency: expected an ISO 4217 code.');
-  const ref = body.merchant_reference;
+  const ref = lenientInt(body.merchant_reference, opts.lenientTypes);
   let merchantReference: number | null = null;
   if (ref !== undefined && ref !== null) {
     if (!Number.isInteger(ref) || (ref as number) < LIMITS.merchantReferenceMin || (ref as number) > LIMITS.merchantReferenceMax) {
@@ -156,23 +175,23 @@ function parseCustomerB(body: Json): { email: string; name: string } {
  * `POST /v1/payments` body, in whichever input shape it uses. `cards` lets
  * presentation B require return_url when the card is the sandbox 3DS card.
  */
-export function validateDirectCreate(body: Json, bugs: BugFlags, cards: CardsFile): Validated<ParsedCreate> {
-  const shape = inputShapeOf(body);
+export function validateDirectCreate(body: Json, bugs: BugFlags, cards: CardsFile, opts: ValidateOptions = {}): Validated<ParsedCreate> {
+  const shape = opts.ownShape ?? inputShapeOf(body);
   try {
-    const common = parseCommon(body, bugs);
+    const common = parseCommon(body, bugs, opts);
     let card: CardSecret;
     let customer: { email: string | null; name: string | null };
     if (shape === 'A') {
       const pmd = requireObject(body, 'payment_method_data', 'payment_method_data');
       if (pmd.type !== 'card') fail('payment_method_data.type', 'Invalid payment_method_data.type: expected "card".');
-      card = parseCard(requireObject(pmd, 'card', 'payment_method_data.card'), 'payment_method_data.card', bugs);
+      card = parseCard(requireObject(pmd, 'card', 'payment_method_data.card'), 'payment_method_data.card', bugs, opts);
       customer = parseBillingDetails(body);
     } else {
-      card = parseCard(requireObject(body, 'card', 'card'), 'card', bugs);
+      card = parseCard(requireObject(body, 'card', 'card'), 'card', bugs, opts);
       customer = parseCustomerB(body);
     }
     const dm = parseDescriptionAndMetadata(body, bugs, true);
-    const threeDs = cards.three_ds_challenge !== undefined && card.number === cards.three_ds_challenge;
+    const threeDs = !opts.returnUrlAt3ds && cards.three_ds_challenge !== undefined && card.number === cards.three_ds_challenge;
     const returnUrl = parseReturnUrl(body, shape === 'A' || threeDs, shape === 'A' ? 'required for every payment' : 'required when 3D Secure is triggered');
     return { ok: true, value: { shape, ...common, ...dm, returnUrl, card, customer } };
   } catch (e) {
@@ -186,10 +205,11 @@ export function validateDirectCreate(body: Json, bugs: BugFlags, cards: CardsFil
  * redirects there). The spec shows only presentation A's form, with
  * billing_details required; a body carrying `customer` instead is read as B.
  */
-export function validateHostedCreate(body: Json, bugs: BugFlags): Validated<ParsedCreate> {
-  const shape: InputShape = 'customer' in body && !('billing_details' in body) ? 'B' : 'A';
+export function validateHostedCreate(body: Json, bugs: BugFlags, opts: ValidateOptions = {}): Validated<ParsedCreate> {
+  // The hosted body has one form in the spec (billing_details); own-shape-only reads only that.
+  const shape: InputShape = !opts.ownShape && 'customer' in body && !('billing_details' in body) ? 'B' : 'A';
   try {
-    const common = parseCommon(body, bugs);
+    const common = parseCommon(body, bugs, opts);
     if (body.payment_method_data !== undefined) fail('payment_method_data', 'Invalid payment_method_data: the hosted page collects the card; send no card data.');
     if (body.card !== undefined) fail('card', 'Invalid card: the hosted page collects the card; send no card data.');
     let customer: { email: string | null; name: string | null } = { email: null, name: null };

@@ -50,6 +50,22 @@ export const VARIANTS: readonly ServiceVariant[] = Object.freeze([
     'The duration of the 3DS challenge time-out: not shown. This variant expires a challenge 1 ms after it opens, before a poll can see requires_action: only the expired end (reached only from requires_action) and payment.expired show it happened.',
     { challengeExpiryMs: 1 },
   ),
+  variant(
+    'lenient-types',
+    'Where the spec names a type but no rule demands a 400 for another one: this variant accepts a value that converts without loss (exp_month "12", cvc 123, amount "1000", merchant_reference "1234567890") and coerces it.',
+    { lenientTypes: true },
+  ),
+  variant(
+    'return-url-at-3ds',
+    'Presentation B\'s return_url is "required when 3DS is triggered", and the issuer decides 3DS after the create: this variant accepts a create without return_url and fails the payment (generic_decline) when 3DS triggers.',
+    { presentation: 'B', returnUrlAt3ds: true },
+  ),
+  variant(
+    'own-input-shape-only',
+    'Which input shape a deployment reads: its presentation\'s (B here). This variant reads only presentation B\'s input table on Direct API creates and ignores the other shape\'s fields.',
+    { presentation: 'B', ownInputShapeOnly: true },
+  ),
+  variant('own-input-shape-only-a', 'As own-input-shape-only, for presentation A (payment_method_data and billing_details only).', { presentation: 'A', ownInputShapeOnly: true }),
 ]);
 
 export const VARIANT_NAMES: readonly string[] = VARIANTS.map((v) => v.name);

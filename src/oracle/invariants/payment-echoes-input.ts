@@ -1,5 +1,5 @@
 import type { Invariant } from '../types.ts';
-import { currencyEq, is2xx, isCreate } from '../lib/exchange.ts';
+import { currencyEq, is2xx, isCreate, scopeOf } from '../lib/exchange.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
 import { observedPayment } from '../lib/observations.ts';
 
@@ -34,7 +34,9 @@ function sameMetadata(m: Record<string, unknown> | null, expected: Record<string
 /**
  * PAY-8: the payment carries the amount, currency (ignoring case), description and metadata
  * that were sent, and they never change. Fields not sent are held to their first value.
- * Presentation A has no metadata field, so an absent one there is not a change.
+ * Presentation A has no metadata field, so an absent one there is not a change. metadata is an
+ * input of presentation B's Direct API create only: on a hosted create (its body has no
+ * metadata) or a body in input shape A, what the service keeps is held to its first value.
  */
 const invariant: Invariant = {
   id: 'payment-echoes-input',
@@ -49,11 +51,13 @@ const invariant: Invariant = {
         if (rec.kind === 'exchange' && isCreate(rec) && is2xx(rec.status) && rec.payment && !expected.has(rec.payment.id)) {
           const p = rec.payment;
           const s = rec.sent;
+          const metadataIsInput = scopeOf(rec) === 'payment_create' && s.inputShape !== 'A';
+          const firstMetadata = p.metadata !== null ? p.metadata : undefined;
           expected.set(p.id, {
             amount: typeof s.amount === 'number' ? s.amount : p.amount,
             currency: typeof s.currency === 'string' ? s.currency : p.currency,
             description: typeof s.description === 'string' ? s.description : s.description === undefined ? p.description : undefined,
-            metadata: (s.metadata !== undefined ? s.metadata : p.metadata !== null ? p.metadata : undefined) as Record<string, unknown> | null | undefined,
+            metadata: (metadataIsInput && s.metadata !== undefined ? s.metadata : firstMetadata) as Record<string, unknown> | null | undefined,
             seq: rec.seq,
           });
         }

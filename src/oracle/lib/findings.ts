@@ -1,5 +1,5 @@
 /** Counting what an invariant judged and keeping a few violations as evidence. */
-import type { Evidence, ExchangeRecord, WebhookRecord } from '../../spec/index.ts';
+import type { Evidence, ExchangeRecord, Finding, WebhookRecord } from '../../spec/index.ts';
 import type { InvariantOutcome } from '../types.ts';
 
 export const MAX_EXAMPLES = 5;
@@ -9,6 +9,8 @@ export class Findings {
   checked = 0;
   violations = 0;
   readonly examples: Evidence[] = [];
+  /** Answers the spec allows but that are lenient, by finding id: reported as observation findings, never violations. */
+  readonly observed = new Map<string, { text: string; rules: string[]; labels: string[]; recs: Rec[] }>();
 
   check(n = 1): void {
     this.checked += n;
@@ -19,16 +21,32 @@ export class Findings {
     if (this.examples.length < MAX_EXAMPLES) this.examples.push(e);
   }
 
+  /** One lenient answer under finding `id` (`text`: one sentence saying what was accepted and why that is allowed). */
+  observe(id: string, text: string, rules: string[], label: string, rec: Rec): void {
+    let o = this.observed.get(id);
+    if (!o) this.observed.set(id, (o = { text, rules, labels: [], recs: [] }));
+    o.labels.push(label);
+    if (o.recs.length < MAX_EXAMPLES) o.recs.push(rec);
+  }
+
+  private observations(): Finding[] {
+    return [...this.observed].map(([id, o]) => {
+      const shown = o.labels.slice(0, MAX_EXAMPLES).join(', ') + (o.labels.length > MAX_EXAMPLES ? `, and ${o.labels.length - MAX_EXAMPLES} more` : '');
+      return { id, level: 'observation' as const, text: `${o.text} (${o.labels.length}: ${shown}).`, rules: o.rules, evidence: evidence(shown, o.recs) };
+    });
+  }
+
   /**
    * fail when anything was violated; otherwise pass when something was judged,
    * else not-exercised with the concrete reason given.
    */
   outcome(notExercisedReason: string, passNote?: string): InvariantOutcome {
+    const findings = this.observed.size ? { findings: this.observations() } : {};
     if (this.violations > 0) {
-      return { status: 'fail', checked: this.checked, violations: this.violations, examples: this.examples, reason: `${this.violations} violation(s) in ${this.checked} checked` };
+      return { status: 'fail', checked: this.checked, violations: this.violations, examples: this.examples, reason: `${this.violations} violation(s) in ${this.checked} checked`, ...findings };
     }
-    if (this.checked === 0) return { status: 'not-exercised', checked: 0, violations: 0, examples: [], reason: notExercisedReason };
-    return { status: 'pass', checked: this.checked, violations: 0, examples: [], reason: passNote ?? `${this.checked} checked` };
+    if (this.checked === 0) return { status: 'not-exercised', checked: 0, violations: 0, examples: [], reason: notExercisedReason, ...findings };
+    return { status: 'pass', checked: this.checked, violations: 0, examples: [], reason: passNote ?? `${this.checked} checked`, ...findings };
   }
 }
 

@@ -9,13 +9,13 @@ export function probeInvariant(def: { id: string; title: string; rule: string; n
     id: def.id,
     title: def.title,
     rules: [def.rule],
-    create() {
+    create(ctx) {
       const f = new Findings();
       return {
         kinds: ['exchange'],
         ...(def.ops ? { ops: def.ops } : {}),
         onRecord(rec) {
-          if (rec.kind === 'exchange' && probeRule(rec) === def.rule) judgeProbe(rec, def.rule, f);
+          if (rec.kind === 'exchange' && probeRule(rec) === def.rule) judgeProbe(rec, def.rule, f, ctx.presentation);
         },
         finish: () => f.outcome(def.notExercised),
       };

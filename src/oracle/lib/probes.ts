@@ -3,8 +3,10 @@
  * a probe exercises comes from `badInput.rule`, else from its op, case and expected code.
  * The expected answer comes from the spec wherever the spec fixes it (PAY-2, PAY-4,
  * PAY-17); elsewhere from the probe, which knows the presentation (PAY-5's return_url).
+ * A probe no rule demands an answer for (`badInput.expectation` `lenient-ok`), or a Direct API
+ * create in the other presentation's input shape, is never a violation: a 2xx is an observation.
  */
-import type { ExchangeRecord } from '../../spec/index.ts';
+import type { ExchangeRecord, Presentation } from '../../spec/index.ts';
 import { errorCode, is2xx, isCreate, isInconclusive } from './exchange.ts';
 import { evidence, show, type Findings } from './findings.ts';
 
@@ -70,12 +72,31 @@ export function paramNames(param: unknown, field: string): boolean {
   return typeof param === 'string' && param.replace(/_/g, '').toLowerCase().includes(leaf(field));
 }
 
-/** Judges one probe against what it should get; inconclusive answers are skipped. */
-export function judgeProbe(x: ExchangeRecord, rule: string, f: Findings): void {
+/**
+ * Whether a rule demands the probe's expected answer: not when the probe says `lenient-ok`, nor
+ * for a Direct API create in the input shape of the other presentation than the service's
+ * (a field that shape never had is not "missing" there).
+ */
+export function probeDemanded(x: ExchangeRecord, presentation: Presentation | null = null): boolean {
+  if (x.sent.badInput?.expectation === 'lenient-ok') return false;
+  if (presentation && x.op === 'create' && x.sent.inputShape && x.sent.inputShape !== presentation) return false;
+  return true;
+}
+
+/** Judges one probe against what it should get; inconclusive answers are skipped. `presentation`: the service's, when known. */
+export function judgeProbe(x: ExchangeRecord, rule: string, f: Findings, presentation: Presentation | null = null): void {
   if (isInconclusive(x) || x.status === 401 || x.status === 403) return;
+  const what = x.sent.badInput?.case ?? `amount ${show(x.sent.amount)}`;
+  if (!probeDemanded(x, presentation)) {
+    // Any refusal is fine; an acceptance is worth telling, never a failure.
+    f.check();
+    if (is2xx(x.status)) {
+      f.observe(`lenient-input-${rule.toLowerCase()}`, `The service accepted bad inputs that no rule demands a 400 for under ${rule} (the spec allows a lenient answer)`, [rule], what, x);
+    }
+    return;
+  }
   const want = expectedFor(rule, x);
   f.check();
-  const what = x.sent.badInput?.case ?? `amount ${show(x.sent.amount)}`;
   const got = `${x.status} ${show(errorCode(x))}${x.error ? ` param ${show(x.error.param)}` : ''}`;
   if (want.status === '2xx') {
     if (!is2xx(x.status)) f.violation(evidence(`${what}: a valid request was refused with ${got}`, [x]));
