@@ -11,6 +11,7 @@
  *   cannot be retrieved or refunded with a test key nor a test one with a live key; another
  *   merchant's key cannot read, list or refund the payment (404 `resource_missing`).
  */
+import { ServerTime } from './lib/server-time.ts';
 import type { ExchangeResult, Scenario, ScenarioContext } from '../src/spec/scenario.ts';
 import { LIMITS } from '../src/spec/limits.ts';
 import { LIST_STATUS_FILTER } from '../src/spec/statuses.ts';
@@ -63,11 +64,13 @@ async function run(ctx: ScenarioContext): Promise<void> {
   const keys = loadKeys(ctx);
   if (keys.length === 0) return ctx.log('lists: no test key; skipping');
   const a = api(ctx, keys[0]);
-  const startSec = Math.floor(Date.now() / 1000) - 1;
+  // created bounds are the server's Unix seconds: taken from its clock (Date headers), not ours.
+  const serverTime = new ServerTime().learn((await a.list({ limit: 1 }, { group: 'list-server-time' })).record);
+  const startSec = serverTime.seconds() - 1 - Math.ceil(serverTime.uncertaintyMs / 1000);
 
   // Seed over two creation seconds.
   const first = await seed(ctx, a, Math.ceil(SEED / 2));
-  await nap(ctx, 1000 - (Date.now() % 1000) + 20);
+  await nap(ctx, 1000 - ((Date.now() + serverTime.offsetMs) % 1000) + 20);
   const second = await seed(ctx, a, SEED - first.length);
   const seeded = [...first, ...second];
   if (seeded.length === 0) return ctx.log('lists: could not seed payments');
@@ -85,7 +88,7 @@ async function run(ctx: ScenarioContext): Promise<void> {
       })();
       // Bounded to the payments created since the scenario started (other scenarios may share the key).
       const maxPages = 150;
-      const until = Math.floor(Date.now() / 1000) + 1;
+      const until = serverTime.seconds() + 1 + Math.ceil(serverTime.uncertaintyMs / 1000);
       const w = await walk(ctx, a, { limit: WALK_PAGE, 'created[gte]': startSec, 'created[lt]': until }, `list-walk-${n}`, maxPages).finally(() => {
         walking = false;
       });

@@ -82,7 +82,10 @@ export class RateLimitProbe {
   learnWindowFromReset(opener: ExchangeResult): void {
     const reset = opener.record.rate?.reset ?? intHeader(opener, RATE_HEADERS.reset);
     if (!reset) return;
-    const est = reset * 1000 - opener.record.wall;
+    // Against the answer's own Date (the server's clock, like the reset): a host whose clock is
+    // off would otherwise look like another window length.
+    const date = opener.record.date;
+    const est = date !== undefined ? (reset - date) * 1000 : reset * 1000 - opener.record.wall;
     if (est > 0 && Math.abs(est - this.windowMs) > 1500) {
       const w = Math.max(1000, Math.round(est / 1000) * 1000);
       this.ctx.log(`rate-limit: X-RateLimit-Reset says the window is about ${w} ms, not ${this.windowMs} ms`);
@@ -95,7 +98,11 @@ export class RateLimitProbe {
     const reset = r.record.rate?.reset ?? intHeader(r, RATE_HEADERS.reset);
     const ra = r.record.retryAfter ?? intHeader(r, RATE_HEADERS.retryAfter);
     if (r.status === 429 && ra !== null && ra !== undefined) return ra * 1000 + 50;
-    if (reset) return Math.min(this.windowMs + 1000, Math.max(0, reset * 1000 + 1000 - Date.now()));
+    if (reset) {
+      // In the server's time when the answer carried a Date (whole seconds: one more second of margin).
+      const left = r.record.date !== undefined ? (reset - r.record.date + 1) * 1000 - (Date.now() - r.record.wall) : reset * 1000 - Date.now();
+      return Math.min(this.windowMs + 1000, Math.max(0, left + 1000));
+    }
     return this.windowMs + 50;
   }
 

@@ -31,7 +31,7 @@ import {
   type Sent,
   type ThreeDsResult,
 } from '../spec/index.ts';
-import { failureRecord, parseRateHeaders, parseRetryAfter, responseRecord, type ExchangeMeta, type ExchangeOffload } from './exchange.ts';
+import { failureRecord, parseDateHeader, parseRateHeaders, parseRetryAfter, responseRecord, type ExchangeMeta, type ExchangeOffload } from './exchange.ts';
 import { LeakScanner } from './leaks.ts';
 import { HttpTransport, headersObject, type FailureKind, type RawResponse } from './transport.ts';
 
@@ -247,6 +247,7 @@ class RecordView {
   readonly contentType: string | null;
   readonly rate: ExchangeRecord['rate'];
   readonly retryAfter: number | null;
+  readonly date?: number;
   readonly location?: string;
   readonly failure = null;
   readonly #result: Result;
@@ -272,7 +273,9 @@ class RecordView {
     const p = raw.picked;
     this.contentType = p.contentType;
     this.rate = parseRateHeaders(p);
-    this.retryAfter = parseRetryAfter(p.retryAfter, meta.wall);
+    const date = parseDateHeader(p.date);
+    if (date !== undefined) this.date = date;
+    this.retryAfter = parseRetryAfter(p.retryAfter, meta.wall, date);
     if (p.location !== null) this.location = p.location;
   }
 

@@ -89,13 +89,30 @@ export function parseRateHeaders(p: PickedHeaders): ExchangeRecord['rate'] {
   return raw ? { limit, remaining, reset, raw } : { limit, remaining, reset };
 }
 
-/** Retry-After in seconds (delta-seconds, or an HTTP date converted against `nowWall`). */
-export function parseRetryAfter(v: string | null, nowWall: number): number | null {
+/**
+ * Retry-After in seconds: delta-seconds, or an HTTP date converted against the response's own
+ * Date header when it has one (both are the server's clock, so its offset from ours cancels),
+ * else against `nowWall`.
+ */
+export function parseRetryAfter(v: string | null, nowWall: number, serverDate?: number): number | null {
   if (v === null) return null;
   const t = v.trim();
   if (/^\d+(\.\d+)?$/.test(t)) return Number(t);
   const d = Date.parse(t);
-  return Number.isNaN(d) ? null : Math.max(0, Math.round((d - nowWall) / 1000));
+  if (Number.isNaN(d)) return null;
+  return Math.max(0, Math.round((d - (serverDate !== undefined ? serverDate * 1000 : nowWall)) / 1000));
+}
+
+let lastDateText = '';
+let lastDateSeconds: number | undefined;
+/** The Date header as Unix seconds (undefined when absent or not a date). Cached: it changes once a second. */
+export function parseDateHeader(v: string | null | undefined): number | undefined {
+  if (v === null || v === undefined) return undefined;
+  if (v === lastDateText) return lastDateSeconds;
+  const ms = Date.parse(v);
+  lastDateText = v;
+  lastDateSeconds = Number.isNaN(ms) ? undefined : Math.floor(ms / 1000);
+  return lastDateSeconds;
 }
 
 export function readErrorInfo(body: unknown): ErrorInfo | null {
@@ -162,7 +179,9 @@ export function responseRecord(meta: ExchangeMeta, tEnd: number, res: RawRespons
   r.status = res.status;
   r.contentType = p.contentType;
   r.rate = parseRateHeaders(p);
-  r.retryAfter = parseRetryAfter(p.retryAfter, meta.wall);
+  const date = parseDateHeader(p.date);
+  if (date !== undefined) r.date = date;
+  r.retryAfter = parseRetryAfter(p.retryAfter, meta.wall, date);
   if (p.location !== null) r.location = p.location;
 
   let body: unknown = null;

@@ -18,6 +18,8 @@ export interface PickedHeaders {
   rateReset: string | null;
   retryAfter: string | null;
   location: string | null;
+  /** The Date header (the server's clock, whole seconds): the oracle estimates the server's clock offset from it. */
+  date?: string | null;
 }
 
 export interface RawResponse {
@@ -72,7 +74,7 @@ export function classifyFailure(err: unknown): FailureKind {
 }
 
 function emptyPicked(): PickedHeaders {
-  return { contentType: null, rateLimit: null, rateRemaining: null, rateReset: null, retryAfter: null, location: null };
+  return { contentType: null, rateLimit: null, rateRemaining: null, rateReset: null, retryAfter: null, location: null, date: null };
 }
 
 /** Lower-case ASCII names of the recorded headers, as bytes, indexed by name length. */
@@ -84,6 +86,7 @@ for (const [name, field] of [
   ['x-ratelimit-reset', 'rateReset'],
   ['retry-after', 'retryAfter'],
   ['location', 'location'],
+  ['date', 'date'],
 ] as const) {
   const list = WANTED.get(name.length) ?? [];
   list.push({ name: Buffer.from(name, 'latin1'), field });

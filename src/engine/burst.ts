@@ -46,7 +46,7 @@ export function burstOperation(method: string, path: string): Operation {
 }
 
 function pickFromObject(h: Record<string, unknown>): PickedHeaders {
-  const p: PickedHeaders = { contentType: null, rateLimit: null, rateRemaining: null, rateReset: null, retryAfter: null, location: null };
+  const p: PickedHeaders = { contentType: null, rateLimit: null, rateRemaining: null, rateReset: null, retryAfter: null, location: null, date: null };
   for (const k in h) {
     const raw = h[k];
     const v = Array.isArray(raw) ? raw.join(', ') : raw === undefined ? null : String(raw);
@@ -68,6 +68,9 @@ function pickFromObject(h: Record<string, unknown>): PickedHeaders {
         break;
       case 'location':
         p.location = v;
+        break;
+      case 'date':
+        p.date = v;
         break;
     }
   }

@@ -43,6 +43,7 @@ export function pushCapture(out: Slot[], seq: number, c: Omit<ExchangeCapture, '
     p?.location ?? null,
     c.body,
     c.failure,
+    p?.date ?? null,
   );
 }
 
@@ -71,12 +72,13 @@ export function readCapture(a: Slot[], i: number): ExchangeCapture {
           rateReset: a[i + 19] as string | null,
           retryAfter: a[i + 20] as string | null,
           location: a[i + 21] as string | null,
+          date: a[i + 24] as string | null,
         };
   return { seq: a[i + 1] as number, meta, tEnd: a[i + 13] as number, status: a[i + 14] as number, picked, body: a[i + 22] as string, failure: a[i + 23] as ExchangeCapture['failure'] };
 }
 
 /** Slots of a capture, its tag included. */
-export const CAPTURE_SLOTS = 24;
+export const CAPTURE_SLOTS = 25;
 
 export type FromWorker = { ready: true } | { ack: number } | { buildError: string } | { closed: true; error: string | null };
 

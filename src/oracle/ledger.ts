@@ -22,6 +22,7 @@ import {
 import { authVariant, createdObjectId, errorCode, is2xx, isApiCall, scopeOf } from './lib/exchange.ts';
 import { Columns } from './lib/columns.ts';
 import { StatusSpans } from './lib/status-spans.ts';
+import { ServerClock } from './lib/server-clock.ts';
 
 /** Per key, one row per authenticated API answer (and per request that got none): NaN where a header was absent. */
 export const RATE_COLUMNS = ['seq', 'tStart', 'tEnd', 'status', 'limit', 'remaining', 'reset', 'retryAfter'] as const;
@@ -104,6 +105,8 @@ export class Ledger {
   readonly faults: FaultRecord[] = [];
   /** Rate-limit samples per key label. */
   readonly rate = new Map<string, Columns<RateColumn>>();
+  /** The server's clock offset from ours, from the API answers' Date headers. */
+  readonly serverClock = new ServerClock();
   /** POSTs with an Idempotency-Key, by `key / scope / Idempotency-Key`. */
   readonly idem = new Map<string, IdemRequest[]>();
   /** Refund requests by payment id. */
@@ -200,6 +203,7 @@ export class Ledger {
   private onExchange(x: ExchangeRecord): void {
     if (x.tEnd > this.lastT) this.lastT = x.tEnd;
     if (isApiCall(x) && authVariant(x) === 'ok' && x.status !== 401) this.addRateSample(x);
+    if (x.date !== undefined && isApiCall(x)) this.serverClock.add(x);
     const scope = scopeOf(x);
     if (scope && x.idemKey !== undefined) this.addIdem(x, scope, x.idemKey);
     if (scope === 'refund_create' && x.sent.paymentId) this.addRefundRequest(x, x.sent.paymentId);

@@ -65,6 +65,11 @@ export const keyInfoSchema = z.object({
   last4: z.string(),
   /** Capabilities known to the run (e.g. the reference service's no-Direct-API key). */
   directApi: z.boolean().optional(),
+  /**
+   * The key may be used by other clients during the run (`--shared-key`): rules that need the
+   * run to own the key's traffic (the rate limit's lower bound) only observe it. Absent: owned.
+   */
+  shared: z.boolean().optional(),
 });
 export type KeyInfo = z.infer<typeof keyInfoSchema>;
 
@@ -227,6 +232,11 @@ export const exchangeRecordSchema = z.object({
   contentType: z.string().nullable(),
   rate: rateInfoSchema.nullable(),
   retryAfter: z.number().nullable(),
+  /**
+   * The response's Date header as Unix seconds (the server's clock; absent when none was sent or it
+   * did not parse). The oracle estimates the server's clock offset from it (docs/oracle.md).
+   */
+  date: z.number().optional(),
   /** Whether the body parsed as JSON (ERR-5). */
   json: z.boolean(),
   error: errorInfoSchema.nullable(),

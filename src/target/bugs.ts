@@ -23,6 +23,9 @@ export const BUGS = [
   bug('rl-no-retry-after', 'RL-7', '429 responses carry no Retry-After header.'),
   bug('rl-retry-after-zero', 'RL-8', 'Retry-After is 0 (truncated milliseconds), so a client that honours it is refused again.'),
   bug('rl-shared-merchant-counter', 'RL-9', 'Counters are keyed by merchant instead of API key: exhausting one key gives 429 to the merchant\'s other keys.'),
+  bug('rl-early-429', 'RL-1', 'Off by one low: each window admits limit - 1 requests and refuses the limit-th with 429 (the headers still say the limit).'),
+  bug('rl-window-restarts-early', 'RL-2', 'The window restarts at the first request after a third of its length, though X-RateLimit-Reset announces the full window.'),
+  bug('rl-limit-below-header', 'RL-1', 'The limiter enforces 90% of the limit that X-RateLimit-Limit announces.'),
   // IDEM: idempotency
   bug('idem-missing-key-accepted', 'IDEM-1', 'A POST without Idempotency-Key is processed instead of refused with 400 parameter_missing.'),
   bug('idem-no-length-limit', 'IDEM-2', 'Idempotency keys longer than 255 characters are accepted.'),

@@ -3,6 +3,7 @@
  * calls with retries, the state machine (SM rules), 3DS challenges and hosted
  * pages with their expiry, and the events each terminal move emits.
  */
+import { SYSTEM_CLOCK, type ServiceClock } from './clock.ts';
 import { randomBytes } from 'node:crypto';
 import { type CardsFile, type EventType, cardBrand, isTerminal } from '../spec/index.ts';
 import type { BugFlags } from './bugs.ts';
@@ -66,6 +67,7 @@ export class Lifecycle {
     private readonly delays: Delays,
     private readonly bugs: BugFlags,
     private readonly cards: CardsFile,
+    private readonly clock: ServiceClock = SYSTEM_CLOCK,
   ) {}
 
   isTestCard(number: string): boolean {
@@ -161,7 +163,7 @@ export class Lifecycle {
   succeed(p: PaymentRecord): void {
     const before = this.snapshot(p);
     p.status = 'succeeded';
-    p.succeededAt = nowSeconds();
+    p.succeededAt = this.clock.seconds();
     if (!this.bugs['pay-next-action-stale']) p.nextAction = null;
     if (!this.bugs['pay-leaks-card-number']) p.cardSecret = null;
     this.endPage(p);
@@ -172,7 +174,7 @@ export class Lifecycle {
   fail(p: PaymentRecord, code: string, message?: string): void {
     const before = this.snapshot(p);
     p.status = 'failed';
-    p.failedAt = nowSeconds();
+    p.failedAt = this.clock.seconds();
     p.failureCode = code;
     p.declineMessage = message ?? DECLINE_MESSAGES[code] ?? 'The payment failed.';
     p.nextAction = null;
@@ -281,13 +283,13 @@ export class Lifecycle {
       if (res.body.outcome === 'succeeded') {
         r.status = 'succeeded';
         p.refundedAmount += r.amount;
-        if (p.refundedAmount >= p.amount || (this.bugs['ref-refunded-at-partial'] && p.refundedAt === null)) p.refundedAt ??= nowSeconds();
+        if (p.refundedAmount >= p.amount || (this.bugs['ref-refunded-at-partial'] && p.refundedAt === null)) p.refundedAt ??= this.clock.seconds();
       } else {
         r.status = 'failed';
         p.reservedAmount -= r.amount;
         if (this.bugs['sm-succeeded-to-failed']) {
           p.status = 'failed';
-          p.failedAt = nowSeconds();
+          p.failedAt = this.clock.seconds();
           p.failureCode = 'generic_decline';
         }
       }

@@ -67,6 +67,12 @@ export interface ServiceOptions {
    * fields are ignored, so its body lacks required fields (own-input-shape-only variant).
    */
   ownInputShapeOnly: boolean;
+  /**
+   * The service's wall clock minus the machine's, ms: everything it reports as a time (Date,
+   * X-RateLimit-Reset, created and *_at, webhook t and created_at) is shifted by it, as on a
+   * host whose clock is off (server-clock-ahead/-behind variants).
+   */
+  clockOffsetMs: number;
 }
 
 export const DEFAULT_WEBHOOK_SECRET = 'whsec_paystormReferenceService0000000000';
@@ -107,6 +113,7 @@ export const DEFAULT_OPTIONS: ServiceOptions = Object.freeze({
   lenientTypes: false,
   returnUrlAt3ds: false,
   ownInputShapeOnly: false,
+  clockOffsetMs: 0,
 }) as ServiceOptions;
 
 /**

@@ -34,17 +34,29 @@ export class RateLimiter {
   take(counterKey: string, now = Date.now()): RateDecision {
     if (this.bugs['rl-sliding-window']) return this.takeSliding(counterKey, now);
     let w = this.windows.get(counterKey);
-    if (!w || now >= w.start + this.windowMs) {
+    // rl-window-restarts-early: the counter restarts after a third of the window; the headers still announce all of it.
+    const restartAfter = this.bugs['rl-window-restarts-early'] ? Math.ceil(this.windowMs / 3) : this.windowMs;
+    if (!w || now >= w.start + restartAfter) {
       w = { start: now, count: 0 };
       this.windows.set(counterKey, w);
     }
     const end = w.start + this.windowMs;
-    const cap = this.bugs['rl-off-by-one'] ? this.limit + 1 : this.limit;
+    const cap = this.capOf();
     const allowed = w.count < cap;
     if (allowed || this.bugs['rl-remaining-negative']) w.count++;
-    const remaining = this.bugs['rl-remaining-negative'] ? this.limit - w.count : Math.max(0, this.limit - w.count);
+    let remaining = this.bugs['rl-remaining-negative'] ? this.limit - w.count : Math.max(0, this.limit - w.count);
+    // The under-admitting bugs still say remaining 0 on their 429s (they break RL-1, not RL-7).
+    if (!allowed && cap < this.limit) remaining = 0;
     const resetMs = this.bugs['rl-reset-moves'] ? now + this.windowMs : end;
     return { allowed, limit: this.limit, remaining, reset: Math.ceil(resetMs / 1000), retryAfter: Math.max(1, Math.ceil((end - now) / 1000)) };
+  }
+
+  /** Requests a window admits: the limit, unless a seeded bug moves it. */
+  private capOf(): number {
+    if (this.bugs['rl-off-by-one']) return this.limit + 1;
+    if (this.bugs['rl-early-429']) return this.limit - 1;
+    if (this.bugs['rl-limit-below-header']) return Math.max(1, this.limit - Math.ceil(this.limit / 10));
+    return this.limit;
   }
 
   private takeSliding(counterKey: string, now: number): RateDecision {

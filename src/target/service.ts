@@ -12,7 +12,8 @@ import { bugFlags, type BugFlags } from './bugs.ts';
 import { ErrorWriter, type ApiResult } from './errors.ts';
 import { type HeaderList, JSON_TYPE, nextRequestId, parseQuery, readBody, send } from './http.ts';
 import { IdempotencyStore, canonicalJson } from './idempotency.ts';
-import { Lifecycle, maskCard, nowSeconds, withBudget } from './lifecycle.ts';
+import { Lifecycle, maskCard, withBudget } from './lifecycle.ts';
+import { type ServiceClock, serviceClock } from './clock.ts';
 import type { PaymentRecord, RefundRecord } from './model.ts';
 import { touch } from './model.ts';
 import { type ServiceOptions, resolveOptions, scaledDelays, type Delays } from './options.ts';
@@ -90,6 +91,7 @@ class ReferenceService {
   /** Validation choices of the conforming variants (lenient types, own input shape, return_url at 3DS). */
   private readonly validation: ValidateOptions;
   private readonly delays: Delays;
+  private readonly clock: ServiceClock;
   /** Seeded idem-ghost-duplicate bug only: the first request's pending answer per idempotency entry. */
   private readonly ghostFirsts = new Map<string, Promise<ApiResult>>();
 
@@ -99,16 +101,17 @@ class ReferenceService {
     upstreamUrl: string,
   ) {
     this.delays = scaledDelays(options.timeScale);
+    this.clock = serviceClock(options.clockOffsetMs);
     if (options.challengeExpiryMs !== null && options.challengeExpiryMs !== undefined) this.delays.challengeExpiryMs = Math.max(1, options.challengeExpiryMs);
     this.keys = new KeyRing(options.keys, bugs['auth-accepts-basic']);
     this.limiter = new RateLimiter(options.rateLimit, options.windowMs, bugs);
     this.idem = new IdempotencyStore(bugs);
-    this.store = new PaymentStore(bugs);
+    this.store = new PaymentStore(bugs, this.clock);
     this.presenter = new Presenter(options.presentation, bugs);
     this.errors = new ErrorWriter(bugs);
     this.upstream = new UpstreamClient(upstreamUrl, this.delays.upstreamTimeoutMs);
-    this.webhooks = new WebhookDispatcher(options.webhookUrls, options.webhookSecret, options.webhookTimeoutMs, this.delays, this.scheduler, bugs);
-    this.lifecycle = new Lifecycle(this.store, this.presenter, this.webhooks, this.upstream, this.scheduler, this.delays, bugs, options.cards);
+    this.webhooks = new WebhookDispatcher(options.webhookUrls, options.webhookSecret, options.webhookTimeoutMs, this.delays, this.scheduler, bugs, this.clock);
+    this.lifecycle = new Lifecycle(this.store, this.presenter, this.webhooks, this.upstream, this.scheduler, this.delays, bugs, options.cards, this.clock);
     this.lifecycle.returnUrlAtChallenge = options.returnUrlAt3ds;
     this.validation = { lenientTypes: options.lenientTypes, returnUrlAt3ds: options.returnUrlAt3ds, ...(options.ownInputShapeOnly ? { ownShape: options.presentation } : {}) };
     this.pages = new SandboxPages(this.store, this.lifecycle, bugs);
@@ -147,6 +150,8 @@ class ReferenceService {
   // ------------------------------------------------------------ routing
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
+    // Node writes Date from the machine's clock; a service clock set apart writes its own.
+    if (this.clock.offsetMs !== 0) res.setHeader('date', this.clock.httpDate());
     const url = req.url ?? '/';
     const qi = url.indexOf('?');
     const path = qi < 0 ? url : url.slice(0, qi);
@@ -183,12 +188,12 @@ class ReferenceService {
       if (this.bugs['auth-ratelimit-headers-on-401']) {
         h['x-ratelimit-limit'] = this.options.rateLimit;
         h['x-ratelimit-remaining'] = this.options.rateLimit;
-        h['x-ratelimit-reset'] = Math.ceil((Date.now() + this.options.windowMs) / 1000);
+        h['x-ratelimit-reset'] = Math.ceil((this.clock.now() + this.options.windowMs) / 1000);
       }
       return this.write(res, this.errors.unauthorized(rid, auth.reason, auth.presented), h);
     }
     const key = auth.key;
-    const rate = this.limiter.take(this.bugs['rl-shared-merchant-counter'] ? key.merchant : key.key);
+    const rate = this.limiter.take(this.bugs['rl-shared-merchant-counter'] ? key.merchant : key.key, this.clock.now());
     const rh: HeaderList = { 'x-ratelimit-limit': rate.limit, 'x-ratelimit-remaining': rate.remaining, 'x-ratelimit-reset': rate.reset, 'request-id': rid };
     if (!rate.allowed) {
       if (!this.bugs['rl-no-retry-after']) rh['retry-after'] = this.bugs['rl-retry-after-zero'] ? 0 : rate.retryAfter;
@@ -487,7 +492,7 @@ class ReferenceService {
       if (this.bugs['ref-wrong-code']) return this.errors.make(rid, 'parameter_invalid', message, 'amount');
       return this.errors.make(rid, 'action_not_allowed', message, 'amount');
     }
-    const r: RefundRecord = { id: `re_${randomUUID().replace(/-/g, '')}`, paymentId: p.id, amount: wanted, status: 'pending', created: nowSeconds(), attempts: 0, firstAttemptMs: 0 };
+    const r: RefundRecord = { id: `re_${randomUUID().replace(/-/g, '')}`, paymentId: p.id, amount: wanted, status: 'pending', created: this.clock.seconds(), attempts: 0, firstAttemptMs: 0 };
     if (this.bugs['ref-no-lock']) {
       // Seeded REF-3 bug: submit first, record after, with nothing held in between.
       const res = await this.lifecycle.callRefund(p, r);

@@ -3,6 +3,7 @@
  * creation order (created seconds never decrease along it, ties keep the
  * global sequence), so a page is a walk backwards from the cursor's position.
  */
+import { SYSTEM_CLOCK, type ServiceClock } from './clock.ts';
 import { LIMITS, type Mode, type PaymentStatus } from '../spec/index.ts';
 import type { BugFlags } from './bugs.ts';
 import type { PaymentRecord } from './model.ts';
@@ -24,7 +25,10 @@ export class PaymentStore {
   private seq = 0;
   private lastCreatedMs = 0;
 
-  constructor(private readonly bugs: BugFlags) {}
+  constructor(
+    private readonly bugs: BugFlags,
+    private readonly clock: ServiceClock = SYSTEM_CLOCK,
+  ) {}
 
   nextSeq(): number {
     return ++this.seq;
@@ -32,7 +36,7 @@ export class PaymentStore {
 
   /** Creation time that never goes backwards, so list order and creation order agree. */
   nextCreatedMs(): number {
-    this.lastCreatedMs = Math.max(this.lastCreatedMs, Date.now());
+    this.lastCreatedMs = Math.max(this.lastCreatedMs, this.clock.now());
     return this.lastCreatedMs;
   }
 

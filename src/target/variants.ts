@@ -66,6 +66,12 @@ export const VARIANTS: readonly ServiceVariant[] = Object.freeze([
     { presentation: 'B', ownInputShapeOnly: true },
   ),
   variant('own-input-shape-only-a', 'As own-input-shape-only, for presentation A (payment_method_data and billing_details only).', { presentation: 'A', ownInputShapeOnly: true }),
+  variant(
+    'server-clock-ahead',
+    'The deployment\'s clock is not the harness\'s: X-RateLimit-Reset and every timestamp are the server\'s Unix seconds; this host\'s clock runs 3 s ahead (Date, X-RateLimit-Reset, created, webhook t).',
+    { clockOffsetMs: 3_000 },
+  ),
+  variant('server-clock-behind', 'As server-clock-ahead, with the host\'s clock 3 s behind.', { clockOffsetMs: -3_000 }),
 ]);
 
 export const VARIANT_NAMES: readonly string[] = VARIANTS.map((v) => v.name);

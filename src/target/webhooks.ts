@@ -4,6 +4,7 @@
  * answer within the acknowledge time is retried with exponential backoff
  * (time-scaled) until the (time-scaled) 24 h window ends. Retries keep the event id.
  */
+import { SYSTEM_CLOCK, type ServiceClock } from './clock.ts';
 import { createHmac, randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { type EventType, type Mode, EVENT_ID_PREFIX, SIGNATURE_HEADER, signPayload } from '../spec/index.ts';
@@ -43,6 +44,7 @@ export class WebhookDispatcher {
     private readonly delays: Delays,
     private readonly scheduler: Scheduler,
     private readonly bugs: BugFlags,
+    private readonly clock: ServiceClock = SYSTEM_CLOCK,
   ) {
     this.agent = new Agent({ keepAliveTimeout: 5_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   }
@@ -69,7 +71,7 @@ export class WebhookDispatcher {
 
   emit(type: EventType | string, merchant: string, mode: Mode, dataKey: 'payment' | 'refund', data: () => string): void {
     if (this.scheduler.isClosed) return;
-    const created = Math.floor(Date.now() / 1000);
+    const created = this.clock.seconds();
     const eventId = newEventId();
     for (const url of this.endpointsFor(merchant, mode)) {
       const log: DeliveryLog = { eventId, type, url, attempts: 0, state: 'pending' };
@@ -85,7 +87,7 @@ export class WebhookDispatcher {
     d.log.attempts++;
     if (d.log.attempts > 1 && this.bugs['wh-new-id-on-retry']) d.log.eventId = newEventId();
     const body = `{"id":${JSON.stringify(d.log.eventId)},"type":${JSON.stringify(d.log.type)},"created_at":${d.created},"livemode":${d.livemode},"data":${d.data()}}`;
-    const nowMs = Date.now();
+    const nowMs = this.clock.now();
     const t = this.bugs['wh-timestamp-ms'] ? nowMs : Math.floor(nowMs / 1000);
     const signature = this.bugs['wh-bad-signature'] ? signBodyOnly(this.secret, body, t) : signPayload(this.secret, body, t);
     let ok = false;

@@ -97,10 +97,11 @@ async function record(url: string, offload: boolean): Promise<{ lines: HistoryRe
   return { lines, live, parsedByCheck };
 }
 
-/** Times and the Idempotency-Key differ from run to run; everything else must not. */
+/** Times (the server's Date too) and the Idempotency-Key differ from run to run; everything else must not. */
 function comparable(r: HistoryRecord): unknown {
-  const { tIntended: _a, tStart: _b, tEnd: _c, wall: _d, idemKey: _e, ...rest } = r as ExchangeRecord;
-  return rest;
+  const { tIntended: _a, tStart: _b, tEnd: _c, wall: _d, idemKey: _e, date, ...rest } = r as ExchangeRecord;
+  // Both builders record the Date header, as whole seconds.
+  return r.kind === 'exchange' && r.status > 0 ? { ...rest, date: Number.isInteger(date) } : rest;
 }
 
 describe('history offload (records built on the worker thread)', () => {

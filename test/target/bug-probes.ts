@@ -144,6 +144,27 @@ export const PROBES: Record<BugName, Probe> = {
     const other = await client(s, KEYS.acmeLive).get('/v1/payments');
     return violation(other.status === 429, 'another key of the merchant got 429');
   },
+  'rl-early-429': async (env) => {
+    const { c } = await env.start({ rateLimit: 5, windowMs: 10_000 });
+    const rs = await statuses(c, 5);
+    const ok = rs.filter((r) => r.status === 200).length;
+    return violation(ok < rateHeaders(rs[0]).limit!, `429 after ${ok} requests in a fresh window with X-RateLimit-Limit ${rateHeaders(rs[0]).limit}`);
+  },
+  'rl-limit-below-header': async (env) => {
+    const { c } = await env.start({ rateLimit: 20, windowMs: 10_000 });
+    const rs = await statuses(c, 20);
+    const ok = rs.filter((r) => r.status === 200).length;
+    return violation(ok < rateHeaders(rs[0]).limit!, `429 after ${ok} requests in a fresh window with X-RateLimit-Limit ${rateHeaders(rs[0]).limit}`);
+  },
+  'rl-window-restarts-early': async (env) => {
+    const { c } = await env.start({ rateLimit: 2, windowMs: 3000 });
+    const first = await c.get('/v1/payments');
+    await statuses(c, 2);
+    // Well inside the announced window (it resets 3 s after the first request), past a third of it.
+    await sleep(1200);
+    const r = await c.get('/v1/payments');
+    return violation(r.status !== 429 || rateHeaders(r).reset !== rateHeaders(first).reset, `a request ${1200} ms into a full window was answered ${r.status} with X-RateLimit-Reset ${rateHeaders(r).reset} (the window announced ${rateHeaders(first).reset})`);
+  },
   // ------------------------------------------------------------ IDEM
   'idem-missing-key-accepted': async (env) => {
     const { c } = await env.start();

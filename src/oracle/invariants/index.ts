@@ -61,6 +61,7 @@ import rateBurstCap from './rate-burst-cap.ts';
 import rateHeadersPresent from './rate-headers-present.ts';
 import rateLimitPerKey from './rate-limit-per-key.ts';
 import rateLimitedResponse from './rate-limited-response.ts';
+import rateNoEarly429 from './rate-no-early-429.ts';
 import rateRemaining from './rate-remaining.ts';
 import rateResetValue from './rate-reset-value.ts';
 import rateWindowCap from './rate-window-cap.ts';
@@ -159,6 +160,7 @@ export const INVARIANTS: readonly Invariant[] = [
   rateRemaining,
   rateResetValue,
   rateWindowCap,
+  rateNoEarly429,
   rateWindowFixed,
   redirectUrlByIntegration,
   refundAccepted,

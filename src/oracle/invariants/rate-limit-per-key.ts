@@ -1,6 +1,6 @@
 import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
-import { groupByReset, isCounted, limitOf, rowEvidence, unplacedRows, windowMsOf } from '../lib/rate.ts';
+import { groupByReset, isCounted, limitOf, rowEvidence, serverOffsetOf, unplacedRows, windowMsOf } from '../lib/rate.ts';
 
 /**
  * RL-9. While one key is exhausted, another key's 429 must be explained by its
@@ -16,6 +16,9 @@ const invariant: Invariant = {
     const f = new Findings();
     return {
       finish() {
+        // Our times moved into the server's clock (its Date headers), where X-RateLimit-Reset lives.
+        const offset = serverOffsetOf(ctx).offsetMs;
+        const sEpoch = (t: number) => ctx.epochMs(t) + offset;
         const W = windowMsOf(ctx);
         // Exhausted periods per key, in epoch ms: from its first 429 of a window to that window's reset.
         const exhausted: { key: string; from: number; to: number }[] = [];
@@ -27,7 +30,7 @@ const invariant: Invariant = {
           const ts = c.col('tStart');
           for (const [R, rows] of g) {
             const first429 = rows.filter((i) => status[i] === 429).reduce((m, i) => Math.min(m, ts[i]), Infinity);
-            if (first429 < Infinity) exhausted.push({ key, from: ctx.epochMs(first429), to: R * 1000 });
+            if (first429 < Infinity) exhausted.push({ key, from: sEpoch(first429), to: R * 1000 });
           }
         }
         for (const [key, c] of ctx.ledger.rate) {
@@ -39,22 +42,22 @@ const invariant: Invariant = {
           let keyStart = Infinity;
           for (let i = 0; i < c.length; i++) keyStart = Math.min(keyStart, ts[i]);
           for (let i = 0; i < c.length; i++) {
-            if (others.some((e) => ctx.epochMs(ts[i]) >= e.from && ctx.epochMs(ts[i]) <= e.to)) f.check();
+            if (others.some((e) => sEpoch(ts[i]) >= e.from && sEpoch(ts[i]) <= e.to)) f.check();
           }
           for (const [R, rows] of groups.get(key)!) {
             const refused = rows.filter((i) => status[i] === 429);
             if (refused.length === 0) continue;
             const opened = R * 1000 - W;
-            if (opened < ctx.epochMs(keyStart)) continue;
+            if (opened < sEpoch(keyStart)) continue;
             const limit = limitOf(c, rows, ctx);
             if (limit === undefined) continue;
             let own = rows.filter((i) => isCounted(c, i)).length;
             for (const i of unplacedRows(c)) {
-              if (status[i] === 0 && ctx.epochMs(te[i]) >= opened && ctx.epochMs(ts[i]) <= R * 1000) own++;
+              if (status[i] === 0 && sEpoch(te[i]) >= opened && sEpoch(ts[i]) <= R * 1000) own++;
             }
             if (own >= limit) continue;
             const q = refused[0];
-            const culprit = others.find((e) => ctx.epochMs(ts[q]) >= e.from - 1000 && ctx.epochMs(ts[q]) <= e.to);
+            const culprit = others.find((e) => sEpoch(ts[q]) >= e.from - 1000 && sEpoch(ts[q]) <= e.to);
             if (!culprit) continue;
             f.violation(rowEvidence(c, key, [q], `${key} got 429 after only ${own} of its own requests in the window resetting at ${R} (limit ${limit}), while ${culprit.key} was exhausted`));
           }

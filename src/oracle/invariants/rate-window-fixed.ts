@@ -1,6 +1,6 @@
 import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
-import { groupByReset, resetToleranceMs, rowEvidence, unplacedRows, windowMsOf } from '../lib/rate.ts';
+import { groupByReset, resetToleranceMs, rowEvidence, serverOffsetOf, unplacedRows, windowMsOf } from '../lib/rate.ts';
 
 /**
  * RL-2 and RL-6 (constant within a window). For one key, windows in the order of
@@ -18,8 +18,12 @@ const invariant: Invariant = {
     const f = new Findings();
     return {
       finish() {
+        // Our times moved into the server's clock (its Date headers), where X-RateLimit-Reset lives.
+        const offset = serverOffsetOf(ctx).offsetMs;
+        const sEpoch = (t: number) => ctx.epochMs(t) + offset;
         const W = windowMsOf(ctx);
         const tol = resetToleranceMs(ctx);
+        const gapSlack = ctx.run?.target.embedded ? 0 : 1000;
         for (const [key, c] of ctx.ledger.rate) {
           const tStart = c.col('tStart');
           const tEnd = c.col('tEnd');
@@ -42,8 +46,8 @@ const invariant: Invariant = {
             // Crossing from one window to the next is what exercises the rule.
             if (b > 0) f.check();
             // It must have begun by the time our first answer inside it came back.
-            if (opened > ctx.epochMs(g.minEnd) + tol) {
-              f.violation(rowEvidence(c, key, [g.first], `window resetting at ${g.R} began ${Math.round((opened - ctx.epochMs(g.minEnd)) / 1000)} s after a request it counted was answered (window ${W / 1000} s)`));
+            if (opened > sEpoch(g.minEnd) + tol) {
+              f.violation(rowEvidence(c, key, [g.first], `window resetting at ${g.R} began ${Math.round((opened - sEpoch(g.minEnd)) / 1000)} s after a request it counted was answered (window ${W / 1000} s)`));
             }
             if (b === 0) continue;
             const a = span[b - 1];
@@ -51,7 +55,10 @@ const invariant: Invariant = {
             if (g.minEnd < a.maxStart) {
               f.violation(rowEvidence(c, key, [g.first, a.last], `X-RateLimit-Reset went back from ${g.R} to ${a.R} for ${key}`));
             }
-            if ((g.R - a.R) * 1000 < W - tol) {
+            // Both resets are the server's clock and the window is whole seconds, so a fixed window
+            // gives R2 - R1 >= W exactly (R = ceil(start + W) and the next start is at least W later):
+            // no rounding slack; a remote target keeps a second for nodes whose clocks differ.
+            if ((g.R - a.R) * 1000 < Math.floor(W / 1000) * 1000 - gapSlack) {
               f.violation(rowEvidence(c, key, [a.last, g.first], `X-RateLimit-Reset moved from ${a.R} to ${g.R}, ${g.R - a.R} s later: the ${W / 1000} s window slid or restarted before it ended`));
               continue;
             }
@@ -59,12 +66,12 @@ const invariant: Invariant = {
             // (answers without a reset, or none, may have been counted in it too).
             let opener = g.minStart;
             for (const i of unplaced) {
-              if (ctx.epochMs(tEnd[i]) >= a.R * 1000 - tol && tStart[i] < opener) opener = tStart[i];
+              if (sEpoch(tEnd[i]) >= a.R * 1000 - tol && tStart[i] < opener) opener = tStart[i];
             }
             if (opener < keyStart) continue;
-            if (opened < ctx.epochMs(opener) - tol) {
+            if (opened < sEpoch(opener) - tol) {
               f.violation(
-                rowEvidence(c, key, [g.first], `window resetting at ${g.R} began ${Math.round((ctx.epochMs(opener) - opened) / 100) / 10} s before any request of ${key} after the previous window (it should start at the first request after ${a.R})`),
+                rowEvidence(c, key, [g.first], `window resetting at ${g.R} began ${Math.round((sEpoch(opener) - opened) / 100) / 10} s before any request of ${key} after the previous window (it should start at the first request after ${a.R})`),
               );
             }
           }

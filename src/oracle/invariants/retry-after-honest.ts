@@ -1,6 +1,6 @@
 import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
-import { orderBy, resetToleranceMs, rowEvidence } from '../lib/rate.ts';
+import { orderBy, resetToleranceMs, rowEvidence, serverOffsetOf } from '../lib/rate.ts';
 
 /**
  * Slack on "a request sent after Retry-After elapsed". No rounding slack is due: Retry-After is
@@ -26,6 +26,9 @@ const invariant: Invariant = {
     const f = new Findings();
     return {
       finish() {
+        // Our times moved into the server's clock (its Date headers), where X-RateLimit-Reset lives.
+        const offset = serverOffsetOf(ctx).offsetMs;
+        const sEpoch = (t: number) => ctx.epochMs(t) + offset;
         const tol = resetToleranceMs(ctx);
         const slack = retryAfterSlackMs(!!ctx.run?.target.embedded);
         for (const [key, c] of ctx.ledger.rate) {
@@ -39,7 +42,7 @@ const invariant: Invariant = {
             const q = all[k];
             if (status[q] !== 429 || Number.isNaN(ra[q]) || Number.isNaN(reset[q])) continue;
             f.check();
-            const left = reset[q] * 1000 - ctx.epochMs(ts[q]);
+            const left = reset[q] * 1000 - sEpoch(ts[q]);
             if (ra[q] * 1000 > left + 1000 + tol) {
               f.violation(rowEvidence(c, key, [q], `Retry-After ${ra[q]} s but the window resets in ${Math.max(0, Math.round(left / 100) / 10)} s`));
             }

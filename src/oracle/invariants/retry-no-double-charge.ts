@@ -19,7 +19,11 @@ const invariant: Invariant = {
   rules: ['FT-3'],
   create(ctx) {
     const f = new Findings();
-    const runStartSec = Math.floor(ctx.epochMs(0) / 1000);
+    // The run's start on the server's clock (created is its Unix seconds), as late as the Date headers allow.
+    const runStartSec = () => {
+      const c = ctx.ledger.serverClock.estimate();
+      return Math.floor((ctx.epochMs(0) + (c ? c.offsetMs + c.uncertaintyMs : 0)) / 1000);
+    };
     /** Payments lists showed that were created during the run: id -> merchant|mode and the list's seq. */
     const listed = new Map<string, { scope: string; seq: number }>();
     /** Creates without an Idempotency-Key that got no usable answer, per merchant|mode. */
@@ -46,7 +50,7 @@ const invariant: Invariant = {
           rec.list.ids.forEach((id, i) => {
             const created = rec.list!.created[i];
             // Only payments no create has answered with (so far) can reveal a second one.
-            if (id && created !== null && created !== undefined && created >= runStartSec && !ctx.ledger.payments.has(id) && !listed.has(id)) listed.set(id, { scope, seq: rec.seq });
+            if (id && created !== null && created !== undefined && created >= runStartSec() && !ctx.ledger.payments.has(id) && !listed.has(id)) listed.set(id, { scope, seq: rec.seq });
           });
         }
         if (isCreate(rec) && rec.idemKey === undefined && unusable(rec.status)) unkeyedUnanswered.set(scope, (unkeyedUnanswered.get(scope) ?? 0) + 1);

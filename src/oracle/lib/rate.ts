@@ -11,11 +11,29 @@ export function windowMsOf(ctx: OracleContext): number {
 }
 
 /**
- * Tolerance when the server's X-RateLimit-Reset (whole seconds, server clock) is
- * compared with our clock: a second of rounding, plus clock skew for a remote target.
+ * The server's clock offset from ours (ms, positive when it is ahead) estimated from the Date
+ * headers, and its uncertainty; 0 and 0 when no answer carried a Date header. Final in finish().
+ */
+export function serverOffsetOf(ctx: OracleContext): { offsetMs: number; uncertaintyMs: number } {
+  const e = ctx.ledger.serverClock.estimate();
+  return e ? { offsetMs: e.offsetMs, uncertaintyMs: e.uncertaintyMs } : { offsetMs: 0, uncertaintyMs: 0 };
+}
+
+/**
+ * Epoch ms on the server's clock at run time `t`: server times (X-RateLimit-Reset, created,
+ * webhook t) are judged in the server's time, so a host whose clock is off keeps its rules.
+ */
+export function serverEpochMs(ctx: OracleContext, t: number): number {
+  return ctx.epochMs(t) + serverOffsetOf(ctx).offsetMs;
+}
+
+/**
+ * Tolerance when the server's X-RateLimit-Reset (whole seconds, server clock) is compared
+ * with our clock moved into the server's time: a second of rounding, the offset estimate's
+ * uncertainty, plus residual skew for a remote target (several nodes, a clock stepping).
  */
 export function resetToleranceMs(ctx: OracleContext): number {
-  return 1000 + (ctx.run?.target.embedded ? 100 : 1000);
+  return 1000 + (ctx.run?.target.embedded ? 100 : 1000) + serverOffsetOf(ctx).uncertaintyMs;
 }
 
 const groupCache = new WeakMap<RateCols, { length: number; groups: Map<number, number[]> }>();

@@ -68,6 +68,13 @@ export const RATE_CASES: CaseTable = {
     seqs: [1, 2],
     message: /refused again in the same window/,
   },
+  'rate-no-early-429': {
+    // A fresh window (the first answer says remaining = limit - 1): 429 only after the limit.
+    keeps: () => [...fill(1, 5, S + 60), rl(6, 600, 429, 0, S + 60)],
+    violates: () => [...fill(1, 4, S + 60), rl(5, 500, 429, 0, S + 60)],
+    seqs: [5],
+    message: /429 after only 4 counted request\(s\).*X-RateLimit-Limit 5/,
+  },
   'rate-limit-per-key': {
     keeps: () => [...fill(1, 5, S + 60), rl(6, 600, 429, 0, S + 60), rl(7, 700, 200, 4, S + 61, { key: K.test2 })],
     violates: () => [...fill(1, 5, S + 60), rl(6, 600, 429, 0, S + 60), rl(7, 700, 200, 4, S + 61, { key: K.test2 }), rl(8, 800, 429, 0, S + 61, { key: K.test2 })],
