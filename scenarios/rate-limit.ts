@@ -118,6 +118,7 @@ export class RateLimitProbe {
       if (r.status !== 429 && this.remaining(r) === this.limit - 1) return { w: { openStart: r.record.tStart, openEnd: r.record.tEnd }, first: r };
       const wait = this.untilReset(r);
       this.ctx.log(`rate-limit: window not fresh (status ${r.status}, remaining ${this.remaining(r)}); waiting ${Math.round(wait)} ms`);
+      this.ctx.phase?.('waiting for the rate window to reset', wait);
       await nap(this.ctx, wait);
     }
     return null;
@@ -196,6 +197,7 @@ async function run(ctx: ScenarioContext): Promise<void> {
     // Past the oracle's clock slack (RL-8, retry-after-honest), so a Retry-After that understates
     // the wait (0, say) is judged; an honest one has the window reset by then anyway.
     const due = last429.record.tEnd + ra * 1000 + retryAfterSlackMs(ctx.target.embedded) + 50;
+    ctx.phase?.(`waiting out Retry-After (${ra} s) before one request`, due - ctx.now());
     await nap(ctx, due - ctx.now());
     const r = await p.send('rl-retry-after');
     if (r.status === 429) {
@@ -207,6 +209,7 @@ async function run(ctx: ScenarioContext): Promise<void> {
     }
   } else {
     ctx.log('rate-limit: no 429 beyond the limit; waiting one window');
+    ctx.phase?.('waiting one rate window', p.windowMs + 1000);
     await nap(ctx, p.windowMs + 1000);
     const f = await p.freshWindow();
     w2start = f ? f.first : null;
@@ -222,6 +225,7 @@ async function run(ctx: ScenarioContext): Promise<void> {
   const expectedEnd = w2start.record.tStart + p.windowMs;
   const raEarliest = refused2 && ra2 !== null ? refused2.record.tStart + (ra2 - 1) * 1000 : expectedEnd;
   const probeFrom = Math.min(expectedEnd, raEarliest) - Math.max(4 * stepMs, 100);
+  ctx.phase?.('waiting for the end of rate window 2, then probing its edge', probeFrom - ctx.now());
   await nap(ctx, probeFrom - ctx.now());
   const raLatest = refused2 && ra2 !== null ? refused2.record.tEnd + ra2 * 1000 : expectedEnd;
   const maxProbes = Math.min(2000, Math.ceil((Math.max(expectedEnd, raLatest) - probeFrom + 3000) / stepMs));
@@ -255,6 +259,7 @@ async function run(ctx: ScenarioContext): Promise<void> {
   const connections = Math.max(1, Math.min(50, p.limit));
   const before = edge.record.tEnd + 0.6 * p.windowMs;
   const after = w3end + Math.max(20, 0.02 * p.windowMs);
+  ctx.phase?.('waiting to burst across the end of rate window 3', after - ctx.now());
   const [b1, b2] = await Promise.all([
     ctx.burst({ key, amount, connections, method: 'GET', path: '/v1/payments?limit=1', startAtWall: wallAt(ctx, before), group: 'rl-burst' }),
     ctx.burst({ key, amount, connections, method: 'GET', path: '/v1/payments?limit=1', startAtWall: wallAt(ctx, after), group: 'rl-burst' }),

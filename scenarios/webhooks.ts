@@ -96,10 +96,13 @@ async function run(ctx: ScenarioContext): Promise<void> {
   const maxWaitMs = ctx.durationMs ?? 2 * (ctx.webhooks.ackTimeoutMs ?? LIMITS.webhookAckTimeoutMs) + scaled(ctx, 5 * 60_000, 5_000);
   const deadline = ctx.now() + maxWaitMs;
   const step = Math.max(50, Math.min(1_000, scaled(ctx, 1_000)));
+  ctx.phase?.(`waiting for ${expected} webhook deliveries`, deadline - ctx.now());
   while (ctx.now() < deadline && !aborted(ctx) && ctx.webhooks.deliveries() - d0 < expected) await nap(ctx, step);
   const got = ctx.webhooks.deliveries() - d0;
   ctx.log(`webhooks: ${got} deliveries for ${expected} expected events; waiting ${Math.round(retryTailMs(ctx))} ms for retries`);
+  ctx.phase?.('waiting for webhook retries', Math.min(retryTailMs(ctx), deadline - ctx.now()));
   await nap(ctx, Math.min(retryTailMs(ctx), deadline - ctx.now()));
+  ctx.phase?.(null);
   ctx.log(`webhooks: ${ctx.webhooks.deliveries() - d0} deliveries in all`);
 }
 

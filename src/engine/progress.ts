@@ -1,7 +1,8 @@
 /**
- * Live progress. On a TTY: one line redrawn in place (elapsed/total, current
- * rate, errors, 429s, dropped, violations). In CI (no TTY, or CI=true): a plain
- * line every few seconds, so logs stay readable.
+ * Live progress. On a TTY: one line redrawn in place (elapsed/planned, the scenario running,
+ * current rate, live p99, errors, 429s, dropped, violations, and the phase: what the scenario
+ * waits for and how long). In CI (no TTY, or CI=true): a plain line every few seconds, so logs
+ * stay readable.
  */
 import type { HistoryRecord } from '../spec/index.ts';
 
@@ -28,6 +29,10 @@ export function isCi(env: NodeJS.ProcessEnv = process.env): boolean {
   return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
 }
 
+/** Latencies kept for the live p99 (the last few seconds, at most this many). */
+const LIVE_LATENCY_MAX = 4096;
+const LIVE_WINDOW_MS = 3000;
+
 function fmtDuration(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));
   const m = Math.floor(s / 60);
@@ -48,6 +53,10 @@ export class Progress {
   private timer: NodeJS.Timeout | null = null;
   private window: { t: number; n: number }[] = [];
   private drawn = false;
+  private scenario: { name: string; index: number; total: number } | null = null;
+  private phaseNote: { note: string; until: number | null } | null = null;
+  /** Recent (end time, latency ms) of answered requests, for the live p99. */
+  private latencies: { t: number; ms: number }[] = [];
 
   constructor(private readonly opts: ProgressOptions) {
     this.stream = opts.stream ?? process.stderr;
@@ -58,6 +67,10 @@ export class Progress {
   readonly onRecord = (r: HistoryRecord): void => {
     if (r.kind === 'exchange') {
       this.requests++;
+      if (r.status !== 0) {
+        this.latencies.push({ t: r.tEnd, ms: r.tEnd - r.tStart });
+        if (this.latencies.length > LIVE_LATENCY_MAX) this.latencies.splice(0, this.latencies.length - LIVE_LATENCY_MAX);
+      }
       if (r.status === 429) this.rateLimited++;
       else if (r.failure !== null || r.status >= 500) this.errors++;
     } else if (r.kind === 'webhook') this.webhooks++;
@@ -71,27 +84,76 @@ export class Progress {
     this.dropped += n;
   }
 
-  /** Requests per second over the last few seconds. */
+  /** The scenario now running (the engine calls this as each starts); clears the phase. */
+  setScenario(name: string, index: number, total: number): void {
+    this.scenario = { name, index, total };
+    this.phaseNote = null;
+  }
+
+  /** What the scenario is doing or waiting for, for `ms` if given (then it clears itself); null clears. */
+  phase(note: string | null, ms?: number): void {
+    this.phaseNote = note === null ? null : { note, until: ms !== undefined && ms > 0 ? this.opts.clock.now() + ms : null };
+    if (!this.plain && this.timer) this.draw();
+  }
+
+  /** Requests per second over the last few seconds (since start() for the first ones, never a fake 0/s). */
   currentRate(): number {
     const now = this.opts.clock.now();
     this.window.push({ t: now, n: this.requests });
-    while (this.window.length > 2 && now - this.window[1].t >= 3000) this.window.shift();
+    while (this.window.length > 2 && now - this.window[1].t >= LIVE_WINDOW_MS) this.window.shift();
     const first = this.window[0];
     const dt = now - first.t;
-    return dt > 0 ? ((this.requests - first.n) * 1000) / dt : 0;
+    if (dt > 0) return ((this.requests - first.n) * 1000) / dt;
+    // Nothing to difference against yet: the mean since the run started.
+    return now > 0 ? (this.requests * 1000) / now : 0;
+  }
+
+  /** p99 latency (ms) of the requests answered in the last few seconds; null when none. */
+  liveP99(): number | null {
+    const now = this.opts.clock.now();
+    let i = 0;
+    while (i < this.latencies.length && this.latencies[i].t < now - LIVE_WINDOW_MS) i++;
+    if (i > 0) this.latencies.splice(0, i);
+    if (this.latencies.length === 0) return null;
+    const sorted = this.latencies.map((x) => x.ms).sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)];
+  }
+
+  /** The phase note with its time left, or null when none (or it ran out). */
+  private phaseText(now: number): string | null {
+    const p = this.phaseNote;
+    if (!p) return null;
+    if (p.until === null) return p.note;
+    const left = p.until - now;
+    if (left <= 0) {
+      this.phaseNote = null;
+      return null;
+    }
+    return `${p.note} (${(left / 1000).toFixed(1)}s left)`;
   }
 
   line(): string {
     const now = this.opts.clock.now();
-    const total = this.opts.totalMs !== undefined ? `/${fmtDuration(this.opts.totalMs)}` : '';
+    const planned = this.opts.totalMs;
+    let elapsed = fmtDuration(now);
+    if (planned !== undefined) {
+      // Past the plan, say so and why (the scenario running and what it waits for), not just "30s/20s".
+      elapsed += now > planned + 1000 ? ` (planned ${fmtDuration(planned)}, over by ${fmtDuration(now - planned)})` : `/${fmtDuration(planned)}`;
+    }
+    const sc = this.scenario ? `  ${this.scenario.name} ${this.scenario.index + 1}/${this.scenario.total}` : '';
+    const p99 = this.liveP99();
+    const phase = this.phaseText(now);
     return (
-      `paystorm ${fmtDuration(now)}${total}  ${this.requests} req  ${Math.round(this.currentRate())}/s  ` +
-      `errors ${this.errors}  429s ${this.rateLimited}  dropped ${this.dropped}  violations ${this.violations}`
+      `paystorm ${elapsed}${sc}  ${this.requests} req  ${Math.round(this.currentRate())}/s  p99 ${p99 === null ? '-' : `${p99 >= 100 ? Math.round(p99) : p99.toFixed(1)}ms`}  ` +
+      `errors ${this.errors}  429s ${this.rateLimited}  dropped ${this.dropped}  violations ${this.violations}` +
+      (phase ? `  | ${phase}` : '')
     );
   }
 
   start(): void {
     if (this.timer) return;
+    // The first tick differences against this, so it shows the real rate, not 0/s.
+    this.window = [{ t: this.opts.clock.now(), n: this.requests }];
     const every = this.plain ? (this.opts.plainIntervalMs ?? 5000) : (this.opts.ttyIntervalMs ?? 250);
     this.timer = setInterval(() => this.draw(), every);
     this.timer.unref();

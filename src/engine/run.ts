@@ -11,6 +11,7 @@ import {
   HISTORY_VERSION,
   type BurstSpec,
   type CardOutcome,
+  type EndRecord,
   type ExecutorSpec,
   type FaultStep,
   type KeyHandle,
@@ -198,6 +199,21 @@ export function makeRunRecord(o: MakeRunRecordOptions): RunRecord {
   };
 }
 
+/** An executor's planned arrival rate (iterations/s, the mean over a ramp), or null for a closed model. */
+export function plannedRate(spec: ExecutorSpec): number | null {
+  if (spec.executor === 'constant-arrival-rate') return spec.rate;
+  if (spec.executor !== 'ramping-arrival-rate') return null;
+  let from = spec.startRate;
+  let area = 0;
+  let ms = 0;
+  for (const st of spec.stages) {
+    area += ((from + st.target) / 2) * st.durationMs;
+    ms += st.durationMs;
+    from = st.target;
+  }
+  return ms > 0 ? area / ms : spec.startRate;
+}
+
 export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> {
   const { clock, writer } = o;
   const budget = new RunBudget(o.caps.maxRequests);
@@ -205,6 +221,7 @@ export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> 
   const timeoutMs = o.timeoutMs ?? 30_000;
   const log = o.log ?? ((m: string) => (o.progress ? o.progress.log(m) : process.stderr.write(m + '\n')));
   let dropped = 0;
+  const load: NonNullable<EndRecord['load']> = [];
   const scenarioErrors: RunOutcome['scenarioErrors'] = [];
 
   const onExternalAbort = () => budget.stop(STOP_REASONS.interrupted);
@@ -252,9 +269,10 @@ export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> 
     o.progress?.addDropped(n);
   };
 
-  for (const scenario of o.scenarios) {
+  for (const [index, scenario] of o.scenarios.entries()) {
     if (signal.aborted) break;
     factory.setScenario(scenario.name);
+    o.progress?.setScenario(scenario.name, index, o.scenarios.length);
     const random = seededRandom(scenarioSeed(o.seed, scenario.name));
     const ctx: ScenarioContext = {
       scenario: scenario.name,
@@ -263,15 +281,20 @@ export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> 
       testKeys: handles.filter((h) => h.mode === 'test'),
       client: (key: KeyHandle) => factory.client(key),
       cards: o.cards,
-      execute: (spec: ExecutorSpec, iteration: IterationFn) =>
-        runExecutor(spec, iteration, {
+      execute: async (spec: ExecutorSpec, iteration: IterationFn) => {
+        const tStart = clock.now();
+        const res = await runExecutor(spec, iteration, {
           clock,
           signal,
           onDropped,
           setIntended: (t) => factory.setIntended(t),
           backpressure: writer,
           onIterationError: (err) => log(`[${scenario.name}] iteration failed: ${(err as Error)?.message ?? String(err)}`),
-        }),
+        });
+        // For the end record: the asked-for rate beside what was done ("achieved vs target" in the reports).
+        load.push({ scenario: scenario.name, executor: spec.executor, targetRate: plannedRate(spec), iterations: res.iterations, dropped: res.dropped, tStart, tEnd: clock.now() });
+        return res;
+      },
       burst: (spec: BurstSpec) => runBurst(factory, spec, timeoutMs),
       random,
       now: () => clock.now(),
@@ -283,6 +306,7 @@ export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> 
       log: (m: string) => log(`[${scenario.name}] ${m}`),
       webhooks: o.webhooks ?? null,
       ...(o.snapshot ? { snapshot: o.snapshot } : {}),
+      ...(o.progress ? { phase: (note: string | null, ms?: number) => o.progress!.phase(note, ms) } : {}),
     };
     const faultsStop = new AbortController();
     const onStop = () => faultsStop.abort();
@@ -318,7 +342,7 @@ export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> 
   const stopped = signal.aborted ? budget.stopReason : '';
   const complete = !stopped && scenarioErrors.length === 0;
   const reason = stopped || (scenarioErrors.length > 0 ? `scenario-error: ${scenarioErrors.map((e) => e.scenario).join(', ')}` : 'done');
-  writer.write({ v: HISTORY_VERSION, kind: 'end', tEnd: clock.now(), wall: clock.wall(), complete, reason, requests: budget.requests, dropped });
+  writer.write({ v: HISTORY_VERSION, kind: 'end', tEnd: clock.now(), wall: clock.wall(), complete, reason, requests: budget.requests, dropped, ...(load.length ? { load } : {}) });
   o.progress?.stop();
   for (const u of unsubscribe) u?.();
   return { complete, reason, requests: budget.requests, dropped, scenarioErrors };

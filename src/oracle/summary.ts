@@ -1,5 +1,6 @@
 /** summary.json (schema v1, src/spec/summary.ts) from a judged run. */
-import { SUMMARY_VERSION, type EndRecord, type FaultRecord, type Finding, type InvariantResult, type RunMetrics, type RunRecord, type Summary, type ThresholdResult } from '../spec/index.ts';
+import { SUMMARY_VERSION, type EndRecord, type FaultRecord, type Finding, type InvariantResult, type LoadResult, type RateBoundary, type RunMetrics, type RunRecord, type Summary, type ThresholdResult } from '../spec/index.ts';
+import { limitWhy } from './lib/rate-boundary.ts';
 
 export interface SummaryInput {
   run: RunRecord | null;
@@ -14,7 +15,36 @@ export interface SummaryInput {
   verdict: 'pass' | 'fail';
   /** What the oracle learned about the run (judge's findings). */
   findings?: readonly Finding[];
+  /** The verdict's one-sentence reason (`verdictOf(...).reason`). */
+  reason?: string;
+  /** What the rate-limit probe measured (src/oracle/lib/rate-boundary.ts), when the run probed an edge. */
+  rateBoundary?: RateBoundary | null;
 }
+
+/** The end record's executor loads with their achieved rate. */
+export function loadResults(end: EndRecord | null): LoadResult[] {
+  return (end?.load ?? []).map((l) => {
+    const s = Math.max(0.001, (l.tEnd - l.tStart) / 1000);
+    return { ...l, achievedRate: Math.round((l.iterations / s) * 100) / 100 };
+  });
+}
+
+/**
+ * Findings the summary adds itself: which rate limit and window the run checked and why, and
+ * what the edge probe measured. After the judge's warnings, before its infos.
+ */
+function runFindings(run: RunRecord | null, boundary: RateBoundary | null | undefined): Finding[] {
+  const out: Finding[] = [];
+  const rlDeclared = (run?.scenarios ?? []).some((s) => s.rules.some((r) => r.startsWith('RL-')));
+  if (run && rlDeclared) out.push({ id: 'rate-limit-checked', level: 'info', text: limitWhy(run) + '.', rules: ['RL-1', 'RL-2'] });
+  if (boundary) {
+    const times = boundary.edge ? [Math.round(boundary.edge.from), Math.round(boundary.edge.to)] : [];
+    out.push({ id: 'rate-limit-boundary', level: 'info', text: `Rate-limit probe on ${boundary.key}: ${boundary.text}.`, rules: ['RL-1', 'RL-2'], evidence: { message: boundary.text, keys: [boundary.key], ...(times.length ? { times } : {}) } });
+  }
+  return out;
+}
+
+const LEVEL_ORDER = { warning: 0, observation: 1, info: 2 } as const;
 
 export function buildSummary(input: SummaryInput): Summary {
   const { run, end, metrics } = input;
@@ -25,6 +55,7 @@ export function buildSummary(input: SummaryInput): Summary {
     version: SUMMARY_VERSION,
     runId: run?.runId ?? 'unknown',
     verdict: input.verdict,
+    ...(input.reason !== undefined ? { reason: input.reason } : {}),
     // A history with no end record was cut short.
     complete: end?.complete ?? false,
     exitCode: input.exitCode,
@@ -47,6 +78,10 @@ export function buildSummary(input: SummaryInput): Summary {
     })),
     metrics: (metrics ?? {}) as Record<string, unknown>,
     keys: (run?.keys ?? []).map((k) => ({ label: k.label, merchant: k.merchant, mode: k.mode })),
-    findings: [...(input.findings ?? [])],
+    findings: [...(input.findings ?? []), ...runFindings(run, input.rateBoundary).filter((f) => !input.findings?.some((g) => g.id === f.id))].sort(
+      (a, b) => LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level],
+    ),
+    ...(input.rateBoundary ? { rateBoundary: input.rateBoundary } : {}),
+    ...(end?.load?.length ? { load: loadResults(end) } : {}),
   };
 }

@@ -23,7 +23,12 @@ export interface Verdict {
   exitCode: number;
   /** Why, one line each (empty on a pass). */
   reasons: string[];
+  /** The verdict's reason in one sentence, e.g. `failed: 2 invariants violated (a, b)` (summary.json `reason`). */
+  reason: string;
 }
+
+const plural = (n: number, one: string, many = one + 's') => `${n} ${n === 1 ? one : many}`;
+const trimStop = (s: string) => s.trim().replace(/[.\s]+$/, '');
 
 /** Declared rules that every invariant citing them left not-exercised. */
 export function unexercisedDeclaredRules(invariants: readonly InvariantResult[], declaredRules: readonly string[]): string[] {
@@ -45,18 +50,51 @@ export function verdictOf(input: VerdictInput): Verdict {
       ...failed.map((i) => `${i.id} (${i.rules.join(', ')}) failed: ${i.reason ?? ''}`.trim()),
       ...errored.map((i) => `${i.id} (${i.rules.join(', ')}) could not be judged: it threw an exception`),
     ];
-    return { verdict: 'fail', exitCode: EXIT.violation, reasons };
+    const parts = [
+      failed.length ? `${plural(failed.length, 'invariant')} violated (${failed.map((i) => i.id).join(', ')})` : '',
+      errored.length ? `${plural(errored.length, 'invariant')} could not be judged because the check threw (${errored.map((i) => i.id).join(', ')})` : '',
+    ].filter(Boolean);
+    return { verdict: 'fail', exitCode: EXIT.violation, reasons, reason: `failed: ${parts.join('; ')}` };
   }
-  if (interrupted) return { verdict: 'fail', exitCode: EXIT.interrupted, reasons: ['the run was interrupted before its scenarios finished; an incomplete run cannot pass'] };
+  if (interrupted) {
+    const why = 'the run was interrupted before its scenarios finished; an incomplete run cannot pass';
+    return { verdict: 'fail', exitCode: EXIT.interrupted, reasons: [why], reason: `failed: ${why}` };
+  }
   const reasons: string[] = [];
+  const sentences: string[] = [];
   const unexercised = unexercisedDeclaredRules(invariants, declaredRules);
   for (const rule of unexercised) {
-    const why = invariants.filter((i) => i.rules.includes(rule)).map((i) => `${i.id}: ${i.reason ?? 'not exercised'}`);
+    const citing = invariants.filter((i) => i.rules.includes(rule));
+    const why = citing.map((i) => `${i.id}: ${i.reason ?? 'not exercised'}`);
     reasons.push(`${rule} is declared by a selected scenario but was not exercised (${why.join('; ')})`);
+    const because = citing.map((i) => trimStop(i.reason ?? '')).filter(Boolean)[0];
+    sentences.push(`${rule} was not exercised` + (because ? ` because ${because}` : ` (${citing.map((i) => i.id).join(', ')} had nothing to judge)`));
   }
-  if (invariants.length === 0 || invariants.every((i) => i.checked === 0)) reasons.push('nothing was checked: the history held nothing any invariant could judge');
-  if (reasons.length) return { verdict: 'fail', exitCode: EXIT.violation, reasons };
+  if (invariants.length === 0 || invariants.every((i) => i.checked === 0)) {
+    reasons.push('nothing was checked: the history held nothing any invariant could judge');
+    sentences.push('nothing was checked because the history held nothing any invariant could judge');
+  }
+  if (reasons.length) {
+    // One sentence: the first rule with its cause, then how many more.
+    const more = sentences.length > 1 ? ` (and ${plural(sentences.length - 1, 'more rule')} not exercised: ${unexercised.slice(1).join(', ') || 'see invariants'})` : '';
+    return { verdict: 'fail', exitCode: EXIT.violation, reasons, reason: `failed: ${sentences[0]}${more}` };
+  }
   const breached = thresholds.filter((t) => !t.ok);
-  if (breached.length) return { verdict: 'fail', exitCode: EXIT.threshold, reasons: breached.map((t) => `threshold ${t.expr} breached (value ${t.value})`) };
-  return { verdict: 'pass', exitCode: EXIT.pass, reasons: [] };
+  if (breached.length) {
+    const first = breached[0];
+    const more = breached.length > 1 ? ` and ${plural(breached.length - 1, 'more')}` : '';
+    return {
+      verdict: 'fail',
+      exitCode: EXIT.threshold,
+      reasons: breached.map((t) => `threshold ${t.expr} breached (value ${t.value})`),
+      reason: `failed: ${plural(breached.length, 'threshold')} breached (${first.metric} ${first.expr.startsWith(first.metric) ? first.expr.slice(first.metric.length).replace(/^:\s*/, '') : first.expr}, observed ${first.value === null ? 'no data' : Number(first.value.toPrecision(4))}${more})`,
+    };
+  }
+  const judged = invariants.filter((i) => i.status === 'pass').length;
+  return {
+    verdict: 'pass',
+    exitCode: EXIT.pass,
+    reasons: [],
+    reason: `passed: ${plural(judged, 'invariant')} held` + (thresholds.length ? ` and ${thresholds.length === 1 ? 'the threshold was' : `all ${thresholds.length} thresholds were`} met` : ''),
+  };
 }

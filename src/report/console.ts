@@ -6,7 +6,9 @@
 import type { InvariantStatus, Summary } from '../spec/summary.ts';
 import { sortInvariants, sortThresholds } from './order.ts';
 import { redactSummary } from './redact.ts';
-import { formatDuration, formatValue, verdictLine } from './verdict.ts';
+import { findingLine, formatDuration, formatValue, sortedFindings, verdictLine, verdictReason } from './verdict.ts';
+import { loadFacts, loadLines } from './load.ts';
+import { rateBoundaryLines } from './rate-boundary.ts';
 
 const DETAIL_MAX = 100;
 
@@ -44,6 +46,20 @@ export function renderConsole(input: Summary, opts: { color?: boolean } = {}): s
   const out: string[] = [];
   const target = `${s.target.url}${s.target.embedded ? ' (embedded)' : ''}, presentation ${s.target.presentation ?? '?'}`;
   out.push(paint('bold', `paystorm ${s.runId}`) + `  ${target}, ${formatDuration(s.duration_ms)}${s.complete ? '' : ', INCOMPLETE'}`);
+
+  // The reason first: a run can fail with zero failed invariants, and this says why.
+  out.push(paint(s.verdict === 'pass' ? 'green' : 'red', verdictReason(s)));
+  const findings = sortedFindings(s);
+  if (findings.length) {
+    out.push('', paint('bold', 'Findings'));
+    for (const f of findings) out.push('  ' + paint(f.level === 'warning' ? 'yellow' : f.level === 'observation' ? null : 'dim', oneLine(findingLine(f), 400)));
+  }
+  out.push('', paint('bold', 'Load'));
+  for (const l of loadLines(loadFacts(s))) out.push('  ' + l);
+  if (s.rateBoundary) {
+    out.push('', paint('bold', 'Rate-limit boundary'));
+    for (const l of rateBoundaryLines(s.rateBoundary)) out.push('  ' + l);
+  }
 
   out.push('', paint('bold', 'Invariants'));
   if (s.invariants.length === 0) out.push('  (none evaluated)');

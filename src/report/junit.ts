@@ -6,7 +6,9 @@
 import type { InvariantResult, Summary, ThresholdResult } from '../spec/summary.ts';
 import { escapeXml, escapeXmlAttr } from './escape.ts';
 import { redactSummary } from './redact.ts';
-import { evidenceText, formatValue, verdictLine } from './verdict.ts';
+import { evidenceText, findingLine, formatValue, sortedFindings, verdictLine, verdictReason } from './verdict.ts';
+import { loadFacts, loadLines } from './load.ts';
+import { rateBoundaryLines } from './rate-boundary.ts';
 
 export function renderJUnit(input: Summary): string {
   const summary = redactSummary(input);
@@ -26,7 +28,9 @@ export function renderJUnit(input: Summary): string {
     `  <testsuite name="paystorm.invariants" tests="${inv.length}" failures="${invFailures}" errors="${invErrors}" skipped="${invSkipped}" time="${seconds}" timestamp="${escapeXmlAttr(summary.started_at)}">`,
   );
   out.push('    <properties>');
+  const findings = sortedFindings(summary);
   const props: [string, string][] = [
+    ['reason', verdictReason(summary)],
     ['runId', summary.runId],
     ['target', summary.target.url],
     ['presentation', summary.target.presentation ?? 'unknown'],
@@ -34,11 +38,23 @@ export function renderJUnit(input: Summary): string {
     ['complete', String(summary.complete)],
     ['exitCode', String(summary.exitCode)],
     ['scenarios', summary.scenarios.map((s) => s.name).join(',')],
+    ...findings.map((f, n): [string, string] => [`finding.${n + 1}.${f.level}.${f.id}`, f.text]),
   ];
   for (const [name, value] of props) out.push(`      <property name="${escapeXmlAttr(name)}" value="${escapeXmlAttr(value)}"/>`);
   out.push('    </properties>');
   for (const i of inv) out.push(...invariantCase(i));
-  out.push(`    <system-out>${escapeXml(verdictLine(summary))}</system-out>`);
+  // The reason first, then findings (warnings first), the load, the rate-limit boundary, the counts.
+  const text = [
+    verdictReason(summary),
+    ...(findings.length ? ['', 'Findings:', ...findings.map((f) => '  ' + findingLine(f))] : []),
+    '',
+    'Load:',
+    ...loadLines(loadFacts(summary)).map((l) => '  ' + l),
+    ...(summary.rateBoundary ? ['', 'Rate-limit boundary:', ...rateBoundaryLines(summary.rateBoundary).map((l) => '  ' + l)] : []),
+    '',
+    verdictLine(summary),
+  ];
+  out.push(`    <system-out>${escapeXml(text.join('\n'))}</system-out>`);
   out.push('  </testsuite>');
   out.push(`  <testsuite name="paystorm.thresholds" tests="${thr.length}" failures="${thrFailures}" errors="0" skipped="0" time="0">`);
   for (const t of thr) out.push(...thresholdCase(t));

@@ -3,7 +3,11 @@ import type { InvariantStatus, Summary } from '../spec/summary.ts';
 import { escapeMdCell, mdCodeCell, mdFence } from './escape.ts';
 import { sortInvariants, sortThresholds } from './order.ts';
 import { redactSummary } from './redact.ts';
-import { evidenceText, formatDuration, formatValue, verdictLine } from './verdict.ts';
+import { evidenceText, findingLine, formatDuration, formatValue, sortedFindings, verdictLine, verdictReason } from './verdict.ts';
+import { loadFacts, loadLines } from './load.ts';
+import { rateBoundaryLines } from './rate-boundary.ts';
+
+const FINDING_BADGE = { warning: '⚠️', observation: '🔎', info: 'ℹ️' } as const;
 
 const BADGE: Record<InvariantStatus, string> = { fail: '❌ fail', error: '💥 error', 'not-exercised': '⚪ not exercised', pass: '✅ pass' };
 
@@ -16,7 +20,22 @@ export function renderMarkdown(input: Summary): string {
   const c = escapeMdCell;
   const out: string[] = [];
   out.push(`## paystorm ${s.verdict === 'pass' ? '✅ PASS' : '❌ FAIL'}${s.complete ? '' : ' (incomplete)'}`, '');
-  out.push(c(verdictLine(s)), '');
+  // The reason first, in one sentence: a run can fail with no failed invariant.
+  out.push(`**${c(verdictReason(s))}**`, '', c(verdictLine(s)), '');
+  const findings = sortedFindings(s);
+  if (findings.length) {
+    out.push('### Findings', '');
+    for (const f of findings) out.push(`- ${FINDING_BADGE[f.level]} ${c(findingLine(f))}`);
+    out.push('');
+  }
+  out.push('### Load', '');
+  for (const l of loadLines(loadFacts(s))) out.push(`- ${c(l)}`);
+  out.push('');
+  if (s.rateBoundary) {
+    const [text, why, ...plot] = rateBoundaryLines(s.rateBoundary);
+    out.push('### Rate-limit boundary', '', c(text), '', c(why), '');
+    if (plot.length) out.push(mdFence(plot.join('\n'), 'text'), '');
+  }
   out.push(
     ...table(
       ['Run', 'Target', 'Started', 'Duration', 'Scenarios'],

@@ -85,3 +85,32 @@ export function formatValue(v: number | null): string {
   if (Number.isInteger(v)) return String(v);
   return Math.abs(v) < 1 ? v.toPrecision(3) : v.toFixed(2);
 }
+
+/**
+ * The verdict's reason in one sentence: summary.json's `reason`, or for a summary written before
+ * it existed, the nearest sentence the summary itself supports.
+ */
+export function verdictReason(s: Summary): string {
+  if (s.reason) return s.reason;
+  const failed = s.invariants.filter((i) => i.status === 'fail');
+  const errored = s.invariants.filter((i) => i.status === 'error');
+  if (failed.length) return `failed: ${failed.length} invariant${failed.length > 1 ? 's' : ''} violated (${failed.map((i) => i.id).join(', ')})`;
+  if (errored.length) return `failed: ${errored.length} invariant${errored.length > 1 ? 's' : ''} could not be judged (${errored.map((i) => i.id).join(', ')})`;
+  if (s.verdict === 'pass') return `passed: ${exitMeaning(s.exitCode)}`;
+  return `failed: ${exitMeaning(s.exitCode)}`;
+}
+
+export type FindingItem = NonNullable<Summary['findings']>[number];
+
+/** Findings, warnings first (then observations, then infos), in the summary's order within a level. */
+export function sortedFindings(s: Summary): FindingItem[] {
+  const rank = { warning: 0, observation: 1, info: 2 } as const;
+  return [...(s.findings ?? [])].map((f, i) => ({ f, i })).sort((a, b) => rank[a.f.level] - rank[b.f.level] || a.i - b.i).map((x) => x.f);
+}
+
+export const FINDING_LABEL = { warning: 'WARNING', observation: 'observation', info: 'info' } as const;
+
+/** `WARNING processor-unreachable: the processor looks unreachable … (PAY-9)` */
+export function findingLine(f: FindingItem): string {
+  return `${FINDING_LABEL[f.level]} ${f.id}: ${f.text}${f.rules?.length ? ` (${f.rules.join(', ')})` : ''}`;
+}

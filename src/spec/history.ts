@@ -324,6 +324,10 @@ export const endRecordSchema = z.object({
   reason: z.string(),
   requests: z.number(),
   dropped: z.number(),
+  /** Each executor a scenario ran: its planned rate (iterations/s; null for closed models), what it did, when. Optional (added later). */
+  load: z
+    .array(z.object({ scenario: z.string(), executor: z.string(), targetRate: z.number().nullable(), iterations: z.number(), dropped: z.number(), tStart: z.number(), tEnd: z.number() }))
+    .optional(),
 });
 export type EndRecord = z.infer<typeof endRecordSchema>;
 

@@ -201,6 +201,12 @@ export interface ScenarioContext {
    * trouble early in a long run (soak). Optional: absent when the engine has no report.
    */
   snapshot?(label: string): Promise<void>;
+  /**
+   * Says what the scenario is doing or waiting for, shown on the progress line until the next
+   * phase (or for `ms`, when given): e.g. `ctx.phase?.('waiting for the rate window to reset', 2500)`.
+   * `null` clears it. Optional: absent when the run shows no progress.
+   */
+  phase?(note: string | null, ms?: number): void;
 }
 
 /** What decides which rules a scenario can exercise in one run: a subset of the run record. */

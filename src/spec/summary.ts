@@ -64,10 +64,47 @@ export const findingSchema = z.object({
 });
 export type Finding = z.infer<typeof findingSchema>;
 
+/** The rate-limit probe's window edge and the bursts across it, from the history (the `rl-edge` and `rl-burst` groups). */
+export const rateBoundarySchema = z.object({
+  key: z.string(),
+  /** The limit and window the run checked (run record `rateLimit`, learned from the target). */
+  limit: z.number(),
+  windowMs: z.number(),
+  /** Why that limit and window: e.g. the embedded service's scaled limit rather than the spec's 500 / 60 s. */
+  why: z.string(),
+  /** The window edge on the run clock, exact to one probe: between the last refused probe's start and the first admitted one's end (ms). */
+  edge: z.object({ from: z.number(), to: z.number(), afterOpenMin: z.number(), afterOpenMax: z.number() }).nullable(),
+  /** The bursts across the next boundary: requests admitted (not 429) before and after it, and how many were sent. */
+  burst: z.object({ boundary: z.number(), before: z.number(), after: z.number(), sent: z.number(), spanMs: z.number() }).nullable(),
+  /** The burst in time bins (run-clock ms, bin start): admitted and refused requests, for a small plot. */
+  bins: z.array(z.object({ t: z.number(), admitted: z.number(), refused: z.number() })),
+  binMs: z.number(),
+  /** One sentence, e.g. `window edge at 3010-3012 ms; 119 + 120 admitted across it`. */
+  text: z.string(),
+});
+export type RateBoundary = z.infer<typeof rateBoundarySchema>;
+
+/** One executor's load: asked-for rate and what it achieved. */
+export const loadResultSchema = z.object({
+  scenario: z.string(),
+  executor: z.string(),
+  /** Planned iterations per second (mean over the plan), or null for closed models. */
+  targetRate: z.number().nullable(),
+  /** Iterations started per second of its run. */
+  achievedRate: z.number(),
+  iterations: z.number(),
+  dropped: z.number(),
+  tStart: z.number(),
+  tEnd: z.number(),
+});
+export type LoadResult = z.infer<typeof loadResultSchema>;
+
 export const summarySchema = z.object({
   version: z.literal(SUMMARY_VERSION),
   runId: z.string(),
   verdict: z.enum(['pass', 'fail']),
+  /** The verdict's reason in one sentence (`failed: 2 invariants violated (…)`, `failed: RL-2 was not exercised because …`, `passed: …`). Absent in summaries written before it existed. */
+  reason: z.string().optional(),
   /** False when the run was interrupted or stopped by a cap. */
   complete: z.boolean(),
   exitCode: z.number(),
@@ -84,5 +121,9 @@ export const summarySchema = z.object({
   keys: z.array(z.object({ label: z.string(), merchant: z.string(), mode: z.string() })),
   /** What the oracle learned about the run (src/spec/summary.ts `findingSchema`), most severe first. */
   findings: z.array(findingSchema).optional(),
+  /** What the rate-limit probe measured at a window edge (src/oracle/lib/rate-boundary.ts); absent when the run had no edge probe. */
+  rateBoundary: rateBoundarySchema.optional(),
+  /** The load each executor was asked for and what it achieved (from the end record's `load`). */
+  load: z.array(loadResultSchema).optional(),
 });
 export type Summary = z.infer<typeof summarySchema>;

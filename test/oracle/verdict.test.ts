@@ -54,3 +54,26 @@ describe('verdictOf', () => {
     expect(verdictOf({ invariants: passing, thresholds: [badT], declaredRules: ['RL-2'], interrupted: true })).toMatchObject({ verdict: 'fail', exitCode: 130 });
   });
 });
+
+describe('verdictOf reason (one sentence, summary.json reason)', () => {
+  const passing = [res('a', 'pass', ['RL-1']), res('b', 'not-exercised', ['RL-2'])];
+  const one = (s: string) => expect(s.split(/\.\s/).length).toBe(1);
+  it('names the violated invariants', () => {
+    const v = verdictOf({ invariants: [...passing, res('c', 'fail', ['IDEM-3']), res('d', 'fail', ['SM-1'])], thresholds: [], declaredRules: [], interrupted: false });
+    expect(v.reason).toBe('failed: 2 invariants violated (c, d)');
+  });
+  it('says which declared rule was not exercised and why, with zero failed invariants', () => {
+    const inv = [res('a', 'pass', ['RL-1']), { ...res('b', 'not-exercised', ['RL-2']), reason: 'no window was seen to its end.' }];
+    const v = verdictOf({ invariants: inv, thresholds: [], declaredRules: ['RL-1', 'RL-2'], interrupted: false });
+    expect(v.reason).toBe('failed: RL-2 was not exercised because no window was seen to its end');
+    one(v.reason);
+  });
+  it('names the breached threshold with its observed value, and counts a pass', () => {
+    const t: ThresholdResult = { metric: 'http_req_duration{op:create}', expr: 'p(99)<800', value: 1234.5678, ok: false };
+    expect(verdictOf({ invariants: passing, thresholds: [okT, t], declaredRules: [], interrupted: false }).reason).toBe('failed: 1 threshold breached (http_req_duration{op:create} p(99)<800, observed 1235)');
+    expect(verdictOf({ invariants: passing, thresholds: [okT], declaredRules: [], interrupted: false }).reason).toBe('passed: 1 invariant held and the threshold was met');
+  });
+  it('says an interrupted run cannot pass', () => {
+    expect(verdictOf({ invariants: passing, thresholds: [], declaredRules: [], interrupted: true }).reason).toMatch(/^failed: the run was interrupted/);
+  });
+});

@@ -108,6 +108,7 @@ export function fixtureSummary(): Summary {
     version: 1,
     runId: '2025-01-15T10-20-30Z-7f3a',
     verdict: 'fail',
+    reason: 'failed: 3 invariants violated (rate-limit-window, idempotency-single-object, secret-echo)',
     complete: true,
     exitCode: 1,
     target: { url: 'http://127.0.0.1:41234', embedded: true, presentation: 'B' },
@@ -245,5 +246,34 @@ export function fixtureSummary(): Summary {
       { label: KEY_A, merchant: 'm1', mode: 'test' },
       { label: KEY_B, merchant: 'm2', mode: 'test' },
     ],
+    findings: [
+      { id: 'rate-limit-checked', level: 'info', text: 'checked 100 / 30 s: the embedded reference service runs a scaled limit and window.', rules: ['RL-1', 'RL-2'] },
+      { id: 'processor-unreachable', level: 'warning', text: 'The processor looks unreachable: 31 creates answered 502.', rules: ['FT-4'] },
+      { id: 'refund-path', level: 'observation', text: 'The service serves refunds at POST /v1/payments/{id}/refunds.' },
+    ],
+    rateBoundary: fixtureRateBoundary(),
+    load: [{ scenario: 'upstream-latency', executor: 'constant-arrival-rate', targetRate: 40, achievedRate: 38.5, iterations: 2310, dropped: 3, tStart: 20_000, tEnd: 80_000 }],
+  };
+}
+
+/** A rate-limit probe result: the edge, then bursts of 60 + 100 admitted across the next boundary at 41.0 s. */
+export function fixtureRateBoundary(): NonNullable<Summary['rateBoundary']> {
+  const binMs = 50;
+  const bins = Array.from({ length: 40 }, (_, i) => {
+    const t = 40_000 + i * binMs;
+    const before = i < 10;
+    const after = i >= 20 && i < 26;
+    return { t, admitted: before ? 6 : after ? 17 : 0, refused: before ? 0 : i >= 10 && i < 14 ? 8 : i >= 26 && i < 30 ? 5 : 0 };
+  });
+  return {
+    key: KEY_A,
+    limit: LIMIT,
+    windowMs: WINDOW_MS,
+    why: 'checked 100 / 30 s: the embedded reference service runs a scaled limit and window (--rate-limit, --window-ms) so the default suite takes about a minute, not the spec\'s 500 / 60 s',
+    edge: { from: 10_990, to: 11_012, afterOpenMin: 29_990, afterOpenMax: 30_012 },
+    burst: { boundary: 41_000, before: 60, after: 102, sent: 220, spanMs: 1_310 },
+    bins,
+    binMs,
+    text: '100 / 30 s: window edge at 29990-30012 ms after the window opened; 60 + 102 admitted across the next boundary within 1310 ms (limit 100, at most 200 allowed)',
   };
 }

@@ -5,7 +5,7 @@ import { readMetrics } from '../metrics.ts';
 import { redactSummary } from '../redact.ts';
 import { loadAssets } from './assets.ts';
 import { buildCharts, pointCount } from './chart-data.ts';
-import { chartsSection, faultsSection, headerSection, invariantsSection, latencySection, runSection, thresholdsSection } from './sections.ts';
+import { chartsSection, faultsSection, findingsSection, headerSection, invariantsSection, latencySection, loadSection, runSection, thresholdsSection } from './sections.ts';
 
 export function renderHtml(input: Summary): string {
   const s = redactSummary(input);
@@ -25,6 +25,8 @@ export function renderHtml(input: Summary): string {
 <body data-charts-expected="${charts.filter((c) => c.x.length > 0 && pointCount(c) > 0).length}" data-verdict="${s.verdict}">
 ${headerSection(s, m)}
 <main>
+${findingsSection(s)}
+${loadSection(s)}
 ${invariantsSection(s)}
 ${thresholdsSection(s)}
 ${chartsSection(charts, s.faults.length)}

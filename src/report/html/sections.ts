@@ -3,7 +3,9 @@ import type { RunMetrics } from '../../spec/scenario.ts';
 import type { Evidence, InvariantResult, Summary } from '../../spec/summary.ts';
 import { escapeHtml as h } from '../escape.ts';
 import { sortInvariants, sortThresholds } from '../order.ts';
-import { countResults, formatDuration, formatMs, formatValue, verdictLine } from '../verdict.ts';
+import { countResults, findingLine, formatDuration, formatMs, formatValue, sortedFindings, verdictLine, verdictReason } from '../verdict.ts';
+import { executorLine, loadFacts, ms } from '../load.ts';
+import { rateBoundarySvg } from '../rate-boundary.ts';
 import type { ChartSpec } from './chart-data.ts';
 
 const STATUS_TEXT: Record<InvariantResult['status'], string> = { pass: 'pass', fail: 'fail', error: 'error', 'not-exercised': 'not exercised' };
@@ -13,7 +15,7 @@ export function headerSection(s: Summary, m: RunMetrics): string {
   const fact = (label: string, value: string) => `<div><dt>${h(label)}</dt><dd>${h(value)}</dd></div>`;
   return `<header class="run ${s.verdict}"><div class="inner">
 <span class="verdict ${s.verdict}" id="verdict">${s.verdict.toUpperCase()}</span>
-<div><h1>paystorm run <span class="mono">${h(s.runId)}</span></h1>
+<div><p class="verdict-reason" id="verdict-reason">${h(verdictReason(s))}</p><h1>paystorm run <span class="mono">${h(s.runId)}</span></h1>
 <div class="muted">${h(s.target.url)}${s.target.embedded ? ' (embedded target)' : ''} · started ${h(s.started_at)}</div></div>
 <dl class="facts">
 ${fact('Duration', formatDuration(s.duration_ms))}
@@ -24,8 +26,38 @@ ${fact('Thresholds', `${c.thresholds.breached} breached of ${s.thresholds.length
 ${fact('Requests', `${m.requests} (${m.failures} failed, ${m.dropped} dropped)`)}
 </dl>
 <p class="verdict-line">${h(verdictLine(s))}.</p>
-<nav class="toc"><a href="#invariants">Invariants</a><a href="#thresholds">Thresholds</a><a href="#charts">Charts</a><a href="#latency">Latency table</a><a href="#faults">Faults</a><a href="#run">Scenarios, target, keys</a></nav>
+<nav class="toc"><a href="#findings">Findings</a><a href="#load">Load</a><a href="#invariants">Invariants</a><a href="#thresholds">Thresholds</a><a href="#charts">Charts</a><a href="#latency">Latency table</a><a href="#faults">Faults</a><a href="#run">Scenarios, target, keys</a></nav>
 </div></header>`;
+}
+
+/** Findings, warnings first, right after the verdict. */
+export function findingsSection(s: Summary): string {
+  const fs = sortedFindings(s);
+  const body = fs.length
+    ? `<ul class="findings">${fs.map((f) => `<li class="finding ${f.level}" data-finding="${h(f.id)}" data-level="${f.level}"><span class="badge ${f.level}">${h(f.level)}</span> <span class="mono">${h(f.id)}</span> ${h(f.text)}${f.rules?.length ? ` <span class="rules">${f.rules.map((r) => `<code>${h(r)}</code>`).join(' ')}</span>` : ''}</li>`).join('')}</ul>`
+    : '<p class="muted">No findings.</p>';
+  return `<section><h2 id="findings">Findings</h2>${body}</section>`;
+}
+
+/** What was measured: requests, achieved vs target rate, latency, statuses, errors, dropped, faults; and the rate-limit boundary. */
+export function loadSection(s: Summary): string {
+  const f = loadFacts(s);
+  const fact = (label: string, value: string) => `<div><dt>${h(label)}</dt><dd>${h(value)}</dd></div>`;
+  const st = f.statuses;
+  const facts = [
+    fact('Requests', `${f.requests} in ${formatDuration(f.durationMs)} (${f.rps.toFixed(1)}/s)`),
+    ...f.executors.map((e) => fact('Rate', executorLine(e))),
+    fact('Latency', f.latency ? `p50 ${ms(f.latency.p50)} · p90 ${ms(f.latency.p90)} · p99 ${ms(f.latency.p99)} · p99.9 ${ms(f.latency.p999)} · max ${ms(f.latency.max)}` : 'no answered requests'),
+    fact('Statuses', `2xx ${st['2xx']} · 4xx ${st['4xx']} · 429 ${st['429']} · 5xx ${st['5xx']}`),
+    fact('Errors (no answer)', String(st.failure)),
+    fact('Dropped iterations', String(f.dropped)),
+    fact('Fault windows', f.faults.length ? f.faults.map((x) => `${x.label} ${(x.from / 1000).toFixed(1)}–${(x.to / 1000).toFixed(1)} s`).join('; ') : 'none'),
+  ];
+  const rb = s.rateBoundary;
+  const boundary = rb
+    ? `<h2 id="rate-boundary">Rate-limit boundary</h2><p id="rate-boundary-text">${h(rb.text)}.</p><p class="muted">${h(rb.why)}.</p>${rateBoundarySvg(rb)}`
+    : '';
+  return `<section><h2 id="load">Load</h2><dl class="facts load" id="load-facts">${facts.join('\n')}</dl>${boundary}</section>`;
 }
 
 function evidenceBlock(e: Evidence): string {
