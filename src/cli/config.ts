@@ -5,9 +5,14 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { z } from 'zod';
 import { EXIT, PaystormError, cardsFileSchema, type CardsFile } from '../spec/index.ts';
-import { parseDuration } from './duration.ts';
+import { flagOf, problemsError, runProblems, type OptionProblem } from './run-checks.ts';
 
-const durationSchema = z.union([z.number().nonnegative(), z.string()]);
+/**
+ * A duration as a string with its unit ("30s", "5m", "1h30m", "500ms"). A bare number (5, or
+ * "5") is refused by the up-front checks (run-checks.ts) with the accepted forms named:
+ * a config file's `"duration": 5` used to be read as 5 ms.
+ */
+const durationSchema = z.union([z.number(), z.string()]);
 
 export const runConfigSchema = z
   .object({
@@ -46,6 +51,11 @@ export const runConfigSchema = z
   })
   .strict();
 export type RunConfig = z.infer<typeof runConfigSchema>;
+
+/** The fields declared with durationSchema: each is checked as a duration up front (run-checks.ts). */
+export function durationFields(): (keyof RunConfig)[] {
+  return (Object.entries(runConfigSchema.shape) as [keyof RunConfig, z.ZodType][]).filter(([, t]) => t instanceof z.ZodOptional && t.unwrap() === durationSchema).map(([k]) => k);
+}
 
 /** Formats zod issues as `field.path: problem`. */
 export function formatIssues(issues: readonly z.core.$ZodIssue[], prefix: string): string {
@@ -92,25 +102,38 @@ export function loadCardsFile(pathOrObject: string | CardsFile): CardsFile {
   return parsed.data;
 }
 
-/** Merges flags over the config file and validates the result once. */
-export function resolveRunConfig(flags: RunConfig, file: RunConfig | null): RunConfig {
+/**
+ * Merges flags over the config file and validates the result once, before anything starts:
+ * every problem (schema, then the checks of run-checks.ts) is listed at once, each naming
+ * its flag, or the config file's field when the value came from there (exit 3).
+ */
+export function resolveRunConfig(flags: RunConfig, file: RunConfig | null, filePath?: string): RunConfig {
   const merged: Record<string, unknown> = { ...(file ?? {}) };
+  const fromFlags = new Set<string>();
   for (const [k, v] of Object.entries(flags)) {
     if (v === undefined) continue;
     if (Array.isArray(v) && v.length === 0 && merged[k] !== undefined) continue;
     merged[k] = v;
+    fromFlags.add(k);
   }
-  const parsed = runConfigSchema.safeParse(merged);
-  if (!parsed.success) throw new PaystormError(`bad options:\n${formatIssues(parsed.error.issues, '  --')}`, EXIT.usage);
-  for (const f of ['duration', 'maxDuration', 'requestTimeout', 'settleBound', 'challengeTimeout'] as const) {
-    const v = parsed.data[f];
-    if (v !== undefined) {
-      try {
-        parseDuration(v, `--${f.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}`);
-      } catch (e) {
-        throw new PaystormError((e as Error).message, EXIT.usage);
-      }
+  const fieldOf = (key: string) => (fromFlags.has(key) || !file ? flagOf(key) : `${filePath ?? 'config file'} ${key}`);
+  const problems: OptionProblem[] = [];
+  let parsed = runConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    // Report the schema's problems, then check what is left (all problems at once).
+    for (const i of parsed.error.issues) {
+      const [top, ...rest] = i.path.map(String);
+      const field = top === undefined ? '(options)' : fieldOf(top) + (rest.length ? `.${rest.join('.')}` : '');
+      problems.push({ field, message: i.message });
     }
+    const rest = { ...merged };
+    for (const i of parsed.error.issues) {
+      if (i.path.length) delete rest[String(i.path[0])];
+      else if (i.code === 'unrecognized_keys') for (const k of i.keys) delete rest[k];
+    }
+    parsed = runConfigSchema.safeParse(rest);
   }
-  return parsed.data;
+  if (parsed.success) problems.push(...runProblems(parsed.data, fieldOf as (key: keyof RunConfig) => string));
+  if (problems.length) throw problemsError(problems);
+  return parsed.data!;
 }

@@ -7,12 +7,12 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXIT, PaystormError, type FaultRecord, type HistoryRecord, type Summary } from '../spec/index.ts';
 import { judge } from '../oracle/judge.ts';
+import { notAHistory } from './history-file.ts';
 import { readHistory } from '../oracle/read-history.ts';
 import { evaluateThresholds } from '../oracle/thresholds.ts';
 import { verdictOf } from '../oracle/verdict.ts';
 import { buildSummary } from '../oracle/summary.ts';
 import { MetricsAggregator } from '../engine/metrics.ts';
-import { RateBoundaryCollector } from '../oracle/lib/rate-boundary.ts';
 
 export interface JudgeRunOptions {
   /** Thresholds in k6 syntax, beside the ones the run's scenarios carry by default. */
@@ -24,11 +24,13 @@ export interface JudgeRunOptions {
   onWarning?: (message: string) => void;
 }
 
-/** `reports/<run-id>` or a history file -> the history file's path. */
+/** `reports/<run-id>` or a history file -> the history file's path, once its start looks like a history. */
 export function historyFileOf(pathArg: string): string {
   if (!existsSync(pathArg)) throw new PaystormError(`no run directory or history file at ${pathArg}. Pass reports/<run-id> or a history.ndjson.`, EXIT.usage);
   const p = statSync(pathArg).isDirectory() ? join(pathArg, 'history.ndjson') : pathArg;
   if (!existsSync(p)) throw new PaystormError(`${pathArg} holds no history.ndjson. Pass the directory of a paystorm run (reports/<run-id>).`, EXIT.usage);
+  const wrong = notAHistory(p);
+  if (wrong) throw new PaystormError(`${p}: ${wrong}`, EXIT.usage, 'history');
   return p;
 }
 
@@ -38,10 +40,8 @@ export async function judgeHistory(historyPath: string, opts: JudgeRunOptions = 
 
   const metrics = new MetricsAggregator();
   const faults: FaultRecord[] = [];
-  const boundary = new RateBoundaryCollector();
   for await (const rec of readHistory(historyPath) as AsyncIterable<HistoryRecord>) {
     metrics.add(rec);
-    boundary.add(rec);
     if (rec.kind === 'fault') faults.push(rec);
   }
   const run = judgement.run;
@@ -66,8 +66,6 @@ export async function judgeHistory(historyPath: string, opts: JudgeRunOptions = 
     exitCode: verdict.exitCode,
     verdict: verdict.verdict,
     findings: judgement.findings,
-    reason: verdict.reason,
-    rateBoundary: boundary.result(),
   });
   return summary;
 }

@@ -30,7 +30,7 @@ import {
 } from '../spec/index.ts';
 import { RunClock, HistoryWriter, MetricsAggregator, Progress, runScenarios, makeRunRecord, newRunId } from '../engine/index.ts';
 import { probeRateLimit, detectTargetPresentation, carriesLivemodeTrue, type KeySecret } from '../client/index.ts';
-import { openChaosSession, groupSessions, type ChaosGroup, type ChaosSession } from '../chaos/index.ts';
+import { openChaosSession, groupSessions, ToxiproxyApiError, type ChaosGroup, type ChaosSession } from '../chaos/index.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../webhooks/index.ts';
 import { writeReports, renderConsole } from '../report/index.ts';
 import { SCENARIOS, scenarioByName } from '../../scenarios/index.ts';
@@ -130,15 +130,16 @@ function warnIfWindowDiffers(probe: { limit: number | null; remaining: number | 
 /** Holds records that arrive before the run record (webhooks after a presentation probe), then passes them on. */
 class RecordGate {
   private held: HistoryRecord[] | null = [];
-  constructor(private readonly writer: HistoryWriter) {}
+  private writer: HistoryWriter | null = null;
   write = (r: WebhookRecord | FaultRecord): void => {
-    if (this.held) this.held.push(r);
+    if (this.held || !this.writer) this.held?.push(r);
     else this.writer.write(r);
   };
-  open(): void {
+  open(writer: HistoryWriter): void {
+    this.writer = writer;
     const held = this.held ?? [];
     this.held = null;
-    for (const r of held) this.writer.write(r);
+    for (const r of held) writer.write(r);
   }
 }
 
@@ -190,9 +191,10 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
   const outDir = resolve(cfg.out ?? RUN_DEFAULTS.out);
   const runDir = join(outDir, runId);
   const clock = new RunClock();
-  // Offload: records are built, serialized and written on a worker thread, off the load loop's thread.
-  const writer = new HistoryWriter({ path: join(runDir, 'history.ndjson'), offload: true });
-  const gate = new RecordGate(writer);
+  // The history (and so the run folder) is created only once the run starts, after the target
+  // answered: a failed start leaves nothing behind.
+  let writer: HistoryWriter | null = null;
+  const gate = new RecordGate();
   const cleanups: (() => Promise<void>)[] = [];
   const cleanup = async () => {
     for (const c of cleanups.splice(0).reverse()) await c().catch((e) => io.stderr.write(`paystorm: cleanup: ${(e as Error).message}\n`));
@@ -264,7 +266,14 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
     }
     const sessions: ChaosSession[] = [];
     const openSession = async (specs: typeof proxies) => {
-      const s = await openChaosSession({ toxiproxyUrl: toxiproxyUrl!, proxies: specs, now: () => clock.now(), wall: () => clock.wall(), sink: gate.write, exitHooks: false });
+      let s: ChaosSession;
+      try {
+        s = await openChaosSession({ toxiproxyUrl: toxiproxyUrl!, proxies: specs, now: () => clock.now(), wall: () => clock.wall(), sink: gate.write, exitHooks: false });
+      } catch (e) {
+        // Toxiproxy down or refusing: its sentence says what to do; no stack trace (exit 3).
+        if (e instanceof ToxiproxyApiError) throw new PaystormError(`--toxiproxy: ${e.message}`, EXIT.usage, '--toxiproxy');
+        throw e;
+      }
       sessions.push(s);
       return s;
     };
@@ -323,7 +332,9 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
     // SM-4: the 3DS challenge time-out, when known (embedded: the service's own, scaled).
     const challengeTimeoutMs =
       cfg.challengeTimeout !== undefined ? parseDuration(cfg.challengeTimeout, '--challenge-timeout') : embedded ? embeddedChallengeTimeoutMs(timeScale) : undefined;
-    writer.write({
+    // Offload: records are built, serialized and written on a worker thread, off the load loop's thread.
+    const history = (writer = new HistoryWriter({ path: join(runDir, 'history.ndjson'), offload: true }));
+    history.write({
       ...makeRunRecord({
         runId,
         clock,
@@ -348,11 +359,11 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
       }),
       ...(challengeTimeoutMs !== undefined ? { challengeTimeoutMs } : {}),
     });
-    gate.open();
+    gate.open(history);
 
     // Safety: a test key that is answered with live data means real money may be moving: stop at once.
     const testLabels = new Set(keyInfos.filter((k) => k.mode === 'test').map((k) => k.label));
-    const unsubscribeSafety = writer.subscribe((r) => {
+    const unsubscribeSafety = history.subscribe((r) => {
       if (r.kind !== 'exchange' || !testLabels.has(r.key) || safety.signal.aborted) return;
       if (carriesLivemodeTrue(r)) {
         io.stderr.write(`paystorm: STOP: a response to test key ${r.key} carried livemode: true (${r.op}${r.sent.path ? ' ' + r.sent.path : ''}, history seq ${r.seq}). The run stops: a test key must never reach live data.\n`);
@@ -369,7 +380,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
       keys,
       cards,
       clock,
-      writer,
+      writer: history,
       caps: { maxRequests: cfg.maxRequests ?? RUN_DEFAULTS.maxRequests, maxDurationMs },
       seed,
       timeScale,
@@ -395,15 +406,15 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
     for (const e of outcome.scenarioErrors) io.stderr.write(`paystorm: scenario ${e.scenario} failed: ${e.message}\n`);
   } catch (e) {
     await cleanup();
-    if (writer.written === 0) {
-      await writer.close().catch(() => {});
+    if (!writer || writer.written === 0) {
+      await writer?.close().catch(() => {});
       throw e;
     }
     // The history is open: keep what was measured, judge it, then report the error.
     io.stderr.write(`paystorm: ${(e as Error).message}\n`);
   }
   await cleanup();
-  await writer.close();
+  await writer!.close();
   const interrupted = io.signal?.aborted ?? false;
   const summary = await judgeHistory(join(runDir, 'history.ndjson'), {
     thresholds: cfg.thresholds ?? [],

@@ -162,6 +162,10 @@ export class HistoryFile implements AsyncIterable<HistoryRecord> {
   private check(obj: unknown, line: number, fully: boolean): HistoryRecord {
     if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) fail(this.path, line, 'not a history record (expected a JSON object)');
     const rec = obj as { v?: unknown; kind?: unknown };
+    if (rec.v === undefined && rec.kind === undefined) {
+      const keys = Object.keys(rec).slice(0, 6).join(', ');
+      fail(this.path, line, `a JSON object with keys ${keys || '(none)'}, not a paystorm history record (expected {"v":${HISTORY_VERSION},"kind":"run"|"exchange"|"webhook"|"fault"|"end",...})`);
+    }
     if (rec.v !== HISTORY_VERSION) {
       fail(this.path, line, `history format version ${JSON.stringify(rec.v)} is not supported: this paystorm reads version ${HISTORY_VERSION} ("v":${HISTORY_VERSION}). Judge it with the paystorm that wrote it, or rerun.`);
     }

@@ -19,15 +19,22 @@ interface Result {
   stderr: string;
 }
 
-function paystorm(args: string[], opts: { killAfterMs?: number; timeoutMs?: number } = {}): Promise<Result> {
+function paystorm(args: string[], opts: { interruptWhen?: (stderr: string) => boolean; timeoutMs?: number } = {}): Promise<Result> {
   return new Promise((res, rej) => {
     const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: { ...process.env, CI: 'true' } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    let interrupted = false;
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      // SIGINT on an observed event (not a timer, which a busy machine makes flaky).
+      if (!interrupted && opts.interruptWhen?.(stderr)) {
+        interrupted = true;
+        child.kill('SIGINT');
+      }
+    });
     const hard = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
-    if (opts.killAfterMs) setTimeout(() => child.kill('SIGINT'), opts.killAfterMs);
     child.on('error', rej);
     child.on('close', (code) => {
       clearTimeout(hard);
@@ -70,7 +77,59 @@ describe('usage errors exit 3 and name the flag', () => {
     // --window-ms is allowed with --target (it declares the deployment's window); --time-scale is not.
     const r = await paystorm(['run', '--target', 'http://127.0.0.1:9', '--key', 'svc_test_sk_abcdefgh1234', '--time-scale', '0.1']);
     expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/--time-scale only applies to the embedded target/);
+    expect(r.stderr).toMatch(/--time-scale: only applies to the embedded target/);
+  });
+});
+
+describe('bad input is refused before any load (exit 3), and nothing is left behind', () => {
+  it('every bad flag at once, before a single request; no run folder', async () => {
+    const dir = out();
+    const r = await paystorm(['run', 'idempotency', '--out', dir, '--threshold', 'no_such_metric: p(99)<1', '--threshold', 'http_req_duration: p(99)<<1', '--duration', '5']);
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toMatch(/3 problems with the options; nothing was run/);
+    expect(r.stderr).toMatch(/--threshold: threshold "no_such_metric: p\(99\)<1": unknown metric/);
+    expect(r.stderr).toMatch(/--threshold: threshold "http_req_duration: p\(99\)<<1" is not in k6's form/);
+    expect(r.stderr).toMatch(/--duration: "5" has no unit. .*"5s"/);
+    expect(r.stdout).toBe('');
+    expect(readdirSync(dir)).toEqual([]);
+  });
+  it('a bare number as a config file duration names the field and the accepted forms', async () => {
+    const dir = out();
+    const cfg = join(dir, 'paystorm.config.json');
+    writeFileSync(cfg, JSON.stringify({ duration: 5 }));
+    const r = await paystorm(['run', 'idempotency', '--config', cfg, '--out', join(dir, 'reports')]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`${cfg} duration: 5 has no unit. Write a number with its unit: ms, s, m or h`);
+    expect(existsSync(join(dir, 'reports'))).toBe(false);
+  });
+  it('an --out that cannot be written', async () => {
+    const dir = out();
+    writeFileSync(join(dir, 'file'), '');
+    const r = await paystorm(['run', 'idempotency', '--out', join(dir, 'file')]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/--out: .*file is a file, not a directory/);
+  });
+  it('an unreachable --toxiproxy: one sentence, no stack trace, no run folder', async () => {
+    const dir = out();
+    const r = await paystorm(['run', 'chaos', '--toxiproxy', 'http://127.0.0.1:9', '--out', dir]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/--toxiproxy: .*cannot reach Toxiproxy at http:\/\/127.0.0.1:9/);
+    expect(r.stderr).not.toMatch(/^\s+at /m);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+  it('check on an empty history or another tool\'s JSON: exit 3, says what it found, writes nothing', async () => {
+    const dir = out();
+    writeFileSync(join(dir, 'history.ndjson'), '');
+    const empty = await paystorm(['check', dir]);
+    expect(empty.code).toBe(3);
+    expect(empty.stderr).toMatch(/history.ndjson: the file is empty: there is nothing to judge.*expected a paystorm history: NDJSON/);
+    const other = join(dir, 'package.json');
+    writeFileSync(other, JSON.stringify({ name: 'x', version: '1.0.0', dependencies: {} }, null, 2));
+    const foreign = await paystorm(['check', other]);
+    expect(foreign.code).toBe(3);
+    expect(foreign.stderr).toMatch(/package.json: the file is one JSON document \(a JSON object with keys name, version, dependencies\), not a paystorm history; expected/);
+    expect(foreign.stderr).not.toMatch(/corrupt/);
+    expect(readdirSync(dir).sort()).toEqual(['history.ndjson', 'package.json']);
   });
 });
 
@@ -80,6 +139,8 @@ describe('target problems exit 4', () => {
     const r = await paystorm(['run', 'idempotency', '--target', 'http://127.0.0.1:9', '--key', 'svc_test_sk_abcdefgh1234', '--out', dir]);
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/unreachable.*--target/);
+    // A failed start leaves no run folder behind.
+    expect(readdirSync(dir)).toEqual([]);
   });
   it('doctor on an unreachable target', async () => {
     const r = await paystorm(['doctor', '--target', 'http://127.0.0.1:9', '--key', 'svc_test_sk_abcdefgh1234']);
@@ -150,7 +211,8 @@ describe('runs against the embedded target', () => {
 
   it('SIGINT stops the run, keeps what was measured, and exits 130', async () => {
     const dir = out();
-    const r = await paystorm(['run', 'mixed', '--out', dir, '--seed', '7', '--duration', '60s'], { killAfterMs: 6_000 });
+    // Interrupted once the first progress line shows requests were made.
+    const r = await paystorm(['run', 'mixed', '--out', dir, '--seed', '7', '--duration', '60s'], { interruptWhen: (err) => /^paystorm \S+ .*\b[1-9]\d* req\b/m.test(err) });
     expect(r.code, r.stdout + r.stderr).toBe(130);
     const summary = JSON.parse(readFileSync(join(dir, 'latest', 'summary.json'), 'utf8'));
     expect(summary.complete).toBe(false);
@@ -161,7 +223,7 @@ describe('runs against the embedded target', () => {
     const exchanges = lines.filter((l) => l.startsWith('{"v":1,"kind":"exchange"'));
     expect(exchanges.length).toBe(summary.metrics.requests);
     expect(JSON.parse(lines[lines.length - 1]).kind).toBe('end');
-  });
+  }, 90_000);
 
   it('scenarios lists each scenario with its rules', async () => {
     const r = await paystorm(['scenarios', '--json']);

@@ -1,8 +1,7 @@
 /** `paystorm run [scenario...]`: runs scenarios against a target (or the embedded one) and gates on the verdict. */
 import type { PaystormCommand } from './types.ts';
-import { EXIT } from '../../spec/index.ts';
-import { executeRun } from '../run.ts';
-import { loadConfigFile, resolveRunConfig, type RunConfig } from '../config.ts';
+import { EXIT } from '../../spec/exit-codes.ts';
+import type { RunConfig } from '../config.ts';
 
 export const runCommand: PaystormCommand = {
   command: 'run [scenarios..]',
@@ -67,7 +66,11 @@ export const runCommand: PaystormCommand = {
       variant: args.variant,
       ...(args.cards !== undefined ? { cards: args.cards } : {}),
     };
-    const cfg = resolveRunConfig(flags, args.config ? loadConfigFile(args.config) : null);
+    // The pipeline loads only when a run starts (`paystorm run --help` stays fast).
+    const { loadConfigFile, resolveRunConfig } = await import('../config.ts');
+    const { executeRun } = await import('../run.ts');
+    // Every flag and config field is checked here, before any load: all problems at once, exit 3.
+    const cfg = resolveRunConfig(flags, args.config ? loadConfigFile(args.config) : null, args.config);
     const controller = new AbortController();
     let signals = 0;
     const onSignal = (sig: NodeJS.Signals) => {

@@ -1,0 +1,186 @@
+/**
+ * Up-front checks of `paystorm run`'s options: every one runs before the run starts (no
+ * service, no receiver, no run folder), and every problem found is reported at once, each
+ * naming its flag (or config-file field) and the fix; then paystorm exits 3.
+ *
+ * Every field config.ts declares with its durationSchema is checked as a duration. To check
+ * another new option, append a `RunCheck` to RUN_CHECKS: the RunConfig key it reads (it
+ * names the flag, `--kebab-case`, or the config field) and a function returning what is
+ * wrong, one sentence with the fix per problem (nothing when the value is good). A check
+ * runs only when its option is set; it must not throw, start anything or touch the network.
+ */
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { EXIT, PaystormError, parseKeyArg, parseProxyArg, parseFaultSchedule, type ParsedKey } from '../spec/index.ts';
+import { parseThreshold } from '../oracle/thresholds.ts';
+import { SCENARIOS, scenarioByName } from '../../scenarios/index.ts';
+import { isBugName, BUG_NAMES } from '../target/bugs.ts';
+import { variantByName, VARIANT_NAMES } from '../target/variants.ts';
+import { parseDuration } from './duration.ts';
+import { durationFields, loadCardsFile, type RunConfig } from './config.ts';
+
+export interface RunCheck<K extends keyof RunConfig = keyof RunConfig> {
+  /** The option it checks; the check runs only when it is set. */
+  key: K;
+  /** What is wrong with the value, one sentence with the fix per problem; nothing when it is good. */
+  check: (value: NonNullable<RunConfig[K]>, cfg: RunConfig) => string | readonly string[] | undefined | void;
+}
+
+/** One problem: where (a flag or a config field) and what is wrong, with the fix. */
+export interface OptionProblem {
+  field: string;
+  message: string;
+}
+
+const check = <K extends keyof RunConfig>(key: K, fn: RunCheck<K>['check']): RunCheck => ({ key, check: fn }) as unknown as RunCheck;
+
+/** The message of whatever a parser throws. */
+function messageOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+/** Drops a leading `--flag: ` from a parser's message (the problem names its field itself). */
+const bare = (m: string) => m.replace(/^--[a-z][a-z-]*(:\s*|\s+(?="))/i, '');
+
+/** A duration option (every field config.ts declares with its durationSchema gets one). */
+const duration = (key: keyof RunConfig): RunCheck => ({
+  key,
+  check: (v) => {
+    const m = messageOf(() => parseDuration(v as string | number, ''));
+    return m ? m.replace(/^:\s*/, '') : undefined;
+  },
+});
+
+/** Options only the embedded reference service takes. */
+const EMBEDDED_ONLY = ['presentation', 'timeScale', 'rateLimit', 'bugs', 'variant'] as const;
+
+/** Where run reports go: an existing directory paystorm may write in, or a path it may create. */
+export function outProblem(out: string): string | undefined {
+  const abs = resolve(out);
+  let p = abs;
+  while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
+  if (!statSync(p).isDirectory()) {
+    return p === abs ? `${out} is a file, not a directory. Pass a directory for the reports (default reports/).` : `${out} cannot be created: ${p} is a file. Pass a directory for the reports.`;
+  }
+  try {
+    accessSync(p, constants.W_OK | constants.X_OK);
+  } catch {
+    return `${p} is not writable by this user, so the reports could not be written. Pass a directory you may write in (--out DIR).`;
+  }
+  return undefined;
+}
+
+export const RUN_CHECKS: RunCheck[] = [
+  check('scenarios', (names) => {
+    const unknown = names.filter((n) => !scenarioByName(n));
+    if (unknown.length) return `unknown scenario${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}. Available: ${SCENARIOS.map((x) => x.name).join(', ')} (see paystorm scenarios).`;
+  }),
+  check('keys', (keys, cfg) => {
+    const out: string[] = [];
+    const parsed: ParsedKey[] = [];
+    for (const k of keys) {
+      const m = messageOf(() => parsed.push(parseKeyArg(k)));
+      if (m) out.push(bare(m));
+    }
+    const live = parsed.filter((k) => k.mode === 'live');
+    if (live.length && !cfg.allowLive) {
+      out.push(`${live.map((k) => k.label).join(', ')} ${live.length > 1 ? 'are live keys' : 'is a live key'} (real charges). paystorm refuses live keys unless --allow-live; then only read-only and single-payment checks run on them, never load.`);
+    }
+    const seen = new Set<string>();
+    for (const k of parsed) {
+      if (seen.has(k.secret)) out.push(`the key ${k.label} is given twice. Pass each key once.`);
+      seen.add(k.secret);
+    }
+    if (parsed.length === keys.length && parsed.length > 0 && !parsed.some((k) => k.mode === 'test')) out.push('at least one test-mode key is needed: load never runs on live keys.');
+    return out;
+  }),
+  check('cards', (cards) => {
+    const m = messageOf(() => loadCardsFile(cards));
+    return m ? bare(m) : undefined;
+  }),
+  check('thresholds', (exprs) => exprs.map((t) => messageOf(() => parseThreshold(t))).filter((m): m is string => !!m)),
+  check('proxies', (proxies) => proxies.map((p) => messageOf(() => parseProxyArg(p))).filter((m): m is string => !!m).map(bare)),
+  check('faults', (faults) => {
+    const m = messageOf(() => parseFaultSchedule(faults));
+    return m ? bare(m) : undefined;
+  }),
+  check('bugs', (bugs) => {
+    const unknown = bugs.filter((b) => !isBugName(b));
+    if (unknown.length) return `unknown bug name${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}. Known: ${BUG_NAMES.join(', ')} (see docs/reference-service.md).`;
+  }),
+  check('variant', (name, cfg) => {
+    const v = variantByName(name);
+    if (!v) return `unknown variant "${name}". Known: ${VARIANT_NAMES.join(', ')}.`;
+    if (v.options.presentation && cfg.presentation && cfg.presentation !== v.options.presentation) {
+      return `--variant ${v.name} serves presentation ${v.options.presentation}; drop --presentation ${cfg.presentation}.`;
+    }
+  }),
+  check('webhookPort', (_p, cfg) => {
+    if (cfg.target && !cfg.webhookSecret) return "pass the endpoint's signing secret (whsec_...) with --webhook-secret too.";
+  }),
+  check('sharedKeys', (keys, cfg) => {
+    const out: string[] = [];
+    const own = new Set<string>();
+    for (const k of cfg.keys ?? []) messageOf(() => own.add(parseKeyArg(k).secret));
+    for (const k of keys) {
+      let parsed: ParsedKey | undefined;
+      const m = messageOf(() => (parsed = parseKeyArg(k)));
+      if (m) out.push(bare(m));
+      else if (parsed!.mode === 'live' && !cfg.allowLive) out.push(`${parsed!.label} is a live key (real charges). paystorm refuses live keys unless --allow-live.`);
+      else if (own.has(parsed!.secret)) out.push(`the key ${parsed!.label} is also given with --key. Pass it once: --shared-key marks it shared.`);
+    }
+    return out;
+  }),
+  check('out', (out) => outProblem(out)),
+];
+
+/** Checks that span options (no one option to hang them on). */
+function crossProblems(cfg: RunConfig, fieldOf: (key: keyof RunConfig) => string): OptionProblem[] {
+  const out: OptionProblem[] = [];
+  if (cfg.target) {
+    for (const f of EMBEDDED_ONLY) {
+      if (cfg[f] !== undefined) out.push({ field: fieldOf(f), message: `only applies to the embedded target; drop it or drop --target.` });
+    }
+    if (!cfg.keys?.length && !cfg.sharedKeys?.length) out.push({ field: fieldOf('keys'), message: 'pass at least one test key for the target (--key [merchant:]svc_test_sk_...).' });
+  }
+  return out;
+}
+
+/** RunConfig keys whose flag is not their `--kebab-case` (repeatable flags take one value each). */
+const FLAG_NAMES: Record<string, string> = { scenarios: 'scenario', keys: '--key', sharedKeys: '--shared-key', thresholds: '--threshold', proxies: '--proxy' };
+
+/** The flag of a RunConfig key: `--kebab-case` unless FLAG_NAMES says otherwise. */
+export const flagOf = (key: string) => FLAG_NAMES[key] ?? `--${key.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}`;
+
+/** Every problem with the options (none when the run may start). */
+export function runProblems(cfg: RunConfig, fieldOf: (key: keyof RunConfig) => string = flagOf as (key: keyof RunConfig) => string): OptionProblem[] {
+  const problems: OptionProblem[] = [];
+  for (const c of [...durationFields().map(duration), ...RUN_CHECKS]) {
+    const value = cfg[c.key];
+    if (value === undefined) continue;
+    let found: string | readonly string[] | undefined | void;
+    try {
+      found = c.check(value as never, cfg);
+    } catch (e) {
+      found = (e as Error).message;
+    }
+    for (const message of typeof found === 'string' ? [found] : (found ?? [])) problems.push({ field: fieldOf(c.key), message });
+  }
+  problems.push(...crossProblems(cfg, fieldOf));
+  return problems;
+}
+
+/** The error that lists every problem (exit 3). */
+export function problemsError(problems: readonly OptionProblem[]): PaystormError {
+  if (problems.length === 1) return new PaystormError(`${problems[0].field}: ${problems[0].message}`, EXIT.usage, problems[0].field);
+  return new PaystormError(
+    `${problems.length} problems with the options; nothing was run:\n${problems.map((p) => `  ${p.field}: ${p.message}`).join('\n')}`,
+    EXIT.usage,
+    problems[0].field,
+  );
+}
