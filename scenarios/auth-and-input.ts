@@ -5,8 +5,9 @@
  *   create and a refund. Each must be 401 `invalid_api_key` without `X-RateLimit-*` headers.
  * - `auth-403`: a key known to lack Direct API access tries a Direct API create (403
  *   `not_permitted` is an observe-rule: only judged when it happens).
- * - `bad-input-<case>`: each case of `BAD_INPUT_CASES` (src/spec/bad-inputs.ts: every input
- *   rule of both presentations) sent through `raw` with its expected status, code and param.
+ * - `bad-input-<case>`: each case of `BAD_INPUT_CASES` (src/spec/bad-inputs.ts) for the target's
+ *   presentation (its own input shape, and the cases of no shape) sent through `raw` with its
+ *   expected status, code and param, the rule demanding them and `demanded` or `lenient-ok`.
  * - An unknown payment id: 404 `resource_missing`.
  */
 import type { KeyHandle, RawRequest, Scenario, ScenarioContext } from '../src/spec/scenario.ts';
@@ -64,7 +65,7 @@ async function run(ctx: ScenarioContext): Promise<void> {
 
 const scenario: Scenario = {
   name: 'auth-and-input',
-  description: 'Every 401 variant (no rate headers), the catalog of bad inputs of both presentations with their code and param, an unknown id',
+  description: 'Every 401 variant (no rate headers), the catalog of bad inputs of the presentation the target speaks, with their code, param and demanding rule, an unknown id',
   rules,
   rulesFor,
   thresholds: ['http_req_failed: rate<0.01'],
