@@ -64,6 +64,13 @@ export function embeddedWebhookEndpoints(baseUrl: string): { url: string; mode: 
 export function embeddedWebhookPaths(baseUrl: string): { path: string; mode: 'test' | 'live' }[] {
   return embeddedWebhookEndpoints(baseUrl).map((e) => ({ path: new URL(e.url).pathname, mode: e.mode }));
 }
+/**
+ * The embedded service's first webhook retry delay is at least this (ms): scaled 1 s would be
+ * 50 ms, within reach of timer jitter on a busy machine, and WH-9 judges that the gaps between
+ * attempts grow (250, 500, 1000 ms for an event failed three times).
+ */
+export const EMBEDDED_WEBHOOK_RETRY_BASE_MIN_MS = 250;
+
 /** Payments waiting on an unreachable processor beyond which the embedded service answers 503. */
 export const EMBEDDED_UPSTREAM_BACKLOG = 20;
 
@@ -100,6 +107,7 @@ export async function startEmbeddedStack(o: EmbeddedOptions): Promise<EmbeddedSt
           webhookUrls: o.webhookUrl ? embeddedWebhookEndpoints(o.webhookUrl) : [],
           webhookSecret,
           ...(o.webhookTimeoutMs !== undefined ? { webhookTimeoutMs: o.webhookTimeoutMs } : {}),
+          webhookRetryBaseMs: Math.max(EMBEDDED_WEBHOOK_RETRY_BASE_MIN_MS, scaledDelays(o.timeScale).webhookRetryBaseMs),
           cards: o.cards,
           bugs: o.bugs,
           // Shed load early while the processor is down, so 503 service_unavailable (ERR-4, FT-4)

@@ -53,6 +53,12 @@ export const EMBEDDED_DEFAULTS = Object.freeze({
 
 /** The embedded service's webhook acknowledge time-out (the spec's 10 s, scaled so retries show within a run). */
 export const EMBEDDED_WEBHOOK_ACK_MS = 500;
+/**
+ * Share of test-mode events whose deliveries the receiver fails (500) unless --webhook-fail-share
+ * says otherwise, on any target: without failures WH-8 and WH-9 are never judged, and a service
+ * that never retries, or retries under a new event id, would pass. Live events are never failed.
+ */
+export const WEBHOOK_FAIL_SHARE_DEFAULT = 0.2;
 
 export const RUN_DEFAULTS = Object.freeze({
   out: 'reports',
@@ -217,7 +223,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
         host: embedded ? '127.0.0.1' : '0.0.0.0',
         port: cfg.webhookPort ?? 0,
         secret,
-        failShare: cfg.webhookFailShare ?? (embedded ? 0.2 : 0),
+        failShare: cfg.webhookFailShare ?? WEBHOOK_FAIL_SHARE_DEFAULT,
         stallShare: cfg.webhookStallShare ?? (embedded ? 0.05 : 0),
         // A stall well past the service's acknowledge time: its time-out (undici's coarse timers,
         // an event loop busy with the run) may fire a few hundred ms late, and a stall it still
@@ -326,7 +332,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
       embedded,
       keys: keyInfos,
       cardOutcomes,
-      webhooks: receiver ? { wired: true, failShare: cfg.webhookFailShare ?? (embedded ? 0.2 : 0) } : null,
+      webhooks: receiver ? { wired: true, failShare: cfg.webhookFailShare ?? WEBHOOK_FAIL_SHARE_DEFAULT } : null,
     };
     const settleBoundMs = cfg.settleBound !== undefined ? parseDuration(cfg.settleBound, '--settle-bound') : embedded ? Math.max(3_000, 60_000 * timeScale) : RUN_DEFAULTS.settleBoundMs;
     // SM-4: the 3DS challenge time-out, when known (embedded: the service's own, scaled).

@@ -73,6 +73,7 @@ export const BUGS = [
   bug('wh-stale-payment', 'WH-7', 'data.payment is the snapshot taken before the status change, so it shows the old status.'),
   bug('wh-new-id-on-retry', 'WH-8', 'Each retry of a delivery gets a new event id.'),
   bug('wh-no-retry', 'WH-9', 'A failed delivery is never retried.'),
+  bug('wh-retry-fixed-interval', 'WH-9', 'Failed deliveries are retried at a constant interval (the first backoff step every time) instead of growing ones.'),
   bug('wh-live-to-test-endpoint', 'WH-10', 'Endpoints are chosen by merchant only, so live events also go to test endpoints.'),
   // ERR: errors
   bug('err-missing-request-id', 'ERR-1', 'Error bodies carry no request_id.'),

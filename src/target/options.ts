@@ -53,6 +53,12 @@ export interface ServiceOptions {
    */
   challengeExpiryMs: number | null;
   /**
+   * The first webhook retry's delay in ms (it doubles per attempt), overriding the scaled 1 s;
+   * null = scaled. The embedded run sets a floor so the gaps between retries stay well above
+   * timer jitter and WH-9's growth can be judged.
+   */
+  webhookRetryBaseMs: number | null;
+  /**
    * Accept a value of another JSON type where the spec only names the type and the value converts
    * without loss (exp_month "12", cvc 123, amount "1000"), coercing it (lenient-types variant).
    */
@@ -110,6 +116,7 @@ export const DEFAULT_OPTIONS: ServiceOptions = Object.freeze({
   upstreamBacklogLimit: 10_000,
   differentBodyCode: 'idempotency_key_reused',
   challengeExpiryMs: null,
+  webhookRetryBaseMs: null,
   lenientTypes: false,
   returnUrlAt3ds: false,
   ownInputShapeOnly: false,

@@ -103,6 +103,7 @@ class ReferenceService {
     this.delays = scaledDelays(options.timeScale);
     this.clock = serviceClock(options.clockOffsetMs);
     if (options.challengeExpiryMs !== null && options.challengeExpiryMs !== undefined) this.delays.challengeExpiryMs = Math.max(1, options.challengeExpiryMs);
+    if (options.webhookRetryBaseMs !== null && options.webhookRetryBaseMs !== undefined) this.delays.webhookRetryBaseMs = Math.max(1, options.webhookRetryBaseMs);
     this.keys = new KeyRing(options.keys, bugs['auth-accepts-basic']);
     this.limiter = new RateLimiter(options.rateLimit, options.windowMs, bugs);
     this.idem = new IdempotencyStore(bugs);

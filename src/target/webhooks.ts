@@ -108,7 +108,8 @@ export class WebhookDispatcher {
       d.log.state = 'delivered';
       return;
     }
-    const backoff = Math.min(this.delays.webhookRetryMaxMs, this.delays.webhookRetryBaseMs * 2 ** (d.log.attempts - 1));
+    const step = this.bugs['wh-retry-fixed-interval'] ? 0 : d.log.attempts - 1;
+    const backoff = Math.min(this.delays.webhookRetryMaxMs, this.delays.webhookRetryBaseMs * 2 ** step);
     if (this.bugs['wh-no-retry'] || Date.now() + backoff - d.firstAttemptMs > this.delays.webhookRetryWindowMs) {
       d.log.state = 'failed';
       return;

@@ -16,7 +16,7 @@ import {
   type WebhookRecord,
 } from '../spec/index.ts';
 import type { LeakScanner } from '../client/leaks.ts';
-import { chooseAnswer, type Answer } from './answer.ts';
+import { AnswerBook, type Answer } from './answer.ts';
 import { readEnvelope, type EnvelopeReading } from './envelope.ts';
 import { buildLeakScanner, findLeaks, redactBody } from './leaks.ts';
 
@@ -29,9 +29,11 @@ export interface WebhookReceiverOptions {
   port?: number;
   /** The endpoint's signing secret (`whsec_...`). */
   secret: string;
-  /** Share of first deliveries answered 500 (0..1). */
+  /** Share of test-mode events whose first delivery is answered 500 (0..1); a few of them fail `failAttempts` attempts in a row. */
   failShare?: number;
-  /** Share of first deliveries held for `stallMs` (0..1). */
+  /** Attempts in a row answered 500 for the failing events chosen to repeat (default 3; 1 = first delivery only). */
+  failAttempts?: number;
+  /** Share of test-mode events whose first delivery is held for `stallMs` (0..1). */
   stallShare?: number;
   /** How long a stalled delivery is held; default the acknowledge time + 1 s. */
   stallMs?: number;
@@ -91,6 +93,7 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
 
   /** Verified deliveries seen per event id: the next one's attempt number. */
   const seen = new Map<string, number>();
+  const answers = new AnswerBook({ seed: opts.seed, failShare, stallShare, ...(opts.failAttempts !== undefined ? { failAttempts: opts.failAttempts } : {}) });
   let received = 0;
   const stalls = new Set<{ timer: NodeJS.Timeout; socket: Socket }>();
 
@@ -169,7 +172,7 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
       else reply(res, 500, { error: 'paystorm could not record the delivery' });
       return;
     }
-    const answer: Answer = chooseAnswer({ seed: opts.seed, failShare, stallShare }, env.eventId, attempt);
+    const answer: Answer = answers.answer(env.eventId, attempt, env.livemode);
     if (answer === 'stall') {
       // A stall as long as the acknowledge time is no answer, whatever comes after it.
       const answered = stallMs >= ackTimeoutMs ? 0 : 200;

@@ -453,6 +453,15 @@ export const PROBES: Record<BugName, Probe> = {
     await sleep(400);
     return violation(rx.deliveries.length < 2, 'a failed delivery was not retried');
   },
+  'wh-retry-fixed-interval': async (env) => {
+    // Three failed attempts, then 200: backoff 200, 400, 800 ms when it grows, 200 ms each when fixed.
+    const rx = await env.receiver((n) => (n < 3 ? 500 : 200));
+    const { c } = await env.start({ webhookUrls: [{ url: rx.url }], webhookRetryBaseMs: 200 });
+    await c.create();
+    await until(() => rx.deliveries.length >= 4);
+    const gaps = [1, 2, 3].map((i) => rx.deliveries[i].at - rx.deliveries[i - 1].at);
+    return violation(gaps[2] < gaps[0] + 300, `retries came at intervals ${gaps.map((g) => Math.round(g)).join(', ')} ms: they do not grow`);
+  },
   'wh-live-to-test-endpoint': async (env) => {
     const testRx = await env.receiver();
     const liveRx = await env.receiver();

@@ -189,8 +189,8 @@ describe('webhook receiver: at-least-once delivery', () => {
     expect(rx.uniqueEvents()).toBe(1);
   });
 
-  it('failShare 1: the first delivery of each event gets 500, its retry 200', async () => {
-    const { rx, records } = await start({ failShare: 1 });
+  it('failShare 1, failAttempts 1: the first delivery of each event gets 500, its retry 200', async () => {
+    const { rx, records } = await start({ failShare: 1, failAttempts: 1 });
     const a = event();
     const b = event();
     expect((await deliver(rx, a)).status).toBe(500);
@@ -203,6 +203,40 @@ describe('webhook receiver: at-least-once delivery', () => {
       [a.id, 200, true],
       [a.id, 200, true],
     ]);
+  });
+
+  it('failShare 1: the first 3 failing events get 500 on 3 attempts in a row, then every 5th failing event does; the rest fail once', async () => {
+    const { rx, records } = await start({ failShare: 1 });
+    const evts = Array.from({ length: 9 }, () => event());
+    const answers: number[][] = [];
+    for (const e of evts) {
+      const got: number[] = [];
+      for (let i = 0; i < 5; i++) got.push((await deliver(rx, e)).status);
+      answers.push(got);
+    }
+    const thrice = [500, 500, 500, 200, 200];
+    const once = [500, 200, 200, 200, 200];
+    expect(answers).toEqual([thrice, thrice, thrice, once, once, once, once, thrice, once]);
+    // The record says what the receiver answered each attempt.
+    expect(records.filter((r) => r.eventId === evts[0].id).map((r) => [r.answered, r.duplicate])).toEqual([
+      [500, false],
+      [500, true],
+      [500, true],
+      [200, true],
+      [200, true],
+    ]);
+  });
+
+  it('never fails or stalls a live-mode event (test deliveries only)', async () => {
+    const { rx, records } = await start({ failShare: 0.5, stallShare: 0.5 });
+    for (let i = 0; i < 10; i++) expect((await deliver(rx, event({ livemode: true }))).status).toBe(200);
+    expect(records.map((r) => r.answered)).toEqual(Array(10).fill(200));
+    // A test-mode event in the same receiver still fails or stalls.
+    const pending = deliver(rx, event()).catch(() => null);
+    await expect.poll(() => records.length, { timeout: 5000 }).toBe(11);
+    expect([0, 500]).toContain(records[10].answered);
+    await rx.close();
+    await pending;
   });
 
   it('stallShare 1: the first delivery is held for stallMs (no answer within the ack time), the retry is answered at once', async () => {

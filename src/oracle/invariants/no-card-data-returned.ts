@@ -11,7 +11,8 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     return {
-      kinds: ['exchange'],
+      // Webhook payloads carry payments too (data.payment is the payment as GET returns it).
+      kinds: ['exchange', 'webhook'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' && rec.kind !== 'webhook') return;
         const sentCard = rec.kind === 'exchange' && rec.sent.cardLast4 !== undefined;
