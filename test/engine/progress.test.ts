@@ -59,3 +59,58 @@ describe('progress', () => {
     expect(isCi({})).toBe(false);
   });
 });
+
+describe('progress: phase, live p99, first tick, overrun', () => {
+  const ex = (tStart: number, tEnd: number, status = 200): ExchangeRecord => ({ ...rec(status), tStart, tEnd });
+
+  it('shows the running scenario and the phase with its time left, and drops the phase when it runs out', () => {
+    let t = 1_000;
+    const { stream } = sink(false);
+    const p = new Progress({ clock: { now: () => t }, stream });
+    p.setScenario('rate-limit', 2, 6);
+    p.phase('waiting for the rate window to reset', 2_500);
+    t = 2_000;
+    expect(p.line()).toMatch(/^paystorm 2s {2}rate-limit 3\/6 {2}.* {2}\| waiting for the rate window to reset \(1\.5s left\)$/);
+    t = 3_600;
+    expect(p.line()).not.toContain('|');
+    p.phase('waiting for webhook deliveries');
+    expect(p.line()).toMatch(/\| waiting for webhook deliveries$/);
+    p.setScenario('webhooks', 3, 6);
+    expect(p.line()).not.toContain('|');
+  });
+
+  it('shows the p99 of the requests answered in the last seconds', () => {
+    let t = 0;
+    const p = new Progress({ clock: { now: () => t }, stream: sink(false).stream });
+    expect(p.line()).toContain('p99 -');
+    for (let i = 0; i < 99; i++) p.onRecord(ex(0, 10));
+    p.onRecord(ex(0, 500));
+    t = 1_000;
+    expect(p.liveP99()).toBe(10);
+    p.onRecord(ex(600, 1_000));
+    expect(p.liveP99()).toBe(400);
+    expect(p.line()).toContain('p99 400ms');
+    t = 10_000;
+    expect(p.liveP99()).toBeNull();
+  });
+
+  it('reads the real rate on the first tick after start, not 0/s', () => {
+    let t = 0;
+    const p = new Progress({ clock: { now: () => t }, stream: sink(false).stream, plainIntervalMs: 60_000 });
+    p.start();
+    for (let i = 0; i < 50; i++) p.onRecord(rec(200));
+    t = 250;
+    expect(Math.round(p.currentRate())).toBe(200);
+    p.stop();
+  });
+
+  it('says the run is over its planned duration, and by how much, instead of 30s/20s', () => {
+    let t = 30_000;
+    const p = new Progress({ clock: { now: () => t }, stream: sink(false).stream, totalMs: 20_000 });
+    p.setScenario('webhooks', 5, 6);
+    p.phase('waiting for webhook retries');
+    expect(p.line()).toMatch(/^paystorm 30s \(planned 20s, over by 10s\) {2}webhooks 6\/6 .*\| waiting for webhook retries$/);
+    t = 10_000;
+    expect(p.line()).toMatch(/^paystorm 10s\/20s /);
+  });
+});

@@ -13,6 +13,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeReports } from '../../src/report/index.ts';
 import { fixtureSummary } from './fixture.ts';
+import type { RunMetrics } from '../../src/spec/scenario.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const OUTPUT = resolve('test-output');
@@ -105,9 +106,63 @@ describe('report.html in headless Chromium', () => {
       expect(idem).toContain('</script><script>alert(1)</script>'); // shown as text, not run
       expect(await page.locator('tr[data-invariant="list-walk-once"] pre.stack').textContent()).toContain('at walkPages');
       expect(await page.locator('#verdict').innerText()).toBe('FAIL');
+      expect(await page.locator('#verdict-reason').innerText()).toMatch(/^failed: 3 invariants violated/);
+      expect(await page.locator('li.finding').first().getAttribute('data-level')).toBe('warning');
+      expect(await page.locator('#load-facts').innerText()).toContain('achieved 38.5/s');
+      const plot = await page.locator('svg.rate-boundary-plot').boundingBox();
+      expect(plot!.width).toBeGreaterThan(200);
+      expect(await page.locator('svg.rate-boundary-plot rect.rb-ok').count()).toBeGreaterThan(5);
 
       await mkdir(OUTPUT, { recursive: true });
       await page.screenshot({ path: join(OUTPUT, 'report.png'), fullPage: true });
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+
+  it('shows the last values in legends, offers a log latency axis against a spike, and stacks crowded fault labels', async () => {
+    const summary = fixtureSummary();
+    const m = summary.metrics as unknown as RunMetrics;
+    // One spike on create at 50 s: a linear axis would flatten everything else.
+    m.timeline[50].latency.create = { p50: 900, p99: 60_000, count: 10 };
+    // Three more windows starting within a second of the first: their labels must not overlap.
+    const near = (n: number, type: string) => ({ ...summary.faults[0], name: `near-${n}`, type, tStart: 20_000 + n * 300, tEnd: 22_000 + n * 300 });
+    summary.faults = [...summary.faults, near(1, 'timeout'), near(2, 'slicer'), near(3, 'bandwidth')];
+    const { page, problems } = await open(summary, 'spiky');
+    try {
+      expect(problems).toEqual([]);
+      // Legends before any hover: the last value of each series, never "--".
+      const legend = () => page.locator('#chart-throughput .u-legend .u-series:not(:first-child) .u-value').allInnerTexts();
+      const before = await legend();
+      expect(before.length).toBeGreaterThan(3);
+      for (const v of before) expect(v).toMatch(/^[\d.]+ \(last\)$/);
+      // Hovering shows the value under the cursor; leaving shows the last value again.
+      const overEl = page.locator('#chart-throughput .u-over');
+      await overEl.scrollIntoViewIfNeeded();
+      const over = await overEl.boundingBox();
+      await page.mouse.move(over!.x + over!.width * 0.3, over!.y + over!.height / 2, { steps: 5 });
+      await page.waitForFunction(() => !document.querySelector('#chart-throughput .u-legend .u-series:nth-child(2) .u-value')?.textContent?.includes('last'), undefined, { timeout: 5_000 });
+      for (const v of await legend()) expect(v).toMatch(/^[\d.]+$/);
+      await page.mouse.move(5, 5, { steps: 5 });
+      await page.waitForFunction(() => !!document.querySelector('#chart-throughput .u-legend .u-series:nth-child(2) .u-value')?.textContent?.includes('last'), undefined, { timeout: 5_000 });
+      for (const v of await legend()) expect(v).toMatch(/\(last\)$/);
+
+      // The spiked latency chart starts on a log axis; the checkbox switches it back and forth.
+      const create = page.locator('.chart[data-group="latency"]', { has: page.locator('h3', { hasText: 'Latency: create' }) });
+      await expect(create.getAttribute('data-scale')).resolves.toBe('log');
+      await expect(page.locator('.chart[data-group="latency"]', { has: page.locator('h3', { hasText: 'Latency: retrieve' }) }).getAttribute('data-scale')).resolves.toBe('linear');
+      await create.locator('.log-toggle').uncheck();
+      await expect(create.getAttribute('data-scale')).resolves.toBe('linear');
+      await create.locator('.log-toggle').check();
+      await expect(create.getAttribute('data-scale')).resolves.toBe('log');
+      expect(Number(await create.getAttribute('data-points'))).toBeGreaterThan(0);
+
+      // Four windows starting within a second: four labels on four rows of the throughput chart.
+      const labels = await page.locator('#chart-throughput .uplot').evaluate((el) => ({ n: (el as HTMLElement).dataset.faultLabels, rows: (el as HTMLElement).dataset.faultLabelRows }));
+      expect(labels).toEqual({ n: '5', rows: '4' });
+      expect(problems).toEqual([]);
+      await mkdir(OUTPUT, { recursive: true });
+      await page.screenshot({ path: join(OUTPUT, 'report-spiky.png'), fullPage: true });
     } finally {
       await page.close();
     }

@@ -63,15 +63,27 @@
           ctx.font = (11 * devicePixelRatio) + 'px system-ui, "DejaVu Sans", sans-serif';
           ctx.textAlign = 'left';
           ctx.textBaseline = 'top';
+          // Labels of windows that start close together go on the next free row, never on top of each other.
+          var rowH = 14 * devicePixelRatio, rows = [], placed = 0;
+          var maxRows = Math.max(1, Math.floor((height / 2) / rowH));
           spec.faults.forEach(function (f) {
             var x0 = Math.max(left, xPos(u, f.start));
             if (x0 >= right) return;
-            var w = ctx.measureText(f.label).width;
+            var w = ctx.measureText(f.label).width + 6;
+            var x = Math.min(x0 + pad, right - w);
+            var row = 0;
+            while (row < rows.length && rows[row] > x) row++;
+            if (row >= maxRows) return; // too crowded: the faults table lists every window
+            rows[row] = x + w + 4;
+            var y = top + pad + row * rowH;
             ctx.fillStyle = 'rgba(255, 255, 255, 0.85)';
-            ctx.fillRect(x0 + pad - 2, top + pad - 1, w + 4, 13 * devicePixelRatio);
+            ctx.fillRect(x - 2, y - 1, w, 13 * devicePixelRatio);
             ctx.fillStyle = FAULT_LABEL;
-            ctx.fillText(f.label, x0 + pad, top + pad);
+            ctx.fillText(f.label, x, y);
+            placed++;
           });
+          u.root.dataset.faultLabels = String(placed);
+          u.root.dataset.faultLabelRows = String(rows.length);
           ctx.restore();
         }],
       },
@@ -88,8 +100,27 @@
     };
   }
 
+  function fmt(v) {
+    if (v === null || v === undefined) return '--';
+    return Number.isInteger(v) ? String(v) : Math.abs(v) < 10 ? v.toFixed(2) : v.toFixed(1);
+  }
+
+  function lastValue(values) {
+    for (var i = values.length - 1; i >= 0; i--) if (values[i] !== null && values[i] !== undefined) return values[i];
+    return null;
+  }
+
+  // Without the cursor on the plot the legend shows each series' last value (marked "last"), not "--".
+  function legendValue(values) {
+    var last = lastValue(values);
+    return function (u, v, sidx, idx) {
+      if (idx === null || idx === undefined) return last === null ? '--' : fmt(last) + ' (last)';
+      return fmt(v);
+    };
+  }
+
   function seriesOpts(s) {
-    var o = { label: s.label, stroke: s.color, width: s.width || 1.25, spanGaps: false, scale: s.scale || 'y', points: { show: false } };
+    var o = { label: s.label, stroke: s.color, width: s.width || 1.25, spanGaps: false, scale: s.scale || 'y', points: { show: false }, value: legendValue(s.values) };
     if (s.dash) o.dash = s.dash;
     if (s.stepped) o.paths = uPlot.paths.stepped({ align: 1 });
     if (s.pointsOnly) {
@@ -97,6 +128,14 @@
       o.points = { show: true, size: 7, stroke: s.color, fill: s.color, width: 1 };
     }
     return o;
+  }
+
+  function spikeFlattens(spec) {
+    var vs = [];
+    spec.series.forEach(function (s) { s.values.forEach(function (v) { if (v !== null && v > 0) vs.push(v); }); });
+    if (vs.length < 4) return false;
+    vs.sort(function (a, b) { return a - b; });
+    return vs[vs.length - 1] > 20 * vs[Math.floor(vs.length / 2)];
   }
 
   function chartWidth(el) {
@@ -117,27 +156,47 @@
       return;
     }
     var hasY2 = spec.series.some(function (s) { return s.scale === 'y2'; });
-    var axes = [
-      { label: 'seconds since start', size: 40, labelSize: 18, grid: { stroke: '#eef0f3' }, ticks: { stroke: '#d1d5db' } },
-      { label: spec.yLabel, scale: 'y', size: 56, labelSize: 18, grid: { stroke: '#eef0f3' }, ticks: { stroke: '#d1d5db' } },
-    ];
-    if (hasY2) axes.push({ label: spec.y2Label || '', scale: 'y2', side: 1, size: 50, labelSize: 18, grid: { show: false } });
-    var scales = { x: { time: false, range: fullRunRange(spec) }, y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.08 : 1]; } } };
-    if (hasY2) scales.y2 = { range: function (u, min, max) { return [0, max > 0 ? max * 1.15 : 1]; } };
-    var height = spec.group === 'throughput' ? 280 : 220;
-    var opts = {
-      width: chartWidth(body),
-      height: height,
-      scales: scales,
-      axes: axes,
-      series: [{ label: 't (s)' }].concat(spec.series.map(seriesOpts)),
-      legend: { live: true },
-      cursor: { drag: { x: true, y: false } },
-      plugins: [overlays(spec)],
-    };
-    var cols = [spec.x].concat(spec.series.map(function (s) { return s.values; }));
-    var plot = new uPlot(opts, cols, body);
-    plots.push({ plot: plot, body: body });
+    var logOk = spec.group === 'latency';
+    // One spike flattens a linear latency axis: start on a log scale when the top is far above the typical value.
+    var useLog = logOk && spikeFlattens(spec);
+    if (logOk) {
+      var tools = document.createElement('span');
+      tools.className = 'chart-tools';
+      tools.innerHTML = '<label><input type="checkbox" class="log-toggle"' + (useLog ? ' checked' : '') + '> log scale</label>';
+      el.querySelector('h3').appendChild(tools);
+    }
+    var entry = { plot: null, body: body, el: el };
+    function build(log) {
+      var axes = [
+        { label: 'seconds since start', size: 40, labelSize: 18, grid: { stroke: '#eef0f3' }, ticks: { stroke: '#d1d5db' } },
+        { label: spec.yLabel + (log ? ' (log)' : ''), scale: 'y', size: 56, labelSize: 18, grid: { stroke: '#eef0f3' }, ticks: { stroke: '#d1d5db' } },
+      ];
+      if (hasY2) axes.push({ label: spec.y2Label || '', scale: 'y2', side: 1, size: 50, labelSize: 18, grid: { show: false } });
+      var scales = {
+        x: { time: false, range: fullRunRange(spec) },
+        y: log ? { distr: 3, log: 10 } : { range: function (u, min, max) { return [0, max > 0 ? max * 1.08 : 1]; } },
+      };
+      if (hasY2) scales.y2 = { range: function (u, min, max) { return [0, max > 0 ? max * 1.15 : 1]; } };
+      var height = spec.group === 'throughput' ? 280 : 220;
+      var opts = {
+        width: chartWidth(body),
+        height: height,
+        scales: scales,
+        axes: axes,
+        series: [{ label: 't (s)', value: legendValue(spec.x) }].concat(spec.series.map(seriesOpts)),
+        legend: { live: true },
+        cursor: { drag: { x: true, y: false } },
+        plugins: [overlays(spec)],
+      };
+      // A log axis cannot show 0 ms: such points are left out rather than clamped.
+      var cols = [spec.x].concat(spec.series.map(function (s) { return log ? s.values.map(function (v) { return v !== null && v > 0 ? v : null; }) : s.values; }));
+      if (entry.plot) entry.plot.destroy();
+      entry.plot = new uPlot(opts, cols, body);
+      el.dataset.scale = log ? 'log' : 'linear';
+    }
+    build(useLog);
+    if (logOk) el.querySelector('.log-toggle').addEventListener('change', function (e) { build(e.target.checked); });
+    plots.push(entry);
     el.dataset.points = String(points);
     rendered++;
   });
