@@ -19,6 +19,8 @@ export const runConfigSchema = z
     scenarios: z.array(z.string()).optional(),
     target: z.url({ message: 'a URL such as https://staging.example.com' }).optional(),
     keys: z.array(z.string()).optional(),
+    /** --shared-key: keys used like `keys` that other clients may use during the run (marked `shared` in the run record). */
+    sharedKeys: z.array(z.string()).optional(),
     allowLive: z.boolean().optional(),
     cards: z.union([z.string(), cardsFileSchema]).optional(),
     duration: durationSchema.optional(),

@@ -116,8 +116,8 @@ export function resolveKeys(args: readonly string[], allowLive: boolean): Parsed
   return keys;
 }
 
-function keyInfo(k: ParsedKey, directApi?: boolean): KeyInfo {
-  return { label: k.label, merchant: k.merchant, mode: k.mode, prefix: k.prefix, last4: k.last4, ...(directApi !== undefined ? { directApi } : {}) };
+function keyInfo(k: ParsedKey, directApi?: boolean, shared?: boolean): KeyInfo {
+  return { label: k.label, merchant: k.merchant, mode: k.mode, prefix: k.prefix, last4: k.last4, ...(directApi !== undefined ? { directApi } : {}), ...(shared ? { shared } : {}) };
 }
 
 /**
@@ -181,15 +181,18 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
 
   let parsedKeys: ParsedKey[];
   let directApi = new Map<string, boolean>();
-  if (embedded && !(cfg.keys?.length)) {
+  // --shared-key: keys used like --key, marked shared with other clients (the rate limit's lower bound only observes them).
+  const sharedSecrets = new Set<string>();
+  if (embedded && !(cfg.keys?.length || cfg.sharedKeys?.length)) {
     const { DEFAULT_KEYS } = await import('../target/index.ts');
     // A variant may give the service other keys (one key-prefix form only).
     const serviceKeys = variant?.options.keys ?? DEFAULT_KEYS;
     parsedKeys = serviceKeys.map((k) => parseKeyArg(`${k.merchant}:${k.key}`));
     directApi = new Map(serviceKeys.map((k) => [k.key, k.direct_api]));
   } else {
-    if (!cfg.keys?.length) throw new PaystormError('--key: pass at least one test key for the target (--key [merchant:]svc_test_sk_...).', EXIT.usage, '--key');
-    parsedKeys = resolveKeys(cfg.keys, cfg.allowLive ?? false);
+    if (!cfg.keys?.length && !cfg.sharedKeys?.length) throw new PaystormError('--key: pass at least one test key for the target (--key [merchant:]svc_test_sk_...).', EXIT.usage, '--key');
+    parsedKeys = resolveKeys([...(cfg.keys ?? []), ...(cfg.sharedKeys ?? [])], cfg.allowLive ?? false);
+    for (const k of parsedKeys.slice(cfg.keys?.length ?? 0)) sharedSecrets.add(k.secret);
   }
   if (!parsedKeys.some((k) => k.mode === 'test')) throw new PaystormError('--key: at least one test-mode key is needed: load never runs on live keys.', EXIT.usage, '--key');
 
@@ -323,7 +326,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
     const target: TargetInfo = { url: targetUrl, embedded, presentation, rateLimit: { limit: probe.limit, windowMs } };
 
     const keys: KeySecret[] = parsedKeys.map((k, index) => ({
-      handle: { ...keyInfo(k, directApi.get(k.secret)), index },
+      handle: { ...keyInfo(k, directApi.get(k.secret), sharedSecrets.has(k.secret)), index },
       secret: k.secret,
     }));
     const keyInfos = keys.map((k) => k.handle);

@@ -187,6 +187,7 @@ export function makeRunRecord(o: MakeRunRecordOptions): RunRecord {
     keys: o.keys.map((k) => {
       const info: KeyInfo = { label: k.label, merchant: k.merchant, mode: k.mode, prefix: k.prefix, last4: k.last4 };
       if (k.directApi !== undefined) info.directApi = k.directApi;
+      if (k.shared) info.shared = true;
       return info;
     }),
     scenarios: o.scenarios.map((s) => ({ name: s.name, rules: [...s.rules] })),

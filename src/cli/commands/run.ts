@@ -11,6 +11,7 @@ export const runCommand: PaystormCommand = {
       .positional('scenarios', { type: 'string', array: true, describe: 'Scenario names (default: the default suite; see paystorm scenarios)' })
       .option('target', { type: 'string', describe: 'Base URL of the service under test (omit to start the embedded reference service)' })
       .option('key', { type: 'string', array: true, describe: 'API key as [merchant:]KEY, repeatable' })
+      .option('shared-key', { type: 'string', array: true, describe: 'A key used like --key that other clients also use during the run: the rate limit\'s lower bound (a 429 before the limit) is only observed on it, repeatable' })
       .option('allow-live', { type: 'boolean', describe: 'Accept live keys (read-only and single-payment checks only)' })
       .option('cards', { type: 'string', describe: 'JSON file: {succeeds, do_not_honor, insufficient_funds, three_ds_challenge, upstream_error} -> card number' })
       .option('config', { type: 'string', describe: 'paystorm.config.json with the same options (flags win)' })
@@ -44,6 +45,7 @@ export const runCommand: PaystormCommand = {
       scenarios: args.scenarios,
       target: args.target,
       keys: args.key,
+      sharedKeys: args.sharedKey,
       allowLive: args.allowLive,
       duration: args.duration,
       rate: args.rate,
