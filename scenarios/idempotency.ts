@@ -2,7 +2,7 @@
  * idempotency: the Idempotency-Key rules, each probe in its own `group`.
  * - `idem-race-<n>`: N concurrent creates with one key and one body (Direct API, and a hosted
  *   round): one payment, the rest 409 `idempotency_key_in_use` or replays of it. Each round's
- *   body carries a nonce (description, metadata); `idem-race-walk` then walks the key's list past
+ *   body carries a nonce (description, metadata); `idem-walk-races` then walks the key's list past
  *   the races, where a second payment carrying a nonce is a ghost double charge (IDEM-6).
  * - `idem-replay-<op>`: same key, same body: the same object again (payment, hosted, refund).
  * - `idem-diff-<op>`: same key, another body: 409.
@@ -77,7 +77,7 @@ async function walkPastRaces(ctx: ScenarioContext, a: Api, raced: readonly { id:
   let pages = 0;
   let seen = 0;
   for (; pages < WALK_MAX_PAGES && !ctx.signal.aborted; pages++) {
-    const r = await a.list({ limit: WALK_PAGE, ...(cursor ? { starting_after: cursor } : {}) }, { group: 'idem-race-walk' });
+    const r = await a.list({ limit: WALK_PAGE, ...(cursor ? { starting_after: cursor } : {}) }, { group: 'idem-walk-races' });
     const l = r.status === 200 ? r.record.list : null;
     if (!l) break;
     l.ids.forEach((id) => want.delete(id) && seen++);

@@ -133,6 +133,22 @@ for (const presentation of ['B', 'A'] as Presentation[]) {
       expect(inGroup(xs, 'idem-max').map((r) => [r.status, r.idemKey?.length])).toEqual([[201, 255]]);
     });
 
+    it('idempotency: each race sends one nonce in its body, and the walk after the races lists every raced payment once', () => {
+      const xs = of('idempotency');
+      const nonces = new Set<string>();
+      for (const [g, rs] of groupsOf(xs, 'idem-race-')) {
+        const d = new Set(rs.map((r) => r.sent.description));
+        expect(d.size, g).toBe(1);
+        expect([...d][0], g).toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/);
+        nonces.add([...d][0]!);
+      }
+      expect(nonces.size).toBe(3);
+      const walk = inGroup(xs, 'idem-walk-races');
+      expect(walk.length).toBeGreaterThanOrEqual(1);
+      const listed = walk.flatMap((x) => x.list?.descriptions ?? []).filter((d): d is string => d !== null && nonces.has(d));
+      expect(listed.sort()).toEqual([...nonces].sort());
+    });
+
     it('refunds: partial and full on both paths, over-refund sub-code, not succeeded, races within the amount', () => {
       const xs = of('refunds');
       const ops = new Set(xs.filter((x) => (x.op === 'refund' || x.op === 'refund_create') && ok(x)).map((x) => x.op));

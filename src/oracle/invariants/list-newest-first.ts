@@ -27,7 +27,8 @@ const invariant: Invariant = {
         if (rec.kind !== 'exchange' || rec.op !== 'list' || !is2xx(rec.status) || !rec.list) return;
         const { created, ids } = rec.list;
         const n = ids.length;
-        if (n > 0 && created[n - 1] !== null && created[n - 1] !== undefined) lastOfPage.set(`${rec.key}\u0000${ids[n - 1]}`, created[n - 1]!);
+        // Only a page with more after it is followed by a cursor (keeps the map small on long runs).
+        if (n > 0 && rec.list.hasMore !== false && created[n - 1] !== null && created[n - 1] !== undefined) lastOfPage.set(`${rec.key}\u0000${ids[n - 1]}`, created[n - 1]!);
         const cursor = rec.sent.list?.startingAfter;
         if (cursor) {
           let newest = -Infinity;
