@@ -24,6 +24,7 @@ import { LIMITS } from '../src/spec/limits.ts';
 import { ERROR_CODES } from '../src/spec/errors.ts';
 import { API_PATHS } from '../src/spec/operations.ts';
 import { REFUND_PATHS } from '../src/spec/refund.ts';
+import { refundPathFor } from './lib/refund-path.ts';
 import { isTerminal } from '../src/spec/statuses.ts';
 import { api, cardFor, idemKey, merchantReference, paymentInput, poll, pool, step } from './lib/common.ts';
 import { loadKeys, secondTestKey } from './lib/keys.ts';
@@ -208,8 +209,9 @@ async function run(ctx: ScenarioContext): Promise<void> {
     await a.refund(p.id, { amount: 700 }, { idemKey: ek, group: 'idem-error-retry-refund', path: 'refunds' });
     // Both refund paths are one operation (src/spec/refund.ts): the same key and the same refund
     // (this payment, this amount) on the other path, after a 2xx, replays it rather than
-    // refunding again (REF-7). Once from each path.
-    for (const [first, second] of [['payment', 'refunds'], ['refunds', 'payment']] as const) {
+    // refunding again (REF-7). Once from each path; only when the target serves both.
+    const served = await a.refundPaths();
+    for (const [first, second] of served.payment && served.refunds ? ([['payment', 'refunds'], ['refunds', 'payment']] as const) : []) {
       const xk = idemKey(ctx, `refund-cross-path-${first}`);
       const r = await a.refund(p.id, { amount: 300 }, { idemKey: xk, group: 'idem-refund-cross-path', path: first });
       if (r.status >= 200 && r.status < 300) await a.refund(p.id, { amount: 300 }, { idemKey: xk, group: 'idem-refund-cross-path', path: second });
@@ -241,7 +243,12 @@ async function run(ctx: ScenarioContext): Promise<void> {
       note(r);
     }
     const some = [...created][0];
-    if (some) await rawCreate({ amount: 1 }, REFUND_PATHS.paymentScoped(some), 'idem-missing-refund', 'missing', undefined, 'refund');
+    if (some) {
+      // On a served refund path (scenarios/lib/refund-path.ts).
+      const topLevel = refundPathFor(await a.refundPaths(), 'payment') === 'refunds';
+      if (topLevel) await rawCreate({ payment_id: some, amount: 1 }, REFUND_PATHS.topLevel, 'idem-missing-refund', 'missing', undefined, 'refund_create');
+      else await rawCreate({ amount: 1 }, REFUND_PATHS.paymentScoped(some), 'idem-missing-refund', 'missing', undefined, 'refund');
+    }
   });
 
   // Let the payments created here settle, so their histories end terminal.

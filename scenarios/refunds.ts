@@ -1,13 +1,17 @@
 /**
- * refunds: partial then the rest (the payment-scoped path, then `POST /v1/refunds`), a full
+ * refunds: partial then the rest (the payment-scoped path, then `POST /v1/refunds`, each
+ * replaced by the other when the target does not serve it: scenarios/lib/refund-path.ts), a full
  * refund with no amount, `refunded_at` once the total reaches the amount, an over-refund
  * (422 `action_not_allowed`, sub-code in brackets), refunds of payments that are not
  * succeeded (failed, awaiting the hosted page), and concurrent refunds that together exceed
  * the amount (`refund-race-<n>`: the succeeded ones never add up to more than the amount).
+ * Refunds still pending after their polls are fetched once more past the settle bound
+ * (`refund-settle-check`): a refund that never leaves pending is stranded money (REF-1).
  */
 import type { Scenario, ScenarioContext } from '../src/spec/scenario.ts';
 import type { CanonicalPayment } from '../src/spec/payment.ts';
-import { api, cardFor, paymentInput, poll, refundsSettled, step, succeededPayment, type Api } from './lib/common.ts';
+import { api, cardFor, nap, paymentInput, poll, refundsSettled, step, succeededPayment, type Api } from './lib/common.ts';
+import { refundPathFor } from './lib/refund-path.ts';
 import { loadKeys } from './lib/keys.ts';
 import { declareRules } from './lib/rules.ts';
 
@@ -23,9 +27,33 @@ const { rules, rulesFor } = declareRules(
 
 const RACERS = 4;
 
+/**
+ * The oracle's settle bound for this run as the CLI sets it by default (src/cli/run.ts: embedded
+ * max(3 s, 60 s x time scale), else 30 s). A larger --settle-bound only makes the check below blind.
+ */
+function settleBoundGuessMs(ctx: ScenarioContext): number {
+  return ctx.target.embedded ? Math.max(3_000, 60_000 * ctx.timeScale) : 30_000;
+}
+
+/** Payments whose refunds were still pending after their poll: when that poll ended. */
+const unsettledRefunds = new WeakMap<ScenarioContext, Map<string, { a: Api; t: number }>>();
+
 async function settled(ctx: ScenarioContext, a: Api, p: CanonicalPayment, total: number, group?: string): Promise<CanonicalPayment | null> {
   if (total <= 0) return poll(ctx, a, p.id, { until: () => true, ...(group ? { group } : {}) });
-  return poll(ctx, a, p.id, { until: refundsSettled(total), ...(group ? { group } : {}) });
+  const after = await poll(ctx, a, p.id, { until: refundsSettled(total), ...(group ? { group } : {}) });
+  if (after?.refunds?.some((r) => r.status === 'pending')) unsettledRefunds.get(ctx)?.set(p.id, { a, t: ctx.now() });
+  return after;
+}
+
+/** Refunds still pending after their polls: one more GET past the settle bound shows whether they are stranded. */
+async function settleCheck(ctx: ScenarioContext): Promise<void> {
+  const left = unsettledRefunds.get(ctx);
+  if (!left || left.size === 0) return;
+  const last = Math.max(...[...left.values()].map((x) => x.t));
+  const waitMs = last + settleBoundGuessMs(ctx) * 1.1 + 500 - ctx.now();
+  ctx.log(`refunds: ${left.size} payment(s) with refunds still pending; looking again in ${Math.round(waitMs / 100) / 10} s`);
+  await nap(ctx, waitMs);
+  for (const [id, { a }] of left) if (!ctx.signal.aborted) await a.retrieve(id, { group: 'refund-settle-check' });
 }
 
 async function run(ctx: ScenarioContext): Promise<void> {
@@ -34,6 +62,7 @@ async function run(ctx: ScenarioContext): Promise<void> {
   const apis = keys.map((k) => api(ctx, k));
   const a = apis[0];
   const b = apis[1 % apis.length];
+  unsettledRefunds.set(ctx, new Map());
 
   // Partial, then the rest on the other path: refunded_at once the total reaches the amount.
   await step(ctx, 'partial then full', async () => {
@@ -91,10 +120,11 @@ async function run(ctx: ScenarioContext): Promise<void> {
       const p = await succeededPayment(ctx, a, { amount: 1_000 });
       if (!p) return;
       const each = 400;
+      const served = await a.refundPaths();
       await a.reserve(RACERS);
       const rs = await Promise.all(
         Array.from({ length: RACERS }, (_, i) =>
-          a.client.refund(p.id, { amount: each }, { path: i % 2 === 0 ? 'payment' : 'refunds', group: `refund-race-${n}` }),
+          a.client.refund(p.id, { amount: each }, { path: refundPathFor(served, i % 2 === 0 ? 'payment' : 'refunds'), group: `refund-race-${n}` }),
         ),
       );
       const accepted = rs.filter((r) => r.status === 200 || r.status === 201).length;
@@ -102,11 +132,13 @@ async function run(ctx: ScenarioContext): Promise<void> {
       ctx.log(`refunds: race ${n}: ${RACERS} x ${each} on ${p.amount}: ${accepted} accepted, refunded total ${after?.amountRefunded ?? '?'}`);
     });
   }
+
+  await step(ctx, 'settle check', () => settleCheck(ctx));
 }
 
 const scenario: Scenario = {
   name: 'refunds',
-  description: 'Partial and full refunds on both paths, refunded_at, over-refund 422 with its sub-code, refunds of payments not succeeded, concurrent refunds exceeding the amount',
+  description: 'Partial and full refunds on each served path, refunded_at, over-refund 422 with its sub-code, refunds of payments not succeeded, concurrent refunds exceeding the amount',
   rules,
   rulesFor,
   thresholds: ['http_req_failed: rate<0.01'],

@@ -12,6 +12,8 @@ import { API_PATHS } from '../../src/spec/operations.ts';
 import { REFUND_PATHS } from '../../src/spec/refund.ts';
 import { IDEMPOTENCY_HEADER } from '../../src/spec/limits.ts';
 import { pool, succeededPayment, type Api } from './common.ts';
+import { refundPathFor } from './refund-path.ts';
+import type { RefundPath } from '../../src/spec/refund.ts';
 
 const uniq = (xs: string[]) => [...new Set(xs)].sort();
 /** Rules of the cases that need nothing but a key. */
@@ -21,8 +23,11 @@ export const BAD_REFUND_RULES: string[] = uniq(BAD_INPUT_CASES.filter((c) => c.o
 
 type RawOpts = CallOptions & { sent?: Partial<ExchangeRecord['sent']>; op?: ExchangeRecord['op'] };
 
-/** The request and call options of one case; null when it needs a payment that is missing. */
-export function badInputRequest(ctx: ScenarioContext, c: BadInputCase, refundPaymentId: string | null): { req: RawRequest; opts: RawOpts } | null {
+/**
+ * The request and call options of one case; null when it needs a payment that is missing.
+ * Refund cases go to `refundPath` (a path the target serves; default the payment-scoped one).
+ */
+export function badInputRequest(ctx: ScenarioContext, c: BadInputCase, refundPaymentId: string | null, refundPath: RefundPath = 'payment'): { req: RawRequest; opts: RawOpts } | null {
   const shape = c.shape ?? ctx.target.presentation;
   const valid = validBadInputBase(c.op, shape, ctx.cards);
   const body = c.mutate(valid, ctx.cards);
@@ -50,7 +55,12 @@ export function badInputRequest(ctx: ScenarioContext, c: BadInputCase, refundPay
     }
     case 'refund':
       if (!refundPaymentId) return null;
-      req = { method: 'POST', path: REFUND_PATHS.paymentScoped(refundPaymentId), body };
+      // The payment and amount probed, for the ledger's refund requests (bad-refund-no-effect).
+      opts.sent = { ...opts.sent, paymentId: refundPaymentId, ...(body && typeof body === 'object' && 'amount' in body ? { amount: (body as { amount?: unknown }).amount } : {}) };
+      if (refundPath === 'refunds') {
+        opts.op = 'refund_create';
+        req = { method: 'POST', path: REFUND_PATHS.topLevel, body: body && typeof body === 'object' ? { payment_id: refundPaymentId, ...body } : body };
+      } else req = { method: 'POST', path: REFUND_PATHS.paymentScoped(refundPaymentId), body };
       break;
     case 'create_hpp':
       req = { method: 'POST', path: API_PATHS.hosted, body };
@@ -69,9 +79,10 @@ export async function runBadInputs(ctx: ScenarioContext, apis: Api[]): Promise<v
   const needsPayment = cases.some((c) => c.op === 'refund');
   const payment = needsPayment ? await succeededPayment(ctx, apis[0], { amount: REFUND_BASE_PAYMENT_AMOUNT * 10 }) : null;
   if (needsPayment && !payment) ctx.log('auth-and-input: no succeeded payment for the refund cases; skipping them');
+  const refundPath = payment ? refundPathFor(await apis[0].refundPaths(), 'payment') : 'payment';
   let skipped = 0;
   await pool(ctx, cases, 4, async (c, i) => {
-    const r = badInputRequest(ctx, c, c.op === 'refund' ? (payment?.id ?? null) : null);
+    const r = badInputRequest(ctx, c, c.op === 'refund' ? (payment?.id ?? null) : null, refundPath);
     if (!r) {
       skipped++;
       return;
@@ -80,5 +91,7 @@ export async function runBadInputs(ctx: ScenarioContext, apis: Api[]): Promise<v
     const a = c.op === 'refund' ? apis[0] : apis[i % apis.length];
     await a.raw(r.req, r.opts);
   });
+  // A refused refund must not move money: the payment afterwards shows nothing refunded (REF-4).
+  if (payment && !ctx.signal.aborted) await apis[0].retrieve(payment.id, { group: 'bad-input' });
   ctx.log(`auth-and-input: ${cases.length - skipped} bad-input cases of presentation ${ctx.target.presentation} sent`);
 }

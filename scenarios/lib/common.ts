@@ -13,6 +13,7 @@ import { LIMITS } from '../../src/spec/limits.ts';
 import type { ThreeDsResult } from '../../src/spec/sandbox.ts';
 import type { ExchangeRecord } from '../../src/spec/history.ts';
 import { DEFAULT_SHARE, pacerFor, sleepAbortable, type Pacer } from './pace.ts';
+import { refundPathFor, servedRefundPaths, type ServedRefundPaths } from './refund-path.ts';
 
 // ---------------------------------------------------------------- time
 
@@ -115,7 +116,10 @@ export interface Api {
   createHosted(input: PaymentInput, opts?: CreateOptions): Promise<ExchangeResult>;
   retrieve(id: string, opts?: CallOptions): Promise<ExchangeResult>;
   list(params?: ListParams, opts?: CallOptions): Promise<ExchangeResult>;
+  /** A refund on a served path: `path` when the target serves it, else the other (scenarios/lib/refund-path.ts). */
   refund(id: string, body: { amount?: number }, opts?: CallOptions & { path?: 'payment' | 'refunds' }): Promise<ExchangeResult>;
+  /** The refund paths the target serves (discovered once per run). */
+  refundPaths(): Promise<ServedRefundPaths>;
   raw(req: RawRequest, opts?: CallOptions & { sent?: Partial<ExchangeRecord['sent']>; op?: ExchangeRecord['op'] }): Promise<ExchangeResult>;
   /** Sandbox driver calls: not /v1, so not paced. */
   complete3ds(url: string, result: ThreeDsResult, opts?: CallOptions): Promise<ExchangeResult>;
@@ -150,9 +154,11 @@ export function api(ctx: ScenarioContext, key: KeyHandle, share = DEFAULT_SHARE)
       return client.list(params, opts);
     },
     async refund(id, body, opts) {
+      const path = refundPathFor(await servedRefundPaths(ctx, () => paymentInput(ctx, null, { amount: 100 })), opts?.path);
       await gate();
-      return client.refund(id, body, opts);
+      return client.refund(id, body, { ...opts, path });
     },
+    refundPaths: () => servedRefundPaths(ctx, () => paymentInput(ctx, null, { amount: 100 })),
     async raw(req, opts) {
       await gate();
       return client.raw(req, opts);

@@ -65,9 +65,24 @@ export interface RefundRequest {
   amount: number | undefined;
   refundId: string | undefined;
   idemKey: string | undefined;
+  /** Which refund path it took: `payment` = POST /v1/payments/{id}/refund, `refunds` = POST /v1/refunds. */
+  path: 'payment' | 'refunds';
+  /** The run's exchange group (e.g. `refund-path-discovery`, `bad-input`). */
+  group: string | undefined;
+  /** A bad-input probe (sent.badInput): refused by design, judged by the bad-input invariants. */
+  badInput: boolean;
+  /** The amount as sent, whatever its type (bad-input probes send strings and fractions). */
+  amountSent: unknown;
 }
 
 const TERMINAL_LIST: readonly PaymentStatus[] = [...TERMINAL_STATUSES];
+
+/** The refund path an exchange took: by the path sent (raw requests), else by its operation. */
+export function refundPathOf(x: Pick<ExchangeRecord, 'op' | 'sent'>): 'payment' | 'refunds' {
+  const path = (x.sent.path ?? '').split('?')[0];
+  if (path) return path.endsWith('/v1/refunds') ? 'refunds' : 'payment';
+  return x.op === 'refund_create' ? 'refunds' : 'payment';
+}
 
 export interface PaymentFacts {
   id: string;
@@ -92,7 +107,8 @@ export interface PaymentFacts {
 export interface RefundFacts {
   id: string;
   paymentId: string;
-  amount: number;
+  /** null until some answer showed the refund's amount (refund bodies are not shown by the spec). */
+  amount: number | null;
   firstSeq: number;
 }
 
@@ -287,6 +303,10 @@ export class Ledger {
       amount: typeof x.sent.amount === 'number' ? x.sent.amount : undefined,
       refundId: is2xx(x.status) ? x.refund?.id : undefined,
       idemKey: x.idemKey,
+      path: refundPathOf(x),
+      group: x.group,
+      badInput: x.sent.badInput !== undefined,
+      amountSent: x.sent.amount,
     });
   }
 
@@ -320,6 +340,9 @@ export class Ledger {
     this.refundSpans.add(r.id, r.status, tStart, tEnd, seq);
     const known = this.refunds.get(r.id);
     if (!known) this.refunds.set(r.id, { id: r.id, paymentId: r.paymentId, amount: r.amount, firstSeq: seq });
-    else if (!known.paymentId && r.paymentId) known.paymentId = r.paymentId;
+    else {
+      if (!known.paymentId && r.paymentId) known.paymentId = r.paymentId;
+      if (known.amount === null && r.amount !== null) known.amount = r.amount;
+    }
   }
 }

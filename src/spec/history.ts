@@ -19,7 +19,8 @@ export { HISTORY_VERSION };
 const canonicalRefund = z.object({
   id: z.string(),
   paymentId: z.string(),
-  amount: z.number(),
+  // null: the refund body had no amount (not shown by the spec).
+  amount: z.number().nullable(),
   status: z.enum(REFUND_STATUSES),
   created: z.number().nullable(),
 });

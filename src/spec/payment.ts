@@ -22,7 +22,8 @@ export interface CanonicalCard {
 export interface CanonicalRefund {
   id: string;
   paymentId: string;
-  amount: number;
+  /** null when the body has no numeric `amount` (refund fields beyond payment_id and status: not shown). */
+  amount: number | null;
   status: RefundStatus;
   created: number | null;
 }
@@ -87,7 +88,7 @@ export function normalizeRefund(body: unknown, paymentId?: string): CanonicalRef
   return {
     id: body.id,
     paymentId: strOrNull(body.payment_id) ?? paymentId ?? '',
-    amount: typeof body.amount === 'number' ? body.amount : NaN,
+    amount: typeof body.amount === 'number' && Number.isFinite(body.amount) ? body.amount : null,
     status: status as RefundStatus,
     created: numOrNull(body.created) ?? numOrNull(body.created_at),
   };

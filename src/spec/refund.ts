@@ -10,6 +10,17 @@
 import type { RefundStatus } from './statuses.ts';
 
 export const REFUND_ID_PREFIX = 're_';
+
+/**
+ * Which refund path is authoritative is not shown, and a deployment may serve only one. The
+ * scenarios find out once per run: a refund of a payment that exists on each path, then a GET of
+ * it. These exchanges carry this group; a path that answered 404 or 405 (and nothing else) for a
+ * payment of the asking key is not served, and refunds are judged on served paths alone.
+ */
+export const REFUND_PATH_DISCOVERY_GROUP = 'refund-path-discovery';
+export type RefundPath = 'payment' | 'refunds';
+/** Answers that say "this path is not served" (no route, or the route refuses POST). */
+export const REFUND_PATH_NOT_SERVED_STATUSES: readonly number[] = [404, 405];
 export const REFUND_PATHS = {
   paymentScoped: (paymentId: string) => `/v1/payments/${encodeURIComponent(paymentId)}/refund`,
   topLevel: '/v1/refunds',

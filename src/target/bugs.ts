@@ -56,6 +56,8 @@ export const BUGS = [
   bug('ref-allows-unsucceeded', 'REF-5', 'Refunds of payments that are not succeeded are accepted.'),
   bug('ref-refunded-at-partial', 'REF-6', 'refunded_at is set when the first refund succeeds, even a partial one.'),
   bug('ref-scope-per-path', 'REF-7', 'The two refund paths keep separate idempotency scopes: one key on both creates two refunds.'),
+  bug('ref-stuck-pending', 'REF-1', 'Refunds are accepted and listed but never submitted to the processor: they stay pending for ever.'),
+  bug('ref-accepts-bad-amount', 'REF-4', 'A refund amount that is not an integer of at least 1 (0, a string, a fraction) is read as absent (`amount || remaining`): it refunds what is left.'),
   // LIST: listing
   bug('list-oldest-first', 'LIST-2', 'data is ordered oldest first.'),
   bug('list-limit-unchecked', 'LIST-3', 'limit outside 1..100 is clamped instead of refused with 400.'),

@@ -47,6 +47,14 @@ export interface ServiceOptions {
   /** The 409 code for "same key, different body": the spec names both (a conforming variant). */
   differentBodyCode: 'idempotency_key_reused' | 'idempotency_key_in_use';
   /**
+   * Which refund paths the service serves (the spec names both and calls neither authoritative):
+   * an unserved `POST /v1/refunds` answers 404 resource_missing, an unserved
+   * `POST /v1/payments/{id}/refund` 405 (a conforming variant).
+   */
+  refundPaths: 'both' | 'payment' | 'refunds';
+  /** The refund call's answer (its body is "not shown"): a Refund, the Payment, or `{id, status, payment_id}`. */
+  refundResponse: 'refund' | 'payment' | 'minimal';
+  /**
    * The 3DS challenge time-out in real ms, replacing the scaled `challengeExpiryMs` (null: the
    * scaled default). The spec does not give the duration: a few ms makes a challenge that expires
    * before the first poll can see requires_action (the challenge-expires-fast variant).
@@ -115,6 +123,8 @@ export const DEFAULT_OPTIONS: ServiceOptions = Object.freeze({
   bugs: [],
   upstreamBacklogLimit: 10_000,
   differentBodyCode: 'idempotency_key_reused',
+  refundPaths: 'both',
+  refundResponse: 'refund',
   challengeExpiryMs: null,
   webhookRetryBaseMs: null,
   lenientTypes: false,

@@ -217,9 +217,14 @@ class ReferenceService {
     } else if (method === 'POST') {
       if (path === PAYMENTS) return this.post(req, res, key, rid, rh, 'payment_create');
       if (path === '/v1/payments/hpp') return this.post(req, res, key, rid, rh, 'hosted_create');
-      if (path === '/v1/refunds') return this.post(req, res, key, rid, rh, 'refund_create');
+      // A refund path the service does not serve (options.refundPaths) falls through to 404 / 405.
+      const refundPaths = this.options.refundPaths;
+      if (path === '/v1/refunds' && refundPaths !== 'payment') return this.post(req, res, key, rid, rh, 'refund_create');
       if (path.startsWith(PAYMENT_PREFIX) && path.endsWith(REFUND_SUFFIX)) {
         const id = path.slice(PAYMENT_PREFIX.length, path.length - REFUND_SUFFIX.length);
+        if (id && !id.includes('/') && refundPaths === 'refunds') {
+          return this.respond(res, { ...this.errors.make(rid, 'resource_missing', `Method not allowed (${method} ${path}).`), status: 405 }, rh);
+        }
         if (id && !id.includes('/')) return this.post(req, res, key, rid, rh, 'refund_create', safeDecode(id));
       }
     }
@@ -474,7 +479,9 @@ class ReferenceService {
       if (typeof body.payment_id !== 'string') return this.errors.make(rid, 'parameter_invalid', 'Invalid payment_id: expected a payment id string.', 'payment_id');
       paymentId = body.payment_id;
     }
-    const amount = body.amount;
+    let amount = body.amount;
+    // Seeded REF-4 bug: `amount || remaining` with a lenient parse: 0, a string or a fraction refunds what is left.
+    if (this.bugs['ref-accepts-bad-amount'] && amount !== undefined && !(Number.isSafeInteger(amount) && (amount as number) >= 1)) amount = undefined;
     if (amount !== undefined && amount !== null && (!Number.isSafeInteger(amount) || (amount as number) < 1)) {
       return this.errors.make(rid, 'parameter_invalid', 'Invalid amount: expected an integer of at least 1 (minor units).', 'amount');
     }
@@ -499,12 +506,19 @@ class ReferenceService {
       const res = await this.lifecycle.callRefund(p, r);
       this.attachRefund(p, r);
       void Promise.resolve().then(() => this.lifecycle.applyRefund(p, r, res as UpstreamResult));
-      return { status: 201, body: JSON.stringify(this.presenter.refund(r)), contentType: JSON_TYPE };
+      return { status: 201, body: this.refundAnswer(p, r), contentType: JSON_TYPE };
     }
     this.attachRefund(p, r);
-    const json = JSON.stringify(this.presenter.refund(r));
-    this.lifecycle.startRefund(p, r);
+    const json = this.refundAnswer(p, r);
+    if (!this.bugs['ref-stuck-pending']) this.lifecycle.startRefund(p, r);
     return { status: 201, body: json, contentType: JSON_TYPE };
+  }
+
+  /** The refund call's body (not shown by the spec): a Refund, the Payment, or a minimal object (options.refundResponse). */
+  private refundAnswer(p: PaymentRecord, r: RefundRecord): string {
+    if (this.options.refundResponse === 'payment') return this.presenter.paymentJson(p);
+    if (this.options.refundResponse === 'minimal') return JSON.stringify({ id: r.id, status: r.status, payment_id: p.id });
+    return JSON.stringify(this.presenter.refund(r));
   }
 
   private attachRefund(p: PaymentRecord, r: RefundRecord): void {

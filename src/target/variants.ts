@@ -46,6 +46,18 @@ export const VARIANTS: readonly ServiceVariant[] = Object.freeze([
     { differentBodyCode: 'idempotency_key_in_use' },
   ),
   variant(
+    'refund-path-payment-only',
+    'Which refund path is authoritative: not shown. This variant serves only POST /v1/payments/{id}/refund; POST /v1/refunds answers 404 resource_missing.',
+    { refundPaths: 'payment' },
+  ),
+  variant(
+    'refund-path-refunds-only',
+    'Which refund path is authoritative: not shown. This variant serves only POST /v1/refunds; POST /v1/payments/{id}/refund answers 405.',
+    { refundPaths: 'refunds' },
+  ),
+  variant('refund-response-payment', 'Refund response body: not shown. This variant answers the refund call with the Payment (its refunds list the new refund).', { refundResponse: 'payment' }),
+  variant('refund-response-minimal', 'Refund response body: not shown. This variant answers `{id, status, payment_id}`, with no amount.', { refundResponse: 'minimal' }),
+  variant(
     'challenge-expires-fast',
     'The duration of the 3DS challenge time-out: not shown. This variant expires a challenge 1 ms after it opens, before a poll can see requires_action: only the expired end (reached only from requires_action) and payment.expired show it happened.',
     { challengeExpiryMs: 1 },

@@ -316,7 +316,7 @@ export const PROBES: Record<BugName, Probe> = {
     const id = await paid(c, 1000);
     await Promise.all(Array.from({ length: 6 }, () => c.refund(id, { amount: 400 })));
     const p = await settledRefunds(c, id);
-    const total = p.refunds!.filter((r) => r.status === 'succeeded').reduce((a, r) => a + r.amount, 0);
+    const total = p.refunds!.filter((r) => r.status === 'succeeded').reduce((a, r) => a + (r.amount ?? 0), 0);
     return violation(total > 1000, `succeeded refunds total ${total} on a payment of 1000`);
   },
   'ref-wrong-code': async (env) => {
@@ -345,6 +345,24 @@ export const PROBES: Record<BugName, Probe> = {
     const a = await c.refund(id, { amount: 100 }, { idem });
     const b = await c.post('/v1/refunds', { payment_id: id, amount: 100 }, { idem });
     return violation(a.json.id !== b.json.id, 'one key on both refund paths created two refunds');
+  },
+  'ref-stuck-pending': async (env) => {
+    const { c } = await env.start();
+    const id = await paid(c, 1000);
+    await c.refund(id, { amount: 100 });
+    // refundSettleMs is 1 s at scale 1: 10 ms here; wait well past it.
+    await sleep(300);
+    const p = (await c.payment(id))!;
+    return violation((p.refunds ?? []).some((r) => r.status === 'pending'), `refund still pending 300 ms after the call (settles in ~10 ms at this scale)`);
+  },
+  'ref-accepts-bad-amount': async (env) => {
+    const { c } = await env.start();
+    const id = await paid(c, 1000);
+    const answers = [];
+    for (const amount of [0, 'ten', 10.5]) answers.push((await c.post(`/v1/payments/${id}/refund`, { amount })).status);
+    await sleep(100);
+    const p = (await c.payment(id))!;
+    return violation(answers.some((s) => s !== 400) || (p.amountRefunded ?? 0) !== 0, `bad refund amounts answered ${answers.join(', ')}; refunded total now ${p.amountRefunded}`);
   },
   // ------------------------------------------------------------ LIST
   'list-oldest-first': async (env) => {

@@ -69,6 +69,9 @@ import rateWindowFixed from './rate-window-fixed.ts';
 import redirectUrlByIntegration from './redirect-url-by-integration.ts';
 import refundAccepted from './refund-accepted.ts';
 import refundIdempotency from './refund-idempotency.ts';
+import refundPathServed from './refund-path-served.ts';
+import refundSettles from './refund-settles.ts';
+import badRefundNoEffect from './bad-refund-no-effect.ts';
 import refundRequiresSucceeded from './refund-requires-succeeded.ts';
 import refundedAmountSum from './refunded-amount-sum.ts';
 import refundedAtWhenFull from './refunded-at-when-full.ts';
@@ -165,6 +168,9 @@ export const INVARIANTS: readonly Invariant[] = [
   redirectUrlByIntegration,
   refundAccepted,
   refundIdempotency,
+  refundPathServed,
+  refundSettles,
+  badRefundNoEffect,
   refundRequiresSucceeded,
   refundedAmountSum,
   refundedAtWhenFull,

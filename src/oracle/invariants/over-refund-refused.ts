@@ -2,11 +2,14 @@ import { REFUND_SUBCODE_PATTERN } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
 import { is2xx } from '../lib/exchange.ts';
 import { Findings } from '../lib/findings.ts';
+import { observedPayment } from '../lib/observations.ts';
+import { servedPath } from '../lib/refund-paths.ts';
 import { refundEvidence, refundInconclusive, sameOwner } from '../lib/refunds.ts';
 
 /**
- * REF-4: a refund certainly above the remaining refundable amount (the amount minus the
- * refunds seen succeeded before it was sent) gets 422 action_not_allowed /
+ * REF-4: a refund certainly above the remaining refundable amount (the amount minus what was
+ * certainly refunded before it was sent: the refunds seen succeeded with a known amount, or the
+ * payment's own refunded total as last seen, whichever is larger) gets 422 action_not_allowed /
  * invalid_request_error. Any refund 422 whose message has brackets uses the form
  * `Refund validation failed [<sub_code>]: ...`.
  */
@@ -16,10 +19,20 @@ const invariant: Invariant = {
   rules: ['REF-4'],
   create(ctx) {
     const f = new Findings();
+    /** Per payment, its refunded totals as seen: [answer start, total], in record order. */
+    const totals = new Map<string, [number, number][]>();
     return {
+      answers: 'payments',
+      onRecord(rec) {
+        const o = observedPayment(rec);
+        if (!o || o.kind !== 'exchange' || o.payment.amountRefunded === null || !(o.payment.amountRefunded > 0)) return;
+        let l = totals.get(o.payment.id);
+        if (!l) totals.set(o.payment.id, (l = []));
+        l.push([o.tEnd, o.payment.amountRefunded]);
+      },
       finish() {
         const { ledger } = ctx;
-        const refundsOf = new Map<string, { id: string; amount: number }[]>();
+        const refundsOf = new Map<string, { id: string; amount: number | null }[]>();
         for (const r of ledger.refunds.values()) {
           let l = refundsOf.get(r.paymentId);
           if (!l) refundsOf.set(r.paymentId, (l = []));
@@ -32,9 +45,12 @@ const invariant: Invariant = {
               f.check();
               if (!REFUND_SUBCODE_PATTERN.test(q.message)) f.violation(refundEvidence(`refund 422 message ${JSON.stringify(q.message.slice(0, 80))} does not follow "Refund validation failed [<sub_code>]: ..."`, [q]));
             }
+            if (q.badInput || !servedPath(ctx, q.path)) continue;
             if (q.amount === undefined || amount === undefined || amount === null || refundInconclusive(q) || !sameOwner(ctx, q)) continue;
             let used = 0;
-            for (const r of refundsOf.get(pid) ?? []) if (ledger.refundSpans.firstEnd(r.id, 'succeeded').t < q.tStart) used += r.amount;
+            for (const r of refundsOf.get(pid) ?? []) if (r.amount !== null && ledger.refundSpans.firstEnd(r.id, 'succeeded').t < q.tStart) used += r.amount;
+            // The refunded total only grows (succeeded refunds only): any total seen before the request is refunded for good.
+            for (const [t, total] of totals.get(pid) ?? []) if (t < q.tStart && total > used) used = total;
             if (q.amount <= amount - used) continue;
             f.check();
             if (is2xx(q.status)) f.violation(refundEvidence(`refund of ${q.amount} accepted though at most ${amount - used} of ${amount} remained`, [q]));

@@ -1,14 +1,18 @@
-import { REFUND_STATUSES, type CanonicalRefund } from '../../spec/index.ts';
+import type { CanonicalRefund } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
 import { is2xx, isRefundRequest } from '../lib/exchange.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
+import { servedPath } from '../lib/refund-paths.ts';
 import { refundEvidence, refundInconclusive, sameOwner } from '../lib/refunds.ts';
 
 /**
  * REF-1: a refund of a succeeded payment is accepted (the first refund asked of a
- * payment certainly succeeded before, within its amount), it then appears in the
- * payment's refunds (oldest first), and its status goes pending -> succeeded or failed
- * and no further.
+ * payment certainly succeeded before, within its amount, on a served refund path), it then
+ * appears in the payment's refunds (oldest first), and its status goes pending -> succeeded
+ * or failed and no further. The refund answer's body is not shown by the spec (a Refund, the
+ * Payment, or a minimal object are all conforming): what is judged is the payment fetched
+ * afterwards: it lists at least one refund per accepted refund request (one per
+ * Idempotency-Key), and every accepted refund whose id the answer named.
  */
 const invariant: Invariant = {
   id: 'refund-accepted',
@@ -16,8 +20,8 @@ const invariant: Invariant = {
   rules: ['REF-1'],
   create(ctx) {
     const f = new Findings();
-    /** Accepted refunds per payment: id and when the answer came. */
-    const accepted = new Map<string, { id: string; tStart: number; tEnd: number; seq: number }[]>();
+    /** Accepted refunds per payment: id (when the answer named one), the request's key and Idempotency-Key, and when the answer came. */
+    const accepted = new Map<string, { id: string | undefined; tuple: string; tStart: number; tEnd: number; seq: number }[]>();
     return {
       kinds: ['exchange'],
       onRecord(rec) {
@@ -27,15 +31,13 @@ const invariant: Invariant = {
           f.check();
           const r = rec.refund;
           const pid = rec.sent.paymentId;
-          if (!r || !(REFUND_STATUSES as readonly string[]).includes(r.status)) {
-            f.violation(evidence(`refund answered ${rec.status} without a Refund in pending, succeeded or failed`, [rec]));
-          } else {
-            if (pid && r.paymentId && r.paymentId !== pid) f.violation(evidence(`refund ${r.id} of ${pid} says payment_id ${r.paymentId}`, [rec]));
-            if (pid) {
-              let list = accepted.get(pid);
-              if (!list) accepted.set(pid, (list = []));
-              if (!list.some((a) => a.id === r.id)) list.push({ id: r.id, tStart: rec.tStart, tEnd: rec.tEnd, seq: rec.seq });
-            }
+          if (r && pid && r.paymentId && r.paymentId !== pid) f.violation(evidence(`refund ${r.id} of ${pid} says payment_id ${r.paymentId}`, [rec]));
+          if (rec.payment && pid && rec.payment.id !== pid) f.violation(evidence(`refund of ${pid} answered with payment ${rec.payment.id}`, [rec]));
+          if (pid) {
+            let list = accepted.get(pid);
+            if (!list) accepted.set(pid, (list = []));
+            const tuple = `${rec.key}\u0000${rec.idemKey ?? `#${rec.seq}`}`;
+            if (!list.some((a) => a.tuple === tuple || (r && a.id === r.id))) list.push({ id: r?.id, tuple, tStart: rec.tStart, tEnd: rec.tEnd, seq: rec.seq });
           }
           return;
         }
@@ -44,10 +46,13 @@ const invariant: Invariant = {
         const mine = accepted.get(p.id);
         if (!mine) return;
         const ids = p.refunds.map((x: CanonicalRefund) => x.id);
-        for (const a of mine) {
-          if (a.tEnd >= rec.tStart) continue;
+        const before = mine.filter((a) => a.tEnd < rec.tStart);
+        for (const a of before) {
           f.check();
-          if (!ids.includes(a.id)) f.violation(evidence(`refund ${a.id} (accepted at seq ${a.seq}) is missing from payment ${p.id}'s refunds ${show(ids)}`, [rec], { seqs: [a.seq] }));
+          if (a.id && !ids.includes(a.id)) f.violation(evidence(`refund ${a.id} (accepted at seq ${a.seq}) is missing from payment ${p.id}'s refunds ${show(ids)}`, [rec], { seqs: [a.seq] }));
+        }
+        if (before.length > ids.length) {
+          f.violation(evidence(`payment ${p.id} lists ${ids.length} refund(s) after ${before.length} refund requests with distinct Idempotency-Keys were accepted`, [rec], { seqs: before.slice(0, 4).map((a) => a.seq) }));
         }
         // Oldest first: by created, and by the order the run made them in when that is certain.
         const created = p.refunds.map((x) => x.created);
@@ -57,6 +62,7 @@ const invariant: Invariant = {
           if (a !== null && b !== null && b < a) f.violation(evidence(`payment ${p.id}'s refunds are not oldest first (created ${a} before ${b})`, [rec]));
         }
         for (const a of mine) for (const b of mine) {
+          if (!a.id || !b.id) continue;
           if (a.tEnd < b.tStart && ids.includes(a.id) && ids.includes(b.id) && ids.indexOf(a.id) > ids.indexOf(b.id)) {
             f.violation(evidence(`payment ${p.id} lists refund ${b.id} before ${a.id}, though ${a.id} was made first`, [rec], { seqs: [a.seq, b.seq] }));
           }
@@ -64,7 +70,10 @@ const invariant: Invariant = {
       },
       finish() {
         const { ledger } = ctx;
-        for (const [pid, reqs] of ledger.refundRequests) {
+        for (const [pid, all] of ledger.refundRequests) {
+          // Bad-input probes are judged by their own invariants; a path the service does not serve says nothing.
+          const reqs = all.filter((q) => !q.badInput && servedPath(ctx, q.path));
+          if (reqs.length === 0) continue;
           const sorted = [...reqs].sort((a, b) => a.tStart - b.tStart);
           const q = sorted[0];
           // Only the first request: no other refund can have used up the amount.

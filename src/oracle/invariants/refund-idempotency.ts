@@ -3,6 +3,7 @@ import { Findings } from '../lib/findings.ts';
 import { REFUND_SCOPES, checkDifferentBody, checkErrorsNotKept, checkInFlight, checkIndependentScopes, checkReplay, checkSingleObject, idemEvidence, inconclusive, runTupleCheck } from '../lib/idempotency.ts';
 import type { IdemRequest } from '../ledger.ts';
 import { is2xx } from '../lib/exchange.ts';
+import { servedPath } from '../lib/refund-paths.ts';
 
 /** What the cross-path check keeps of a refund request that carried an Idempotency-Key. */
 interface PathRequest {
@@ -40,8 +41,10 @@ const invariant: Invariant = {
         checkIndependentScopes(ctx, f, 'key', REFUND_SCOPES);
         // IDEM-9 across refund and payment scopes: a refund key value reused on a create stays independent.
         checkIndependentScopes(ctx, f, 'scope', undefined, REFUND_SCOPES);
-        // Both paths, one operation: the same refund under one key on the other path replays.
-        for (const reqs of ctx.ledger.idemTuples()) {
+        // Both paths, one operation: the same refund under one key on the other path replays
+        // (only when the service serves both paths).
+        const bothServed = servedPath(ctx, 'payment') && servedPath(ctx, 'refunds');
+        for (const reqs of bothServed ? ctx.ledger.idemTuples() : []) {
           if (!REFUND_SCOPES.has(reqs[0].scope)) continue;
           const tagged: PathRequest[] = [];
           for (const r of reqs) {

@@ -1,6 +1,7 @@
 import { TERMINAL_STATUSES, type PaymentStatus } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
+import { servedPath } from '../lib/refund-paths.ts';
 import { refundEvidence, refundInconclusive, sameOwner } from '../lib/refunds.ts';
 
 /**
@@ -20,7 +21,8 @@ const invariant: Invariant = {
         for (const [pid, reqs] of ctx.ledger.refundRequests) {
           const seen = spans.observed(pid);
           for (const q of reqs) {
-            if (refundInconclusive(q) || !sameOwner(ctx, q)) continue;
+            // A path the service does not serve answers 404/405 whatever the payment (judged on served paths alone).
+            if (refundInconclusive(q) || !sameOwner(ctx, q) || !servedPath(ctx, q.path)) continue;
             let why: { status: PaymentStatus; seq: number } | null = null;
             for (const s of seen) {
               if (s === 'succeeded') continue;

@@ -30,7 +30,7 @@ const invariant: Invariant = {
         const { ledger } = ctx;
         const byPayment = new Map<string, { ids: string[]; sum: number; seqs: number[] }>();
         for (const r of ledger.refunds.values()) {
-          if (!r.paymentId || !ledger.refundSpans.seen(r.id, 'succeeded') || !Number.isFinite(r.amount)) continue;
+          if (!r.paymentId || !ledger.refundSpans.seen(r.id, 'succeeded') || r.amount === null || !Number.isFinite(r.amount)) continue;
           let s = byPayment.get(r.paymentId);
           if (!s) byPayment.set(r.paymentId, (s = { ids: [], sum: 0, seqs: [] }));
           s.ids.push(r.id);

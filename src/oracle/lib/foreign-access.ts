@@ -7,6 +7,7 @@ import type { PaymentFacts } from '../ledger.ts';
 import type { Invariant, OracleContext } from '../types.ts';
 import { errorCode, is2xx } from './exchange.ts';
 import { Findings, evidence, show } from './findings.ts';
+import { onUnservedRefundPath } from './refund-paths.ts';
 
 /** Requests answered before the create that made their payment was recorded are judged at the end (bounded). */
 const MAX_DEFERRED = 50_000;
@@ -61,7 +62,8 @@ export function foreignAccessInvariant(def: {
           const pid = rec.sent.paymentId;
           if (pid && (rec.op === 'retrieve' || rec.op === 'refund' || rec.op === 'refund_create' || rec.op === 'raw')) {
             const owner = ctx.ledger.payments.get(pid);
-            if (owner) judgeAccess(rec, owner);
+            // Refunds wait for the end, when it is known whether their path is served.
+            if (owner && rec.op === 'retrieve') judgeAccess(rec, owner);
             else if (deferred.length < MAX_DEFERRED) deferred.push(rec);
           }
           if (def.includeLists && rec.list && is2xx(rec.status)) {
@@ -78,7 +80,7 @@ export function foreignAccessInvariant(def: {
         finish() {
           for (const x of deferred) {
             const owner = ctx.ledger.payments.get(x.sent.paymentId!);
-            if (owner) judgeAccess(x, owner);
+            if (owner && !onUnservedRefundPath(ctx, x)) judgeAccess(x, owner);
           }
           if (def.includeLists) {
             // Lists are exercised only when the run holds payments some listing key may not see.

@@ -1,0 +1,52 @@
+import type { Invariant } from '../types.ts';
+import { faultOverlapping } from '../lib/faults.ts';
+import { Findings } from '../lib/findings.ts';
+
+/**
+ * REF-1 ("starting pending and ending succeeded or failed"): with no faults, a refund does not stay
+ * pending, as SM-6 says of payments: a refund seen pending in an observation that started more than
+ * the run's settle bound after the refund was first seen, with no fault window over that span, is
+ * stranded money. Judged where refund statuses are visible (presentation B's `refunds`, refund
+ * answers, refund events); a refund seen ending succeeded or failed counts as judged and kept.
+ */
+const invariant: Invariant = {
+  id: 'refund-settles',
+  title: 'With no faults, a pending refund reaches succeeded or failed within the settle bound',
+  rules: ['REF-1'],
+  create(ctx) {
+    const f = new Findings();
+    return {
+      finish() {
+        const bound = ctx.settleBoundMs;
+        const { ledger } = ctx;
+        /** When each refund was accepted (its 2xx answer), by id. */
+        const acceptedAt = new Map<string, number>();
+        for (const reqs of ledger.refundRequests.values()) for (const q of reqs) if (q.refundId && !acceptedAt.has(q.refundId)) acceptedAt.set(q.refundId, q.tEnd);
+        const spans = ledger.refundSpans;
+        for (const id of spans.ids()) {
+          if (!spans.seen(id, 'pending')) continue;
+          const born = Math.min(acceptedAt.get(id) ?? Infinity, spans.firstEnd(id, 'pending').t);
+          if (!Number.isFinite(born)) continue;
+          const late = spans.lastStart(id, 'pending');
+          const settled = spans.seen(id, 'succeeded') || spans.seen(id, 'failed');
+          const lateEnough = late.t > born + bound;
+          if (!settled && !lateEnough) continue;
+          const until = lateEnough ? late.t : Math.min(spans.firstEnd(id, 'succeeded').t, spans.firstEnd(id, 'failed').t);
+          if (faultOverlapping(ledger.faults, born, until)) continue;
+          f.check();
+          if (lateEnough) {
+            const r = ledger.refunds.get(id);
+            f.violation({
+              message: `refund ${id}${r?.paymentId ? ` of payment ${r.paymentId}` : ''} was still pending ${Math.round((late.t - born) / 100) / 10} s after it was made (bound ${bound / 1000} s, no fault)`,
+              seqs: [ledger.refunds.get(id)?.firstSeq ?? late.seq, late.seq],
+              times: [born, late.t],
+              ...(r?.paymentId ? { paymentIds: [r.paymentId] } : {}),
+            });
+          }
+        }
+        return f.outcome('no refund was seen settle, or seen pending past the settle bound, outside fault windows');
+      },
+    };
+  },
+};
+export default invariant;

@@ -1,0 +1,72 @@
+/**
+ * Which refund paths the target serves, derived from the history alone (src/spec/refund.ts):
+ * a path is not served when it answered 404 or 405 to a refund of a payment that the asking key
+ * may refund (its creator's merchant and mode), and never answered anything else that reached
+ * the service (no 2xx, 4xx other than 404/405, or 422). Otherwise it is served (or untried).
+ * The refund rules (REF-*, SEC-1, AUTH-8, ERR-2, REF-7) judge refunds on served paths alone.
+ */
+import { REFUND_PATH_NOT_SERVED_STATUSES, type ExchangeRecord, type RefundPath } from '../../spec/index.ts';
+import { refundPathOf, type Ledger, type RefundRequest } from '../ledger.ts';
+import type { OracleContext } from '../types.ts';
+import { isRefundRequest } from './exchange.ts';
+import { refundInconclusive, sameOwner } from './refunds.ts';
+
+export interface RefundPathFacts {
+  path: RefundPath;
+  /** Refund requests that reached the service on this path. */
+  tried: number;
+  /** False only with evidence: 404/405 for an own payment, and no other answer. */
+  served: boolean;
+  /** The 404/405 answers to own payments (the evidence when not served). */
+  refusals: RefundRequest[];
+  /** Answers that show the path is routed (2xx, 422, other 4xx). */
+  routed: RefundRequest[];
+}
+
+const cache = new WeakMap<Ledger, { requests: number; facts: Record<RefundPath, RefundPathFacts> }>();
+
+function count(l: Ledger): number {
+  let n = 0;
+  for (const reqs of l.refundRequests.values()) n += reqs.length;
+  return n;
+}
+
+/** Served or not, per path; computed from the ledger's refund requests (cached until more arrive). */
+export function refundPaths(ctx: OracleContext): Record<RefundPath, RefundPathFacts> {
+  const n = count(ctx.ledger);
+  const hit = cache.get(ctx.ledger);
+  if (hit && hit.requests === n) return hit.facts;
+  const facts: Record<RefundPath, RefundPathFacts> = {
+    payment: { path: 'payment', tried: 0, served: true, refusals: [], routed: [] },
+    refunds: { path: 'refunds', tried: 0, served: true, refusals: [], routed: [] },
+  };
+  for (const reqs of ctx.ledger.refundRequests.values()) {
+    for (const q of reqs) {
+      if (refundInconclusive(q)) continue;
+      const f = facts[q.path];
+      f.tried++;
+      if (REFUND_PATH_NOT_SERVED_STATUSES.includes(q.status)) {
+        if (sameOwner(ctx, q)) f.refusals.push(q);
+      } else f.routed.push(q);
+    }
+  }
+  for (const f of Object.values(facts)) f.served = !(f.refusals.length > 0 && f.routed.length === 0);
+  cache.set(ctx.ledger, { requests: n, facts });
+  return facts;
+}
+
+/** Whether a refund request's path is served (true for paths the run never showed unserved). */
+export function servedPath(ctx: OracleContext, path: RefundPath): boolean {
+  return refundPaths(ctx)[path].served;
+}
+
+/** A refund exchange on a path the target does not serve: its 404/405 says nothing about the refund rules. */
+export function onUnservedRefundPath(ctx: OracleContext, x: ExchangeRecord): boolean {
+  return isRefundRequest(x) && !servedPath(ctx, refundPathOf(x));
+}
+
+/** Human names of the paths. */
+export const REFUND_PATH_NAMES: Record<RefundPath, string> = {
+  payment: 'POST /v1/payments/{id}/refund',
+  refunds: 'POST /v1/refunds',
+};
