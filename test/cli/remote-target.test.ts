@@ -106,6 +106,10 @@ describe('paystorm run --target (a service it did not start)', () => {
     const hooks = history.filter((h) => h.kind === 'webhook');
     expect(hooks.length).toBeGreaterThan(0);
     expect(hooks.every((h) => h.signature === 'ok' && h.path === '/hooks/test')).toBe(true);
+    // A real target gets the default fail share too (test-mode events only), and the report says so.
+    expect(run0.webhooks.failShare).toBe(0.2);
+    expect(hooks.filter((h) => h.answered === 500).every((h) => h.livemode === false)).toBe(true);
+    expect(summary.findings.map((f: { id: string }) => f.id)).toContain('webhook-failures-injected');
     // Refund rules were judged, not skipped.
     const ref3 = summary.invariants.find((i: { rules: string[] }) => i.rules.includes('REF-3'));
     expect(ref3.status).toBe('pass');
@@ -126,9 +130,12 @@ describe('paystorm run --target (a service it did not start)', () => {
 
   it('a wrong webhook secret is caught as a signature violation (WH-1)', async () => {
     const out = join(dir, 'out-bad-secret');
-    const r = await run(['run', 'refunds', '--target', targetUrl, ...keyArgs, '--cards', cardsFile, '--webhook-port', String(webhookPort), '--webhook-secret', 'whsec_notTheTargetsSecret', '--out', out, '--seed', '5', '--window-ms', '3000']);
+    const r = await run(['run', 'refunds', '--target', targetUrl, ...keyArgs, '--cards', cardsFile, '--webhook-port', String(webhookPort), '--webhook-secret', 'whsec_notTheTargetsSecret', '--webhook-fail-share', '0', '--out', out, '--seed', '5', '--window-ms', '3000']);
     expect(r.code).toBe(1);
     const summary = JSON.parse(readFileSync(join(out, 'latest', 'summary.json'), 'utf8'));
+    // --webhook-fail-share 0 keeps every delivery unfailed, and no finding claims otherwise.
+    expect(JSON.parse(readFileSync(join(out, 'latest', 'history.ndjson'), 'utf8').split('\n')[0]).webhooks.failShare).toBe(0);
+    expect((summary.findings ?? []).map((f: { id: string }) => f.id)).not.toContain('webhook-failures-injected');
     const wh1 = summary.invariants.find((i: { rules: string[] }) => i.rules.includes('WH-1'));
     expect(wh1.status).toBe('fail');
   });

@@ -38,6 +38,15 @@ describe('failed-delivery-retried (WH-9): growing intervals', () => {
     expect(r.examples[0].seqs).toEqual(recs.map((x) => x.seq));
   });
 
+  it('on intervals of tens of ms: passes backoff with a 40 ms late first retry, fails a constant one', async () => {
+    const good = await judgeOne('failed-delivery-retried', [...attempts('evt_a', at(0, [90, 100, 200])), endRec({ tEnd: 10_000 })]);
+    expect(good.status).toBe('pass');
+    resetSeq();
+    const fixed = await judgeOne('failed-delivery-retried', [...attempts('evt_a', at(0, [50, 52, 51])), endRec({ tEnd: 10_000 })]);
+    expect(fixed.status).toBe('fail');
+    expect(fixed.examples[0].message).toMatch(/do not grow/);
+  });
+
   it('does not judge growth on two gaps, nor on a gap that follows no answer (the service time-out is part of it)', async () => {
     const two = await judgeOne('failed-delivery-retried', [...attempts('evt_a', at(0, [250, 250])), endRec({ tEnd: 10_000 })]);
     expect(two.status).toBe('pass');

@@ -17,7 +17,8 @@ const evidence = (message: string, ds: Delivery[]) => ({ message, seqs: ds.map((
  * Tolerances on "growing": timers fire late on a busy machine, and a service may add jitter to
  * its backoff. A known gap may shrink to half the previous one (less SLACK_MS) before it counts
  * as shrinking; with three known gaps or more, the last must exceed the first by a quarter
- * (plus SLACK_MS), which exponential backoff does by far (4x) and a constant interval never.
+ * (plus SLACK_MS, or half the first gap when that is less), which exponential backoff does by
+ * far (4x) and a constant interval never.
  */
 const SHRINK_FACTOR = 0.5;
 const GROWTH_FACTOR = 1.25;
@@ -116,7 +117,8 @@ const invariant: Invariant = {
               break;
             }
           }
-          if (known.length >= 3 && known[known.length - 1].ms <= known[0].ms * GROWTH_FACTOR + SLACK_MS) {
+          // Jitter is absolute, so SLACK_MS; but on intervals of tens of ms it may not swallow the growth itself.
+          if (known.length >= 3 && known[known.length - 1].ms <= known[0].ms * GROWTH_FACTOR + Math.min(SLACK_MS, known[0].ms / 2)) {
             f.violation(evidence(`retries of ${attempts[0].eventId} came at intervals ${known.map((g) => Math.round(g.ms)).join(', ')} ms: they do not grow`, attempts));
           }
         }
