@@ -17,6 +17,8 @@ export interface LoadFacts {
   executors: { scenario: string; executor: string; targetRate: number | null; achievedRate: number; iterations: number; dropped: number }[];
   /** Every answered request (all operations; failures without an answer excluded). */
   latency: { count: number; p50: number; p90: number; p99: number; p999: number; max: number } | null;
+  /** The latency is the slowest single series (the summary carried no histograms to merge). */
+  latencyApprox: boolean;
   /** Answers by status class, and requests with no answer. */
   statuses: { '2xx': number; '4xx': number; '429': number; '5xx': number; failure: number };
   dropped: number;
@@ -38,10 +40,12 @@ export function loadFacts(s: Summary): LoadFacts {
   }
   // Without histograms (a hand-made summary) the slowest series stands in.
   let latency: LoadFacts['latency'] = slowest;
+  let latencyApprox = slowest !== null;
   if (hdrs.length) {
     try {
       const all = summarizeEncoded(mergeHistograms(hdrs));
       latency = { count: all.count, p50: all.p50, p90: all.p90, p99: all.p99, p999: all.p999, max: all.max };
+      latencyApprox = false;
     } catch {
       // A histogram that does not decode: the slowest series still says something.
       latency = slowest;
@@ -54,6 +58,7 @@ export function loadFacts(s: Summary): LoadFacts {
     rps: durationMs > 0 ? m.requests / (durationMs / 1000) : 0,
     executors: (s.load ?? []).map((l) => ({ scenario: l.scenario, executor: l.executor, targetRate: l.targetRate, achievedRate: l.achievedRate, iterations: l.iterations, dropped: l.dropped })),
     latency,
+    latencyApprox,
     statuses,
     dropped: m.dropped,
     faults: s.faults.map((f) => ({ label: `${f.type} (${f.link}${f.toxicity < 1 ? `, ${Math.round(f.toxicity * 100)}%` : ''})`, from: f.tStart, to: f.tEnd })),
@@ -74,7 +79,7 @@ export function loadLines(f: LoadFacts): string[] {
   const out: string[] = [];
   out.push(`requests: ${f.requests} in ${formatDuration(f.durationMs)} (${f.rps.toFixed(1)}/s)`);
   for (const e of f.executors) out.push(`rate: ${executorLine(e)}`);
-  if (f.latency) out.push(`latency (${f.latency.count} answered): p50 ${ms(f.latency.p50)}, p90 ${ms(f.latency.p90)}, p99 ${ms(f.latency.p99)}, p99.9 ${ms(f.latency.p999)}, max ${ms(f.latency.max)}`);
+  if (f.latency) out.push(`latency (${f.latencyApprox ? `slowest series, ${f.latency.count} answers` : `${f.latency.count} answered`}): p50 ${ms(f.latency.p50)}, p90 ${ms(f.latency.p90)}, p99 ${ms(f.latency.p99)}, p99.9 ${ms(f.latency.p999)}, max ${ms(f.latency.max)}`);
   else out.push('latency: no answered requests');
   const st = f.statuses;
   out.push(`statuses: 2xx ${st['2xx']}, 4xx ${st['4xx']}, 429 ${st['429']}, 5xx ${st['5xx']}; errors (no answer) ${st.failure}; dropped iterations ${f.dropped}`);

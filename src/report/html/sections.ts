@@ -47,7 +47,7 @@ export function loadSection(s: Summary): string {
   const facts = [
     fact('Requests', `${f.requests} in ${formatDuration(f.durationMs)} (${f.rps.toFixed(1)}/s)`),
     ...f.executors.map((e) => fact('Rate', executorLine(e))),
-    fact('Latency', f.latency ? `p50 ${ms(f.latency.p50)} · p90 ${ms(f.latency.p90)} · p99 ${ms(f.latency.p99)} · p99.9 ${ms(f.latency.p999)} · max ${ms(f.latency.max)}` : 'no answered requests'),
+    fact(f.latencyApprox ? 'Latency (slowest series)' : 'Latency', f.latency ? `p50 ${ms(f.latency.p50)} · p90 ${ms(f.latency.p90)} · p99 ${ms(f.latency.p99)} · p99.9 ${ms(f.latency.p999)} · max ${ms(f.latency.max)}` : 'no answered requests'),
     fact('Statuses', `2xx ${st['2xx']} · 4xx ${st['4xx']} · 429 ${st['429']} · 5xx ${st['5xx']}`),
     fact('Errors (no answer)', String(st.failure)),
     fact('Dropped iterations', String(f.dropped)),
