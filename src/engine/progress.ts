@@ -9,6 +9,8 @@ import type { HistoryRecord } from '../spec/index.ts';
 export interface ProgressStream {
   write(chunk: string): unknown;
   isTTY?: boolean;
+  /** Terminal width; a TTY line longer than it would wrap, and \r could not redraw it in place. */
+  columns?: number;
 }
 
 export interface ProgressOptions {
@@ -162,9 +164,16 @@ export class Progress {
   private draw(): void {
     if (this.plain) this.stream.write(this.line() + '\n');
     else {
-      this.stream.write('\r\x1b[2K' + this.line());
+      this.stream.write('\r\x1b[2K' + this.fit(this.line()));
       this.drawn = true;
     }
+  }
+
+  /** Cuts a TTY line to the terminal's width (the phase note, last, goes first), so it never wraps. */
+  private fit(line: string): string {
+    const cols = this.stream.columns;
+    if (!cols || cols < 20 || line.length < cols) return line;
+    return line.slice(0, cols - 2) + '…';
   }
 
   /** Prints a message without tearing the live line. */

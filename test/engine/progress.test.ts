@@ -114,3 +114,20 @@ describe('progress: phase, live p99, first tick, overrun', () => {
     expect(p.line()).toMatch(/^paystorm 10s\/20s /);
   });
 });
+
+describe('progress on a narrow TTY', () => {
+  it('cuts the redrawn line to the terminal width so \\r can redraw it in place', async () => {
+    const out: string[] = [];
+    const stream = { isTTY: true, columns: 60, write: (s: string) => out.push(s) };
+    const p = new Progress({ clock: { now: () => 1_000 }, stream, ttyIntervalMs: 10, plain: false });
+    p.setScenario('rate-limit', 7, 9);
+    p.phase('waiting for the end of rate window 2, then probing its edge', 5_000);
+    p.start();
+    await new Promise((r) => setTimeout(r, 40));
+    p.stop();
+    const redraws = out.filter((s) => s.startsWith('\r\x1b[2Kpaystorm') && !s.endsWith('\n'));
+    expect(redraws.length).toBeGreaterThan(0);
+    for (const r of redraws) expect([...r.slice(5)].length).toBeLessThan(60);
+    expect(redraws[0]).toMatch(/…$/);
+  });
+});
