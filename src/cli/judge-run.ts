@@ -13,6 +13,7 @@ import { evaluateThresholds } from '../oracle/thresholds.ts';
 import { verdictOf } from '../oracle/verdict.ts';
 import { buildSummary } from '../oracle/summary.ts';
 import { MetricsAggregator } from '../engine/metrics.ts';
+import { RateBoundaryCollector } from '../oracle/lib/rate-boundary.ts';
 
 export interface JudgeRunOptions {
   /** Thresholds in k6 syntax, beside the ones the run's scenarios carry by default. */
@@ -40,8 +41,10 @@ export async function judgeHistory(historyPath: string, opts: JudgeRunOptions = 
 
   const metrics = new MetricsAggregator();
   const faults: FaultRecord[] = [];
+  const boundary = new RateBoundaryCollector();
   for await (const rec of readHistory(historyPath) as AsyncIterable<HistoryRecord>) {
     metrics.add(rec);
+    boundary.add(rec);
     if (rec.kind === 'fault') faults.push(rec);
   }
   const run = judgement.run;
@@ -66,6 +69,8 @@ export async function judgeHistory(historyPath: string, opts: JudgeRunOptions = 
     exitCode: verdict.exitCode,
     verdict: verdict.verdict,
     findings: judgement.findings,
+    reason: verdict.reason,
+    rateBoundary: boundary.result(),
   });
   return summary;
 }
