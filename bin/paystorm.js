@@ -2,12 +2,15 @@
 // Entry point. Runs the compiled CLI (dist/cli/main.js, built by `npm run build`, `prepare`
 // and so `npm ci`) when its build stamp is newer than every file under src/ and scenarios/;
 // otherwise (no build yet, or sources edited since) the TypeScript sources through tsx, so
-// it never runs stale code. PAYSTORM_DIST=0 forces the sources, PAYSTORM_DIST=1 the build.
+// it never runs stale code. PAYSTORM_DIST=0 forces the sources, PAYSTORM_DIST=1 the build
+// (docs/build.md).
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const stamp = `${root}dist/cli/.stamp`;
+// PAYSTORM_DIST_DIR: a build elsewhere (the test suite's, made once per run by test/global-setup.ts).
+const dist = process.env.PAYSTORM_DIST_DIR || `${root}dist/cli`;
+const stamp = `${dist}/.stamp`;
 
 /** True when some file under dir was modified after `since` (ms). */
 function newerThan(dir, since) {
@@ -48,7 +51,7 @@ let main;
 if (useBuild()) {
   // Stack traces point into src/*.ts through the build's source maps.
   process.setSourceMapsEnabled(true);
-  ({ main } = await import('../dist/cli/main.js'));
+  ({ main } = await import(pathToFileURL(`${dist}/main.js`).href));
 } else {
   const { register } = await import('tsx/esm/api');
   register();

@@ -12,7 +12,7 @@
  * dist/cli/.stamp is written last: bin/paystorm.js uses the build only when the stamp is
  * newer than every file under src/ and scenarios/ (else it runs src through tsx).
  *
- *   node scripts/build.mjs
+ *   node scripts/build.mjs [--outdir DIR]
  */
 import { build } from 'esbuild';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +20,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const outdir = join(root, 'dist', 'cli');
+// --outdir DIR: build elsewhere (the test suite builds into a temp dir; bin/paystorm.js reads PAYSTORM_DIST_DIR).
+const at = process.argv.indexOf('--outdir');
+const outdir = at > 0 ? resolve(process.argv[at + 1]) : join(root, 'dist', 'cli');
 const entry = join(root, 'src', 'cli', 'main.ts');
 
 // `npm ci` in a Docker layer that holds only package.json: nothing to build yet.
@@ -68,4 +70,4 @@ await build({
   plugins: [sourceUrls],
 });
 writeFileSync(join(outdir, '.stamp'), `${new Date().toISOString()}\n`);
-console.log(`paystorm build: dist/cli/main.js in ${Date.now() - started} ms`);
+if (!process.env.PAYSTORM_BUILD_QUIET) console.log(`paystorm build: ${join(outdir, 'main.js')} in ${Date.now() - started} ms`);

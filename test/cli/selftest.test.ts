@@ -1,9 +1,13 @@
 /**
  * The selftest end to end, as CI runs it: a sample of three seeded bugs from different rule
- * families, each against the real embedded stack, plus one clean run of the full default
- * suite. The sample changes every run (PAYSTORM_SELFTEST_SEED pins it; the seed is in every
- * failure message); bugs that need the long chaos scenario are left to the full selftest
- * (`paystorm selftest`, whose result is docs/detection-matrix.md) to keep this under ~3 minutes.
+ * families, each against the real embedded stack. The sample changes every run
+ * (PAYSTORM_SELFTEST_SEED pins it; the seed is in every failure message); bugs that need the
+ * long chaos scenario are left to the full selftest (`paystorm selftest`, whose result is
+ * docs/detection-matrix.md). The clean run is skipped here: the clean service passing the full
+ * default suite through the same pipeline is test/cli/variant-sample.test.ts (a variant is the
+ * clean service with one open choice taken another way) and test/scenarios/default-suite.test.ts
+ * (both presentations); the clean-run bookkeeping is test/cli/selftest-unit.test.ts. Running it
+ * a third time here cost about a minute of the suite.
  */
 import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -11,7 +15,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bugPresentation, familyOf, runSelftest, sampleBugs, scenariosForRule } from '../../src/cli/selftest.ts';
 import { BUGS } from '../../src/target/bugs.ts';
-import { runVariantMatrix } from '../../src/cli/variant-matrix.ts';
 import { SCENARIOS } from '../../scenarios/index.ts';
 
 const seed = process.env.PAYSTORM_SELFTEST_SEED ? Number(process.env.PAYSTORM_SELFTEST_SEED) : Math.floor(Math.random() * 2 ** 31);
@@ -24,15 +27,15 @@ const quick = BUGS.filter((b) => {
 const sample = sampleBugs(3, seed, quick);
 const presentation = seed % 2 === 0 ? 'A' : 'B';
 
-describe(`selftest (seed ${seed}: ${sample.map((b) => b.name).join(', ')}; clean run in ${presentation})`, () => {
+describe(`selftest (seed ${seed}: ${sample.map((b) => b.name).join(', ')}; bug runs in ${presentation} where the rule allows)`, () => {
   it('samples three bugs of different families', () => {
     expect(new Set(sample.map((b) => familyOf(b.rule))).size).toBe(3);
   });
 
-  it('catches each sampled bug with an invariant citing its rule, and the clean service passes', { timeout: 240_000 }, async () => {
+  it('catches each sampled bug with an invariant citing its rule', { timeout: 240_000 }, async () => {
     const out = mkdtempSync(join(tmpdir(), 'paystorm-selftest-'));
     const matrix = join(out, 'matrix.md');
-    const report = await runSelftest({ bugs: sample.map((b) => b.name), seed, presentation, out, matrix, jobs: 2 });
+    const report = await runSelftest({ bugs: sample.map((b) => b.name), seed, presentation, out, matrix, jobs: 2, skipClean: true });
     const why = `seed ${seed} (rerun with PAYSTORM_SELFTEST_SEED=${seed}); reports in ${out}`;
 
     expect(report.bugs).toHaveLength(3);
@@ -42,24 +45,10 @@ describe(`selftest (seed ${seed}: ${sample.map((b) => b.name).join(', ')}; clean
       expect(cited.length, `${b.bug}: the catching invariants cite ${b.rule}`).toBe(b.catching.length);
       expect(b.exitCode, `${b.bug}: a caught bug fails the run`).toBe(1);
     }
-    expect(report.clean).toHaveLength(1);
-    const c = report.clean[0]!;
-    expect(c.passed, `clean service, presentation ${presentation}: exit ${c.exitCode}, failing ${c.failing.join(', ') || '-'} ${c.error ?? ''}; ${why}`).toBe(true);
-    expect(report.exitCode).toBe(0);
+    expect(report.clean).toHaveLength(0);
+    expect(report.exitCode, why).toBe(0);
 
     const md = readFileSync(matrix, 'utf8');
     for (const b of sample) expect(md).toContain(`| \`${b.name}\` | ${b.rule} | yes |`);
-  });
-});
-
-describe(`variant sample (seed ${seed})`, () => {
-  it('a conforming variant picked from the seed passes the default suite with zero failed invariants', { timeout: 240_000 }, async () => {
-    const out = mkdtempSync(join(tmpdir(), 'paystorm-variants-'));
-    const report = await runVariantMatrix({ sample: 1, seed, presentation, out, matrix: null });
-    const why = `seed ${seed} (rerun with PAYSTORM_SELFTEST_SEED=${seed}); reports in ${out}`;
-    expect(report.runs).toHaveLength(1);
-    const r = report.runs[0]!;
-    expect(r.passed, `variant ${r.variant} (${r.presentation}): exit ${r.exitCode}, failing ${r.failing.join(', ') || '-'}, not exercised ${r.notExercisedDeclared.join(', ') || '-'} ${r.error ?? ''}; ${why}`).toBe(true);
-    expect(report.exitCode).toBe(0);
   });
 });
