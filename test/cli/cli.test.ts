@@ -123,6 +123,9 @@ describe('bad input is refused before any load (exit 3), and nothing is left beh
     const empty = await paystorm(['check', dir]);
     expect(empty.code).toBe(3);
     expect(empty.stderr).toMatch(/history.ndjson: the file is empty: there is nothing to judge.*expected a paystorm history: NDJSON/);
+    const report = await paystorm(['report', dir]);
+    expect(report.code).toBe(3);
+    expect(report.stderr).toMatch(/history.ndjson: the file is empty/);
     const other = join(dir, 'package.json');
     writeFileSync(other, JSON.stringify({ name: 'x', version: '1.0.0', dependencies: {} }, null, 2));
     const foreign = await paystorm(['check', other]);

@@ -21,7 +21,13 @@ export const reportCommand: PaystormCommand = {
     const summaryPath = join(dir, 'summary.json');
     let summary;
     if (!args.fromHistory && existsSync(summaryPath)) {
-      const parsed = summarySchema.safeParse(JSON.parse(readFileSync(summaryPath, 'utf8')));
+      let raw: unknown;
+      try {
+        raw = JSON.parse(readFileSync(summaryPath, 'utf8'));
+      } catch (e) {
+        throw new PaystormError(`${summaryPath} is not JSON (${(e as Error).message}); expected the summary.json a paystorm run writes. Use --from-history to rebuild it from history.ndjson.`, EXIT.usage);
+      }
+      const parsed = summarySchema.safeParse(raw);
       if (!parsed.success) throw new PaystormError(`${summaryPath} is not a summary.json v1:\n${formatIssues(parsed.error.issues, '  ')}\nUse --from-history to rebuild it.`, EXIT.usage);
       summary = parsed.data;
     } else {
