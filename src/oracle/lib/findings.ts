@@ -32,7 +32,7 @@ export class Findings {
   private observations(): Finding[] {
     return [...this.observed].map(([id, o]) => {
       const shown = o.labels.slice(0, MAX_EXAMPLES).join(', ') + (o.labels.length > MAX_EXAMPLES ? `, and ${o.labels.length - MAX_EXAMPLES} more` : '');
-      return { id, level: 'observation' as const, text: `${o.text} (${o.labels.length}: ${shown}).`, rules: o.rules, evidence: evidence(shown, o.recs) };
+      return { id, level: 'observation' as const, text: `${o.text} (${o.labels.length}): ${shown}.`, rules: o.rules, evidence: evidence(shown, o.recs) };
     });
   }
 

@@ -91,7 +91,7 @@ export function judgeProbe(x: ExchangeRecord, rule: string, f: Findings, present
     // Any refusal is fine; an acceptance is worth telling, never a failure.
     f.check();
     if (is2xx(x.status)) {
-      f.observe(`lenient-input-${rule.toLowerCase()}`, `The service accepted bad inputs that no rule demands a 400 for under ${rule} (the spec allows a lenient answer)`, [rule], what, x);
+      f.observe(`lenient-input-${rule.toLowerCase()}`, `The service accepted bad inputs that no rule demands a 400 for under ${rule}, a lenient answer the spec allows`, [rule], what, x);
     }
     return;
   }
