@@ -2,8 +2,9 @@
  * idempotency: the Idempotency-Key rules, each probe in its own `group`.
  * - `idem-race-<n>`: N concurrent creates with one key and one body (Direct API, and a hosted
  *   round): one payment, the rest 409 `idempotency_key_in_use` or replays of it. Each round's
- *   body carries a nonce (description, metadata); `idem-walk-races` then walks the key's list past
- *   the races, where a second payment carrying a nonce is a ghost double charge (IDEM-6).
+ *   body carries a nonce (description, metadata), as do the replay probes; `idem-walk-races` then
+ *   walks the key's list past them, where a second payment carrying a nonce is a ghost double
+ *   charge (IDEM-6, IDEM-3).
  * - `idem-replay-<op>`: same key, same body: the same object again (payment, hosted, refund).
  * - `idem-diff-<op>`: same key, another body: 409.
  * - `idem-error-retry-<op>`: an error answer (400 for an amount below the minimum, sent as a marked
@@ -64,12 +65,12 @@ const WALK_PAGE = 100;
 const WALK_MAX_PAGES = 10;
 
 /**
- * Walks the key's list by cursor from the newest payment until it is past the races: past every
- * payment they were answered with and past their creation second (by the service's own clock,
+ * Walks the key's list by cursor from the newest payment until it is past the races and replays:
+ * past every payment they were answered with and past their creation second (by the service's own clock,
  * read from those answers, so a clock offset does not matter) with a second's margin, or to the
  * end. A ghost made in a race was created in the same moments, so it is on the pages walked.
  */
-async function walkPastRaces(ctx: ScenarioContext, a: Api, raced: readonly { id: string; created: number | null }[]): Promise<void> {
+async function walkPast(ctx: ScenarioContext, a: Api, raced: readonly { id: string; created: number | null }[]): Promise<void> {
   if (raced.length === 0) return;
   const want = new Set(raced.map((r) => r.id));
   const createdAt = raced.map((r) => r.created).filter((c): c is number => c !== null);
@@ -90,7 +91,7 @@ async function walkPastRaces(ctx: ScenarioContext, a: Api, raced: readonly { id:
     }
     cursor = l.ids[l.ids.length - 1];
   }
-  ctx.log(`idempotency: race walk: ${pages} page(s), ${seen} of ${raced.length} raced payment(s) listed`);
+  ctx.log(`idempotency: walk past the races and replays: ${pages} page(s), ${seen} of ${raced.length} payment(s) listed`);
 }
 
 async function run(ctx: ScenarioContext): Promise<void> {
@@ -110,40 +111,52 @@ async function run(ctx: ScenarioContext): Promise<void> {
   // so a payment the service made without showing it to any caller (a ghost double charge) is
   // recognisable in the key's list afterwards (idem-no-ghost-object, IDEM-6).
   const n = raceSize(ctx);
-  const raced: { id: string; created: number | null }[] = [];
+  const tracked: { id: string; created: number | null }[] = [];
+  const track = (r: ExchangeResult) => {
+    if (r.payment && !tracked.some((x) => x.id === r.payment!.id)) tracked.push({ id: r.payment.id, created: r.payment.created });
+  };
+  /** A body marker unique to one logical request (see idem-no-ghost-object). */
+  const nonced = (tag: string) => {
+    const nonce = randomUUID();
+    return { description: `paystorm idempotency ${tag} ${nonce}`, metadata: { scenario: ctx.scenario, probe: tag, nonce } };
+  };
   for (let round = 1; round <= 3 && !ctx.signal.aborted; round++) {
     await step(ctx, `race ${round}`, async () => {
-      const nonce = randomUUID();
-      const over = { description: `paystorm idempotency race-${round} ${nonce}`, metadata: { scenario: ctx.scenario, race: String(round), nonce } };
+      const over = nonced(`race-${round}`);
       const c = round === 3 ? { input: paymentInput(ctx, null, over), hosted: true } : creator(ctx, over);
       const k = idemKey(ctx, `race-${round}`);
       await a.reserve(n);
       const rs = await Promise.all(Array.from({ length: n }, () => send(a, c, k, `idem-race-${round}`, false)));
       rs.forEach(note);
       const ids = new Set(rs.filter((r) => r.payment).map((r) => r.payment!.id));
-      for (const r of rs) if (r.payment && !raced.some((x) => x.id === r.payment!.id)) raced.push({ id: r.payment.id, created: r.payment.created });
+      rs.forEach(track);
       const conflicts = rs.filter((r) => r.status === 409).length;
       ctx.log(`idempotency: race ${round}: ${n} requests, ${ids.size} distinct payment(s), ${conflicts} 409`);
     });
   }
-  await step(ctx, 'race walk', () => walkPastRaces(ctx, a, raced));
 
   // Replay and different body, per operation.
+  // The replays carry a nonce too: a service that made a new payment per replay but answered
+  // with the first is caught in the walk below like a race's ghost (IDEM-3: no new object).
   await step(ctx, 'replay and different body (payment)', async () => {
-    const c = creator(ctx);
+    const c = creator(ctx, nonced('replay'));
     const k = idemKey(ctx, 'replay');
-    note(await send(a, c, k, 'idem-replay-payment'));
-    note(await send(a, c, k, 'idem-replay-payment'));
+    for (let i = 0; i < 2; i++) {
+      const r = await send(a, c, k, 'idem-replay-payment');
+      note(r);
+      track(r);
+    }
     const other = { ...c, input: { ...c.input, amount: c.input.amount + 1 } };
     await send(a, other, k, 'idem-diff-payment');
   });
   await step(ctx, 'replay and different body (hosted)', async () => {
-    const c: Creator = { input: paymentInput(ctx, null), hosted: true };
+    const c: Creator = { input: paymentInput(ctx, null, nonced('replay-hosted')), hosted: true };
     const k = idemKey(ctx, 'replay-hosted');
-    await send(a, c, k, 'idem-replay-hosted');
-    await send(a, c, k, 'idem-replay-hosted');
+    track(await send(a, c, k, 'idem-replay-hosted'));
+    track(await send(a, c, k, 'idem-replay-hosted'));
     await send(a, { ...c, input: { ...c.input, description: `${c.input.description} (changed)` } }, k, 'idem-diff-hosted');
   });
+  await step(ctx, 'walk past the races and replays', () => walkPast(ctx, a, tracked));
 
   // An error is not kept: the retry with the same key executes.
   // The failing request is a deliberate bad input (amount below the minimum), marked as such.

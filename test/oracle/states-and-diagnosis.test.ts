@@ -4,7 +4,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { judge } from '../../src/oracle/index.ts';
-import { create, ex, fault, judgeOne, list, resetSeq, retrieve, runRec } from './fixtures.ts';
+import { create, ex, fault, judgeOne, list, resetSeq, retrieve, runRec, webhook, pay } from './fixtures.ts';
 
 beforeEach(() => resetSeq());
 
@@ -145,5 +145,36 @@ describe('processor-unreachable (SM-6 diagnosis)', () => {
     expect(few.findings.find((x) => x.id === 'processor-unreachable')).toBeUndefined();
     const faulted = await judge([runRec(), ...stuck(6), fault({ tStart: 1000, tEnd: 2000 })], { only: ['settles-within-bound'] });
     expect(faulted.findings.find((x) => x.id === 'processor-unreachable')).toBeUndefined();
+  });
+});
+
+describe('ghost objects beyond the answers (idem-no-ghost-object)', () => {
+  const N = 'paystorm idempotency replay 6f1c2a9e-3b7d-4e21-9c0a-5d8e7f6a1b2c';
+  it('fails a sequential same-body replay that made a second payment the answer hid (IDEM-3), seen by a webhook', async () => {
+    const r = await judgeOne('idem-no-ghost-object', [
+      create({ seq: 1, idemKey: 'k', id: P, sent: { description: N } }),
+      create({ seq: 2, idemKey: 'k', id: P, t: 500, sent: { description: N } }),
+      webhook({ seq: 3, tReceived: 900, payment: pay({ id: Q, status: 'succeeded', description: N }) }),
+    ]);
+    expect(r.status).toBe('fail');
+    expect(r.examples[0].paymentIds).toEqual([P, Q]);
+    expect(r.examples[0].seqs).toEqual(expect.arrayContaining([1, 2, 3]));
+  });
+  it('does not judge a description without a nonce, or one sent without a key twice', async () => {
+    const plain = await judgeOne('idem-no-ghost-object', [
+      create({ idemKey: 'k', id: P, sent: { description: 'paystorm mixed' } }),
+      list([Q, P], { t: 500, descriptions: ['paystorm mixed', 'paystorm mixed'] }),
+    ]);
+    expect(plain.status).toBe('not-exercised');
+    const unkeyed = await judgeOne('idem-no-ghost-object', [
+      create({ idemKey: undefined, id: P, sent: { description: N } }),
+      create({ idemKey: undefined, id: Q, t: 100, sent: { description: N } }),
+      list([Q, P], { t: 500, descriptions: [N, N] }),
+    ]);
+    expect(unkeyed.status).toBe('not-exercised');
+  });
+  it('reads histories written before list records carried descriptions', async () => {
+    const r = await judgeOne('idem-no-ghost-object', [create({ idemKey: 'k', id: P, sent: { description: N } }), list([Q, P], { t: 500 })]);
+    expect(r.status).toBe('not-exercised');
   });
 });

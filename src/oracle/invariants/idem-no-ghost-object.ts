@@ -21,8 +21,10 @@ interface Sent {
 /**
  * IDEM-6 beyond the answers. IDEM-3/5/6 otherwise see only objects returned to the client: a
  * service that creates a payment per request in a same-key race but answers every caller with
- * the first one passes them (a ghost double charge). paystorm's race probes send a description
- * with a nonce (a UUID) unique to the logical request, then walk the key's list; any two
+ * the first one passes them (a ghost double charge); so does one that makes a new payment per
+ * same-body replay (IDEM-3: no new object) but answers with the first. paystorm's race and replay
+ * probes send a description with a nonce (a UUID) unique to the logical request, then walk the
+ * key's list; any two
  * payments seen anywhere (lists, retrievals, webhooks) carrying a nonce that the client sent under
  * one Idempotency-Key only (one API key, one operation) mean that one request created two
  * objects. A description sent by two logical requests, or without a nonce, is not judged.
@@ -30,7 +32,7 @@ interface Sent {
 const invariant: Invariant = {
   id: 'idem-no-ghost-object',
   title: 'A request sent under one Idempotency-Key leaves one payment, also among payments only lists show',
-  rules: ['IDEM-6'],
+  rules: ['IDEM-6', 'IDEM-3'],
   create() {
     const f = new Findings();
     const sent = new Map<string, Sent>();
@@ -78,19 +80,21 @@ const invariant: Invariant = {
         for (const [d, o] of seen) {
           const s = sent.get(d);
           if (!s || s.logical === null) continue;
-          if (o.listed || o.ids.length > 1) f.check();
-          if (o.ids.length < 2) continue;
+          // The payments the request was answered with are its own, whatever their bodies showed.
+          const ids = [...new Set([...s.answered, ...o.ids])];
+          if (o.listed || ids.length > 1) f.check();
+          if (ids.length < 2) continue;
           const answered = [...s.answered];
-          const ghosts = o.ids.filter((id) => !s.answered.has(id));
+          const ghosts = ids.filter((id) => !s.answered.has(id));
           f.violation({
             message:
-              `one request (Idempotency-Key ${s.idemKey ?? '(none)'}, key ${s.key}) left ${o.ids.length}${o.ids.length >= MAX_IDS ? '+' : ''} payments carrying its description "${d.slice(0, 80)}": ` +
-              `${o.ids.join(', ')}; the client was answered with ${answered.length ? answered.join(', ') : 'none of them'}` +
+              `one request (Idempotency-Key ${s.idemKey ?? '(none)'}, key ${s.key}) left ${ids.length}${o.ids.length >= MAX_IDS ? '+' : ''} payments carrying its description "${d.slice(0, 80)}": ` +
+              `${ids.join(', ')}; the client was answered with ${answered.length ? answered.join(', ') : 'none of them'}` +
               (ghosts.length ? `, so ${ghosts.join(', ')} ${ghosts.length === 1 ? 'is a payment' : 'are payments'} no answer showed (a ghost double charge)` : ''),
             seqs: [...s.seqs, ...o.seqs],
             keys: [s.key],
             ...(s.idemKey !== undefined ? { idemKeys: [s.idemKey] } : {}),
-            paymentIds: o.ids,
+            paymentIds: ids,
           });
         }
         return f.outcome('no payment made by a request with a nonce in its description (the idempotency races) was seen again in a list, a retrieval or a webhook');
