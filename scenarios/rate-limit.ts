@@ -151,6 +151,23 @@ export class RateLimitProbe {
   }
 }
 
+/**
+ * How long the probe takes, for the run's plan (src/cli/plan.ts): window 1 from its opening
+ * request, the Retry-After wait into window 2, window 2 until its edge, window 3 until the bursts
+ * across its end: three window lengths, plus driving the limit twice at the probe's concurrency,
+ * the bursts, and half a window more when the next scenarios load this key too. A key whose window
+ * a previous run left in use adds up to one window (not counted).
+ */
+export function rateLimitProbeMs(ctx: ScenarioContext, rttMs: number): { ms: number; windows: number } {
+  const { limit, windowMs } = rateLimitOf(ctx);
+  const concurrency = Math.max(1, Math.min(8, limit));
+  const drive = (limit / concurrency + overCount(limit)) * rttMs;
+  const burst = (Math.min(2000, limit + Math.ceil(limit / 4)) / Math.max(1, Math.min(50, limit))) * rttMs;
+  const key = rateLimitKey(ctx);
+  const leave = key && loadKeys(ctx).includes(key) ? windowMs / 2 : 0;
+  return { ms: 3 * windowMs + 2 * drive + burst + Math.max(20, 0.02 * windowMs) + leave, windows: 3 };
+}
+
 async function otherKeysUnaffected(ctx: ScenarioContext, rlKey: KeyHandle): Promise<void> {
   const others: KeyHandle[] = [];
   const second = secondTestKey(ctx, rlKey);

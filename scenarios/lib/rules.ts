@@ -21,6 +21,8 @@ export interface Conditional {
   live?: boolean;
   webhooks?: boolean;
   webhookFailures?: boolean;
+  /** Fault proxies the rules need (e.g. `client` for a client-link fault); the rules are declared only when every one can be faulted. */
+  proxies?: string[];
 }
 
 export const DEFAULT_ENV: ScenarioEnv = {
@@ -47,6 +49,7 @@ function applies(c: Conditional, env: ScenarioEnv): boolean {
   if (c.live && !kf.live) return false;
   if (c.webhooks && !(env.webhooks && env.webhooks.wired)) return false;
   if (c.webhookFailures && !(env.webhooks && env.webhooks.wired && env.webhooks.failShare > 0)) return false;
+  if (c.proxies && env.faultProxies && !c.proxies.every((p) => env.faultProxies!.includes(p))) return false;
   return true;
 }
 

@@ -40,6 +40,8 @@ export const runConfigSchema = z
     settleBound: durationSchema.optional(),
     /** The target's 3DS challenge time-out (SM-4), when known; the embedded target's is known already. */
     challengeTimeout: durationSchema.optional(),
+    /** The service's time-out for one processor call (--upstream-timeout): sizes the upstream faults; the embedded target's is known already. */
+    upstreamTimeout: durationSchema.optional(),
     /** Embedded target only. */
     presentation: z.enum(['A', 'B']).optional(),
     timeScale: z.number().positive().max(10).optional(),

@@ -41,6 +41,7 @@ import { embeddedChallengeTimeoutMs, embeddedWebhookPaths, startEmbeddedStack, t
 /** The embedded service's webhook endpoints live under this receiver path (`/webhooks/test`, `/webhooks/live`). */
 const EMBEDDED_WEBHOOK_BASE_PATH = '/webhooks';
 import { judgeHistory } from './judge-run.ts';
+import { planSuite } from './plan.ts';
 import { variantByName, VARIANT_NAMES } from '../target/variants.ts';
 
 /** The embedded default run: a scaled window so the default suite takes about a minute. */
@@ -337,6 +338,20 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
       cardOutcomes,
       webhooks: receiver ? { wired: true, failShare: cfg.webhookFailShare ?? WEBHOOK_FAIL_SHARE_DEFAULT } : null,
     };
+    // How long the run will take and why, before any load (a remote 60 s window makes the rate-limit probe take minutes).
+    const plan = planSuite({
+      scenarios,
+      env,
+      embedded,
+      limit: probe.limit,
+      windowMs,
+      timeScale,
+      ...(durationMs !== undefined ? { durationMs } : {}),
+      ...(cfg.rate !== undefined ? { rate: cfg.rate } : {}),
+      ackTimeoutMs: embedded ? EMBEDDED_WEBHOOK_ACK_MS : LIMITS.webhookAckTimeoutMs,
+      faultRun: { timeScale, embedded, ...(durationMs !== undefined ? { durationMs } : {}) },
+    });
+    io.stderr.write(`paystorm: plan: ${plan.line}\n`);
     const settleBoundMs = cfg.settleBound !== undefined ? parseDuration(cfg.settleBound, '--settle-bound') : embedded ? Math.max(3_000, 60_000 * timeScale) : RUN_DEFAULTS.settleBoundMs;
     // SM-4: the 3DS challenge time-out, when known (embedded: the service's own, scaled).
     const challengeTimeoutMs =

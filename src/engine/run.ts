@@ -13,6 +13,7 @@ import {
   type CardOutcome,
   type EndRecord,
   type ExecutorSpec,
+  type FaultRunInfo,
   type FaultStep,
   type KeyHandle,
   type KeyInfo,
@@ -75,6 +76,10 @@ export interface RunScenariosOptions {
   chaos?: FaultScheduler;
   /** A fault schedule from the config file, started with the run (times from run start). */
   extraFaults?: readonly FaultStep[];
+  /** Proxies a fault step can act on (the run checked them before load); a scenario's steps on other proxies are skipped. Absent: all. */
+  faultProxies?: readonly string[];
+  /** The service's declared time-out for one processor call (ms), for schedules sized from it. */
+  upstreamTimeoutMs?: number;
   /** Mid-run report snapshot, handed to scenarios as ctx.snapshot. */
   snapshot?: (label: string) => Promise<void>;
   /**
@@ -82,6 +87,16 @@ export interface RunScenariosOptions {
    * end record is the file's last line (history format v1). A failure is logged, never lost.
    */
   beforeEnd?: () => Promise<void>;
+}
+
+/** What a scenario's fault schedule may depend on in this run. */
+export function faultRunInfo(o: { durationMs?: number; timeScale: number; target: { embedded: boolean }; upstreamTimeoutMs?: number }): FaultRunInfo {
+  return {
+    ...(o.durationMs !== undefined ? { durationMs: o.durationMs } : {}),
+    timeScale: o.timeScale,
+    embedded: o.target.embedded,
+    ...(o.upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs: o.upstreamTimeoutMs } : {}),
+  };
 }
 
 /** What the engine needs of a chaos session: run a schedule on the clock until it ends or the signal aborts. */
@@ -249,7 +264,8 @@ export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> 
   });
   const handles = factory.handles;
   // Fault schedules run beside the scenarios; a failing one is reported, never left running.
-  const runFaults = (steps: readonly FaultStep[] | undefined, stop: AbortSignal, label: string): Promise<void> =>
+  const canFault = (s: FaultStep) => !o.faultProxies || o.faultProxies.includes(s.proxy);
+  const runFaults = (all: readonly FaultStep[] | undefined, stop: AbortSignal, label: string, steps = all?.filter(canFault)): Promise<void> =>
     o.chaos && steps && steps.length > 0
       ? o.chaos.runSchedule(steps, stop).then(
           () => undefined,
@@ -307,12 +323,14 @@ export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> 
       log: (m: string) => log(`[${scenario.name}] ${m}`),
       webhooks: o.webhooks ?? null,
       ...(o.snapshot ? { snapshot: o.snapshot } : {}),
+      ...(o.faultProxies ? { faultProxies: o.faultProxies } : {}),
+      ...(o.upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs: o.upstreamTimeoutMs } : {}),
       ...(o.progress ? { phase: (note: string | null, ms?: number) => o.progress!.phase(note, ms) } : {}),
     };
     const faultsStop = new AbortController();
     const onStop = () => faultsStop.abort();
     signal.addEventListener('abort', onStop, { once: true });
-    const schedule = scenario.faults?.scheduleFor?.({ ...(o.durationMs !== undefined ? { durationMs: o.durationMs } : {}), timeScale: o.timeScale, embedded: o.target.embedded }) ?? scenario.faults?.schedule;
+    const schedule = scenario.faults?.scheduleFor?.(faultRunInfo(o)) ?? scenario.faults?.schedule;
     const faults = runFaults(schedule, faultsStop.signal, scenario.name);
     let stoppedHere = false;
     try {

@@ -108,6 +108,14 @@ export const runRecordSchema = z.object({
    * an abandoned challenge that never ends is not judged.
    */
   challengeTimeoutMs: z.number().optional(),
+  /**
+   * The service's time-out for one processor call in ms, when declared (`--upstream-timeout`;
+   * embedded: its own, scaled). Upstream faults are sized from it, and the oracle says whether a
+   * fault window was long enough to make a processor call time out (docs/chaos.md).
+   */
+  upstreamTimeoutMs: z.number().optional(),
+  /** Fault steps of the selected scenarios that did not run because their proxy does not exist, with the reason (their rules were not declared). */
+  faultsSkipped: z.array(z.object({ scenario: z.string(), proxy: z.string(), type: z.string(), reason: z.string() })).optional(),
   /** Which test card outcomes the cards file provides (a missing one is not exercised). */
   cardOutcomes: z.array(z.enum(CARD_OUTCOMES)),
   /** Free-form facts (tool version, host, options) for the report only. */

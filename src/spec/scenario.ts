@@ -201,6 +201,10 @@ export interface ScenarioContext {
    * trouble early in a long run (soak). Optional: absent when the engine has no report.
    */
   snapshot?(label: string): Promise<void>;
+  /** Proxies a fault step can act on in this run (steps on other proxies are skipped); absent: every proxy a schedule names. */
+  readonly faultProxies?: readonly string[];
+  /** The service's declared time-out for one processor call (ms), when known. */
+  readonly upstreamTimeoutMs?: number;
   /**
    * Says what the scenario is doing or waiting for, shown on the progress line until the next
    * phase (or for `ms`, when given): e.g. `ctx.phase?.('waiting for the rate window to reset', 2500)`.
@@ -218,6 +222,8 @@ export interface ScenarioEnv {
   cardOutcomes: readonly CardOutcome[];
   /** The webhook receiver, when the run has one: whether the target delivers to it, and the share it answers with a failure. */
   webhooks: { wired: boolean; failShare: number } | null;
+  /** Proxies fault steps can act on (absent: every proxy a schedule names); a fault rule whose proxy is missing is not declared. */
+  faultProxies?: readonly string[];
 }
 
 /** What a fault schedule may depend on. */
@@ -225,6 +231,8 @@ export interface FaultRunInfo {
   durationMs?: number;
   timeScale: number;
   embedded: boolean;
+  /** The service's time-out for one processor call (ms), when declared (`--upstream-timeout`; embedded: its own): faults meant to make it time out are sized from it. */
+  upstreamTimeoutMs?: number;
 }
 
 export interface Scenario {

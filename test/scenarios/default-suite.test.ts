@@ -31,13 +31,14 @@ for (const presentation of ['B', 'A'] as Presentation[]) {
     const of = (scenario: string) => run.exchanges.filter((x) => x.scenario === scenario);
 
     beforeAll(async () => {
-      run = await runAgainstReference([...DEFAULT_SUITE], { presentation, webhooks: true, failShare: 0.3, stallShare: 0.1 });
+      run = await runAgainstReference([...DEFAULT_SUITE], { presentation, webhooks: true, failShare: 0.3, stallShare: 0.1, faults: true });
     }, 120_000);
 
     it('completes without scenario errors and never fails to get an answer', () => {
       expect(run.outcome.scenarioErrors).toEqual([]);
       expect(run.outcome.complete).toBe(true);
-      expect(run.exchanges.filter((x) => x.status === 0 || x.status >= 500)).toEqual([]);
+      // The chaos phase's client-link fault times requests out on purpose (and an upstream fault may shed load with 503).
+      expect(run.exchanges.filter((x) => x.scenario !== 'chaos-short' && (x.status === 0 || x.status >= 500))).toEqual([]);
       // Load scenarios stay under each key's limit: the only 429s are the rate-limit scenario's.
       expect(run.exchanges.filter((x) => x.status === 429 && x.scenario !== 'rate-limit')).toEqual([]);
     });
@@ -284,6 +285,16 @@ for (const presentation of ['B', 'A'] as Presentation[]) {
       expect(retried.length).toBeGreaterThanOrEqual(1);
       const types = new Set(wh.map((w) => w.type));
       for (const t of ['payment.succeeded', 'payment.failed', 'refund.succeeded', 'refund.failed']) expect(types, t).toContain(t);
+    });
+
+    it('chaos-short: each upstream fault and the client-link fault in its window; client time-outs retried with the same key', () => {
+      const faults = run.records.filter((r) => r.kind === 'fault');
+      expect(faults.map((f) => `${f.link}:${f.toxic.type}:${f.toxic.toxicity}`).sort()).toEqual(['client:latency:1', 'upstream:down:1', 'upstream:latency:1', 'upstream:timeout:1']);
+      const xs = of('chaos-short');
+      for (const f of faults) expect(xs.some((x) => x.tStart >= f.tStart && x.tStart <= f.tEnd), f.toxic.name).toBe(true);
+      const retried = inGroup(xs, 'chaos-client-retry-').filter((x) => (x.attempt ?? 0) > 0);
+      expect(retried.length).toBeGreaterThan(0);
+      expect(inGroup(xs, 'chaos-ft5-').length).toBeGreaterThanOrEqual(3);
     });
 
     it('oracle: no violation and every declared rule exercised against the clean service', async () => {

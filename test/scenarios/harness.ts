@@ -15,7 +15,10 @@ import {
 } from '../../src/spec/index.ts';
 import { RunClock, HistoryWriter, runScenarios, makeRunRecord, type RunOutcome } from '../../src/engine/index.ts';
 import { makeKeySecrets } from '../../src/client/index.ts';
-import { startReferenceService, DEFAULT_KEYS, DEFAULT_WEBHOOK_SECRET, type KeyConfig } from '../../src/target/index.ts';
+import { startReferenceService, startProcessor, DEFAULT_KEYS, DEFAULT_WEBHOOK_SECRET, type KeyConfig } from '../../src/target/index.ts';
+import { scaledDelays } from '../../src/target/options.ts';
+import { startToxiproxyServer } from '../../src/chaos/proxy/index.ts';
+import { openChaosSession, groupSessions, type ChaosSession } from '../../src/chaos/index.ts';
 import { startWebhookReceiver } from '../../src/webhooks/index.ts';
 
 export const LIMIT = 60;
@@ -44,6 +47,12 @@ export async function runAgainstReference(
     durationMs?: number;
     /** Which of the reference service's keys the run gets (default all). */
     keys?: (k: KeyConfig) => boolean;
+    /**
+     * Fault proxies through the embedded Toxiproxy-compatible proxy, as `paystorm run` sets them
+     * up: `upstream` between the service and its processor, `client` in front of the service.
+     * Without them, fault steps are skipped (and a chaos scenario's rules are not declared).
+     */
+    faults?: boolean;
   },
 ): Promise<ScenarioRun> {
   const clock = new RunClock();
@@ -63,7 +72,24 @@ export async function runAgainstReference(
         sink: (r) => writer.write(r),
       })
     : null;
+  // Fault proxies: the processor behind `upstream`, the service behind `client`.
+  const closers: (() => Promise<void>)[] = [];
+  const sessions: ChaosSession[] = [];
+  let upstreamUrl: string | undefined;
+  if (opts.faults) {
+    const processor = await startProcessor({ host: '127.0.0.1', port: 0, timeScale: TIME_SCALE, cards: DEFAULT_TEST_CARDS, bugs: [] });
+    const tp = await startToxiproxyServer({ host: '127.0.0.1', port: 0 });
+    closers.push(() => processor.close(), () => tp.close());
+    const open = async (name: string, upstream: string) => {
+      const session = await openChaosSession({ toxiproxyUrl: tp.url, proxies: [{ name, listen: '127.0.0.1:0', upstream }], now: () => clock.now(), sink: (r) => writer.write(r), exitHooks: false });
+      sessions.push(session);
+      closers.unshift(() => session.cleanup());
+      return session.proxies.get(name)!.listen;
+    };
+    upstreamUrl = `http://${await open('upstream', new URL(processor.url).host)}`;
+  }
   const svc = await startReferenceService({
+    ...(upstreamUrl ? { upstreamUrl } : {}),
     port: 0,
     presentation: opts.presentation,
     rateLimit: LIMIT,
@@ -76,7 +102,15 @@ export async function runAgainstReference(
   try {
     const parsed = DEFAULT_KEYS.filter(opts.keys ?? (() => true)).map((k) => parseKeyArg(`${k.merchant}:${k.key}`));
     const keys = makeKeySecrets(parsed, (k) => DEFAULT_KEYS.find((d) => d.key === k.secret)?.direct_api);
-    const target: TargetInfo = { url: svc.url, embedded: true, presentation: opts.presentation, rateLimit: { limit: LIMIT, windowMs: WINDOW_MS } };
+    const url = opts.faults ? `http://${await (async () => {
+      const session = await openChaosSession({ toxiproxyUrl: sessions[0].toxiproxyUrl, proxies: [{ name: 'client', listen: '127.0.0.1:0', upstream: new URL(svc.url).host }], now: () => clock.now(), sink: (r) => writer.write(r), exitHooks: false });
+      sessions.push(session);
+      closers.unshift(() => session.cleanup());
+      return session.proxies.get('client')!.listen;
+    })()}` : svc.url;
+    const faultProxies = opts.faults ? ['upstream', 'client'] : [];
+    const upstreamTimeoutMs = scaledDelays(TIME_SCALE).upstreamTimeoutMs;
+    const target: TargetInfo = { url, embedded: true, presentation: opts.presentation, rateLimit: { limit: LIMIT, windowMs: WINDOW_MS } };
     const webhooksRecord = receiver ? { receiverUrl: receiver.url, wired: true, failShare, ackTimeoutMs: ACK_MS } : null;
     const env = {
       presentation: opts.presentation,
@@ -84,9 +118,10 @@ export async function runAgainstReference(
       keys: keys.map((k) => k.handle),
       cardOutcomes: [...CARD_OUTCOMES],
       webhooks: webhooksRecord ? { wired: true, failShare } : null,
+      faultProxies,
     };
-    writer.write(
-      makeRunRecord({
+    writer.write({
+      ...makeRunRecord({
         runId: 'test-scenarios',
         clock,
         target,
@@ -98,7 +133,8 @@ export async function runAgainstReference(
         webhooks: webhooksRecord,
         cardOutcomes: [...CARD_OUTCOMES],
       }),
-    );
+      upstreamTimeoutMs,
+    });
     const wiring = receiver ? { url: receiver.url, deliveries: () => receiver.count(), ackTimeoutMs: ACK_MS } : null;
     const outcome = await runScenarios({
       scenarios,
@@ -114,6 +150,9 @@ export async function runAgainstReference(
       timeoutMs: 10_000,
       ...(opts.durationMs !== undefined ? { durationMs: opts.durationMs } : {}),
       log: (m) => logs.push(m),
+      faultProxies,
+      upstreamTimeoutMs,
+      ...(sessions.length ? { chaos: groupSessions(sessions) } : {}),
     });
     await writer.close();
     return {
@@ -125,7 +164,9 @@ export async function runAgainstReference(
       presentation: opts.presentation,
     };
   } finally {
+    for (const c of closers.splice(0, closers.length - (opts.faults ? 2 : 0))) await c();
     await svc.close();
+    for (const c of closers) await c();
     await receiver?.close();
   }
 }

@@ -30,6 +30,7 @@ export const runCommand: PaystormCommand = {
       .option('request-timeout', { type: 'string', describe: 'Per-request time-out (default 30s)' })
       .option('settle-bound', { type: 'string', describe: 'SM-6/FT-2 bound for a pending payment to settle (default 30s; embedded: scaled)' })
       .option('challenge-timeout', { type: 'string', describe: "The target's 3DS challenge time-out (e.g. 10m), if known: an abandoned challenge still requires_action well past it breaks SM-4 (default: unknown, not judged; embedded: known)" })
+      .option('upstream-timeout', { type: 'string', describe: "The service's time-out for one processor call (e.g. 10s), if known: the upstream timeout fault is held longer than it, so processor calls do time out (default: unknown; embedded: known)" })
       .option('presentation', { type: 'string', choices: ['A', 'B'], describe: 'Embedded target: Payment presentation (default B)' })
       .option('time-scale', { type: 'number', describe: 'Embedded target: multiplier of its own delays (default 0.05)' })
       .option('rate-limit', { type: 'number', describe: 'Embedded target: requests per window (default 120)' })
@@ -62,6 +63,7 @@ export const runCommand: PaystormCommand = {
       requestTimeout: args.requestTimeout,
       settleBound: args.settleBound,
       challengeTimeout: args.challengeTimeout,
+      upstreamTimeout: args.upstreamTimeout,
       presentation: args.presentation,
       timeScale: args.timeScale,
       rateLimit: args.rateLimit,

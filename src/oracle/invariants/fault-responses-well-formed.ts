@@ -1,9 +1,10 @@
 import { ALLOWED_5XX, type FaultRecord } from '../../spec/index.ts';
-import type { Invariant } from '../types.ts';
+import type { Invariant, InvariantOutcome } from '../types.ts';
 import { errorCode, isCreate } from '../lib/exchange.ts';
 import { Columns } from '../lib/columns.ts';
 import { faultOverlapping, isHardFault } from '../lib/faults.ts';
 import { Findings } from '../lib/findings.ts';
+import { FaultReach } from '../lib/fault-reach.ts';
 
 interface CreateSeen {
   seq: number;
@@ -25,6 +26,7 @@ interface CreateSeen {
  * body, or a dropped connection (not a client time-out) fails; so does a Direct API create
  * settled synchronously while a hard fault stopped the upstream for its whole duration.
  * Requests that also crossed a client-link fault are not judged.
+ * Its findings say, per fault window, whether the fault reached the service (lib/fault-reach.ts).
  */
 const invariant: Invariant = {
   id: 'fault-responses-well-formed',
@@ -35,12 +37,29 @@ const invariant: Invariant = {
     /** Spans of every create (to count what ran during a fault) and the details of the ones that may be wrong. */
     const spans = new Columns(['tStart', 'tEnd'] as const);
     const suspects: CreateSeen[] = [];
+    const reach = new FaultReach();
+    const judgeFaults = (): InvariantOutcome => {
+      const faults = ctx.ledger.faults;
+      const upstream = faults.filter((x) => x.link === 'upstream');
+      if (upstream.length === 0) return f.outcome('the run injected no upstream fault');
+      const ts = spans.col('tStart');
+      const te = spans.col('tEnd');
+      for (let i = 0; i < spans.length; i++) if (faultOverlapping(upstream, ts[i], te[i]) && !faultOverlapping(faults, ts[i], te[i], 'client')) f.check();
+      for (const c of suspects) {
+        const during = faultOverlapping(upstream, c.tStart, c.tEnd);
+        if (!during || faultOverlapping(faults, c.tStart, c.tEnd, 'client')) continue;
+        const problem = judge(c, upstream);
+        if (problem) f.violation({ message: `create during upstream fault "${during.toxic.name}" (${during.toxic.type}): ${problem}`, seqs: [c.seq], times: [c.tStart], keys: [c.key] });
+      }
+      return f.outcome('no create ran while an upstream fault was active');
+    };
     return {
       kinds: ['exchange'],
       ops: ['create', 'create_hpp', 'raw'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || !isCreate(rec) || rec.sent.badInput || rec.sent.auth) return;
         spans.push({ tStart: rec.tStart, tEnd: rec.tEnd });
+        reach.observe(rec);
         const settledAtOnce = rec.payment !== null && !['pending', 'processing', 'requires_action'].includes(rec.payment.status);
         const suspect = (rec.status === 0 && rec.failure !== 'timeout') || (rec.status > 0 && !rec.json) || rec.status >= 500 || settledAtOnce;
         if (!suspect) return;
@@ -59,19 +78,7 @@ const invariant: Invariant = {
         });
       },
       finish() {
-        const faults = ctx.ledger.faults;
-        const upstream = faults.filter((x) => x.link === 'upstream');
-        if (upstream.length === 0) return f.outcome('the run injected no upstream fault');
-        const ts = spans.col('tStart');
-        const te = spans.col('tEnd');
-        for (let i = 0; i < spans.length; i++) if (faultOverlapping(upstream, ts[i], te[i]) && !faultOverlapping(faults, ts[i], te[i], 'client')) f.check();
-        for (const c of suspects) {
-          const during = faultOverlapping(upstream, c.tStart, c.tEnd);
-          if (!during || faultOverlapping(faults, c.tStart, c.tEnd, 'client')) continue;
-          const problem = judge(c, upstream);
-          if (problem) f.violation({ message: `create during upstream fault "${during.toxic.name}" (${during.toxic.type}): ${problem}`, seqs: [c.seq], times: [c.tStart], keys: [c.key] });
-        }
-        return f.outcome('no create ran while an upstream fault was active');
+        return { ...judgeFaults(), findings: reach.findings(ctx) };
       },
     };
   },

@@ -1,0 +1,115 @@
+/**
+ * How long a run will take, said before any load: per scenario, its waits (rate windows, an
+ * abandoned 3DS challenge, webhook retries, settling) and its requests, from the same helpers the
+ * scenarios size their waits with, so the plan follows them. Against a remote target with the
+ * spec's 60 s window the rate-limit probe alone waits about four windows; the plan line says so.
+ */
+import type { KeyHandle, Scenario, ScenarioContext, ScenarioEnv } from '../spec/index.ts';
+import { LIMITS } from '../spec/limits.ts';
+import { mixedDurationMs } from '../../scenarios/mixed.ts';
+import { abandonWaitMs } from '../../scenarios/flows.ts';
+import { retryTailMs } from '../../scenarios/webhooks.ts';
+import { rateLimitProbeMs } from '../../scenarios/rate-limit.ts';
+import { settleWaitMs } from '../../scenarios/lib/common.ts';
+import type { FaultRunInfo, FaultStep } from '../spec/index.ts';
+
+export interface PlanInput {
+  scenarios: readonly Scenario[];
+  env: ScenarioEnv;
+  embedded: boolean;
+  limit: number;
+  windowMs: number;
+  timeScale: number;
+  durationMs?: number;
+  rate?: number;
+  /** The webhook receiver's ack time-out, when the run has one. */
+  ackTimeoutMs?: number;
+  /** For the fault schedules (chaos phases). */
+  faultRun: FaultRunInfo;
+}
+
+export interface ScenarioPlan {
+  name: string;
+  ms: number;
+  /** What the time goes to, when it is more than requests (e.g. "4 rate windows of 60 s"). */
+  why: string;
+}
+
+export interface SuitePlan {
+  totalMs: number;
+  scenarios: ScenarioPlan[];
+  /** One line for the console: "about 8 min: rate-limit waits about 4 windows of 60 s (4.3 min), ...". */
+  line: string;
+}
+
+/** Requests of one scenario of the default suite (a default embedded run's counts, rounded up) at a remote round trip. */
+const REQUESTS: Record<string, number> = { 'auth-and-input': 120, idempotency: 80, refunds: 50, lists: 90, flows: 260, webhooks: 60 };
+/** Round trip assumed for a remote target (requests mostly sequential), and for the embedded one. */
+const REMOTE_RTT_MS = 100;
+const EMBEDDED_RTT_MS = 3;
+
+/** A stand-in for what the scenarios' sizing helpers read of their context (target, keys, scale, duration, webhooks). */
+function planContext(i: PlanInput): ScenarioContext {
+  const keys = i.env.keys.map((k, index) => ({ ...k, index })) as KeyHandle[];
+  return {
+    scenario: 'plan',
+    target: { url: '', embedded: i.embedded, presentation: i.env.presentation, rateLimit: { limit: i.limit, windowMs: i.windowMs } },
+    keys,
+    testKeys: keys.filter((k) => k.mode === 'test'),
+    timeScale: i.timeScale,
+    ...(i.durationMs !== undefined ? { durationMs: i.durationMs } : {}),
+    ...(i.rate !== undefined ? { rate: i.rate } : {}),
+    webhooks: i.env.webhooks?.wired ? { deliveries: () => 0, ackTimeoutMs: i.ackTimeoutMs ?? LIMITS.webhookAckTimeoutMs } : null,
+  } as unknown as ScenarioContext;
+}
+
+function minutes(ms: number): string {
+  if (ms < 90_000) return `${Math.max(1, Math.round(ms / 1000))} s`;
+  return `${Math.round(ms / 6_000) / 10} min`;
+}
+
+export function planSuite(i: PlanInput): SuitePlan {
+  const ctx = planContext(i);
+  const rtt = i.embedded ? EMBEDDED_RTT_MS : REMOTE_RTT_MS;
+  const req = (name: string) => (REQUESTS[name] ?? 50) * rtt;
+  const out: ScenarioPlan[] = [];
+  for (const s of i.scenarios) {
+    const p = (ms: number, why = '') => out.push({ name: s.name, ms: Math.round(ms), why });
+    switch (s.name) {
+      case 'rate-limit': {
+        const r = rateLimitProbeMs(ctx, rtt);
+        p(r.ms, `waits about ${r.windows} windows of ${minutes(i.windowMs)}`);
+        break;
+      }
+      case 'mixed':
+      case 'soak':
+        p(mixedDurationMs(ctx), 'load');
+        break;
+      case 'flows':
+        p(abandonWaitMs(ctx) + req(s.name), 'waits for an abandoned 3DS challenge to expire');
+        break;
+      case 'webhooks':
+        p(i.env.webhooks?.wired ? settleWaitMs(ctx) + retryTailMs(ctx) + req(s.name) : req(s.name), i.env.webhooks?.wired ? 'waits for deliveries and the retries of failed ones' : '');
+        break;
+      case 'refunds':
+        p((i.embedded ? Math.max(3_000, 60_000 * i.timeScale) : 30_000) + req(s.name), 'waits for refunds to settle');
+        break;
+      default: {
+        const schedule: FaultStep[] = s.faults?.scheduleFor?.(i.faultRun) ?? s.faults?.schedule ?? [];
+        const proxies = (i.env as { faultProxies?: readonly string[] }).faultProxies;
+        const steps = schedule.filter((st) => !proxies || proxies.includes(st.proxy));
+        if (steps.length) {
+          const end = Math.max(...steps.map((st) => st.at + st.duration));
+          p(end + settleWaitMs(ctx), 'fault schedule and healing');
+        } else if (s.faults) p(0, 'skipped: no proxy for its faults');
+        else p(req(s.name));
+      }
+    }
+  }
+  const totalMs = out.reduce((a, x) => a + x.ms, 0);
+  const big = [...out].filter((x) => x.why && x.ms >= 0.05 * totalMs).sort((a, b) => b.ms - a.ms);
+  const rest = totalMs - big.reduce((a, x) => a + x.ms, 0);
+  const parts = big.map((x) => `${x.name} ${x.why} (${minutes(x.ms)})`);
+  if (rest > 0) parts.push(`the rest ${minutes(rest)}`);
+  return { totalMs, scenarios: out, line: `about ${minutes(totalMs)}: ${parts.join('; ')}` };
+}

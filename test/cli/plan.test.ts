@@ -1,0 +1,60 @@
+/**
+ * The run's plan (src/cli/plan.ts): said before any load, from the scenarios' own sizing helpers.
+ * A 60 s window and a limit of 500 (the spec's values) keep the default suite within 10 minutes,
+ * with the rate-limit probe's window waits named; the scaled embedded default takes about a minute.
+ */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SUITE } from '../../scenarios/index.ts';
+import { DEFAULT_ENV } from '../../scenarios/lib/rules.ts';
+import { planSuite, type PlanInput } from '../../src/cli/plan.ts';
+
+function input(o: { embedded: boolean; limit: number; windowMs: number; timeScale: number; webhooks: boolean; proxies?: string[] }): PlanInput {
+  return {
+    scenarios: DEFAULT_SUITE,
+    env: { ...DEFAULT_ENV, embedded: o.embedded, webhooks: o.webhooks ? { wired: true, failShare: 0.2 } : null, ...(o.proxies ? { faultProxies: o.proxies } : {}) },
+    embedded: o.embedded,
+    limit: o.limit,
+    windowMs: o.windowMs,
+    timeScale: o.timeScale,
+    ackTimeoutMs: o.embedded ? 500 : 10_000,
+    faultRun: { timeScale: o.timeScale, embedded: o.embedded },
+  };
+}
+
+const min = 60_000;
+
+describe('run plan', () => {
+  it('embedded at --window-ms 60000 --rate-limit 500: within 10 minutes, the rate-limit waits named in the line', () => {
+    const plan = planSuite(input({ embedded: true, limit: 500, windowMs: 60_000, timeScale: 0.05, webhooks: true, proxies: ['upstream', 'client'] }));
+    const rl = plan.scenarios.find((s) => s.name === 'rate-limit')!;
+    expect(rl.ms).toBeGreaterThanOrEqual(3 * min);
+    expect(rl.ms).toBeLessThan(4 * min);
+    expect(plan.totalMs).toBeLessThanOrEqual(10 * min);
+    expect(plan.line).toMatch(/^about [\d.]+ min: rate-limit waits about 3 windows of 60 s \([\d.]+ min\)/);
+    expect(plan.scenarios.map((s) => s.name)).toEqual(DEFAULT_SUITE.map((s) => s.name));
+  });
+
+  it('a remote target with the spec\'s 500 per 60 s (no webhook receiver, no proxies): within 10 minutes; the chaos phase skipped', () => {
+    const plan = planSuite(input({ embedded: false, limit: 500, windowMs: 60_000, timeScale: 1, webhooks: false, proxies: [] }));
+    expect(plan.totalMs).toBeLessThanOrEqual(10 * min);
+    expect(plan.totalMs).toBeGreaterThan(5 * min);
+    const flows = plan.scenarios.find((s) => s.name === 'flows')!;
+    expect(flows.ms).toBeLessThanOrEqual(2.5 * min); // the abandoned-challenge wait is capped on a remote target
+    // A chaos phase of the default suite, if any, is skipped without its proxies.
+    for (const s of plan.scenarios.filter((x) => x.name.startsWith('chaos'))) expect(s.why).toMatch(/skipped/);
+    expect(plan.line).toContain('rate-limit waits about 3 windows of 60 s');
+  });
+
+  it('names the webhook retry wait when a receiver is wired (the longest wait on a remote target)', () => {
+    const plan = planSuite(input({ embedded: false, limit: 500, windowMs: 60_000, timeScale: 1, webhooks: true, proxies: [] }));
+    const wh = plan.scenarios.find((s) => s.name === 'webhooks')!;
+    expect(wh.ms).toBeGreaterThan(5 * min);
+    expect(plan.line).toMatch(/webhooks waits for deliveries and the retries of failed ones \([\d.]+ min\)/);
+  });
+
+  it('the scaled embedded default (120 per 3 s) takes about a minute or two', () => {
+    const plan = planSuite(input({ embedded: true, limit: 120, windowMs: 3_000, timeScale: 0.05, webhooks: true, proxies: ['upstream', 'client'] }));
+    expect(plan.totalMs).toBeLessThan(3 * min);
+    expect(plan.totalMs).toBeGreaterThan(20_000);
+  });
+});
