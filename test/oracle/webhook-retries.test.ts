@@ -65,6 +65,12 @@ describe('failed-delivery-retried (WH-9): growing intervals', () => {
     expect(r.examples[0].message).toMatch(/shrank/);
   });
 
+  it('counts a later delivery about the same payment under another id as the retry (WH-8 judges the id)', async () => {
+    const r = await judgeOne('failed-delivery-retried', [webhook({ eventId: 'evt_1', answered: 500, tReceived: 1000 }), webhook({ eventId: 'evt_2', tReceived: 2000 }), endRec({ tEnd: 600_000 })]);
+    expect(r.status).toBe('pass');
+    expect(r.checked).toBe(1);
+  });
+
   it('after a failed retry, waits for several times the last gap before judging "not retried"', async () => {
     // Another event shows first retries of 250 ms; this one failed at 0, 250, 750 and its next retry (1 s later) is not in yet.
     const other = attempts('evt_o', at(0, [250]));
