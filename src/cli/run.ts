@@ -28,9 +28,12 @@ import {
   type TargetInfo,
   type WebhookRecord,
 } from '../spec/index.ts';
-import { RunClock, HistoryWriter, MetricsAggregator, Progress, runScenarios, makeRunRecord, newRunId } from '../engine/index.ts';
+import { RunClock, HistoryWriter, MetricsAggregator, Progress, runScenarios, makeRunRecord, newRunId, faultRunInfo } from '../engine/index.ts';
 import { probeRateLimit, detectTargetPresentation, carriesLivemodeTrue, type KeySecret } from '../client/index.ts';
-import { openChaosSession, groupSessions, ToxiproxyApiError, type ChaosGroup, type ChaosSession } from '../chaos/index.ts';
+import { openChaosSession, groupSessions, ToxiproxyDriver, ToxiproxyApiError, type ChaosGroup, type ChaosSession } from '../chaos/index.ts';
+import { startToxiproxyServer } from '../chaos/proxy/index.ts';
+import { scaledDelays } from '../target/options.ts';
+import { planFaults, scenarioSchedule, viaProxyUrl } from './chaos-setup.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../webhooks/index.ts';
 import { writeReports, renderConsole } from '../report/index.ts';
 import { SCENARIOS, scenarioByName } from '../../scenarios/index.ts';
@@ -179,6 +182,9 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
     }
   });
   const extraFaults = cfg.faults ? parseFaultSchedule(cfg.faults) : [];
+  // The service's processor time-out: declared, or the embedded service's own (scaled).
+  const upstreamTimeoutMs =
+    cfg.upstreamTimeout !== undefined ? parseDuration(cfg.upstreamTimeout, '--upstream-timeout') : embedded ? scaledDelays(timeScale).upstreamTimeoutMs : undefined;
 
   let parsedKeys: ParsedKey[];
   let directApi = new Map<string, boolean>();
@@ -269,11 +275,16 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
       cleanups.push(() => stack!.close());
     }
 
-    const toxiproxyUrl = cfg.toxiproxy ?? stack?.toxiproxyUrl;
-    const scheduled = [...scenarios.flatMap((s) => s.faults?.schedule ?? []), ...extraFaults];
-    if (scheduled.length && !toxiproxyUrl) {
-      throw new PaystormError('a selected scenario (or --config faults) injects faults: pass --toxiproxy URL and --proxy NAME=LISTEN>UPSTREAM for a real target.', EXIT.usage, '--toxiproxy');
+    let toxiproxyUrl = cfg.toxiproxy ?? stack?.toxiproxyUrl;
+    // --proxy on a real target without --toxiproxy: the proxies live in paystorm's embedded Toxiproxy-compatible proxy.
+    if (!toxiproxyUrl && proxies.length > 0) {
+      const own = await startToxiproxyServer({ host: '127.0.0.1', port: 0 });
+      cleanups.push(() => own.close());
+      toxiproxyUrl = own.url;
+      io.stderr.write(`paystorm: no --toxiproxy: started the embedded Toxiproxy-compatible proxy (API ${own.url}) for --proxy\n`);
     }
+    const runInfo = faultRunInfo({ ...(durationMs !== undefined ? { durationMs } : {}), timeScale, target: { embedded }, ...(upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs } : {}) });
+    const scheduled = [...scenarios.flatMap((s) => scenarioSchedule(s, runInfo)), ...extraFaults];
     const sessions: ChaosSession[] = [];
     const openSession = async (specs: typeof proxies) => {
       let s: ChaosSession;
@@ -299,10 +310,32 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
         const client = await openSession([{ name: 'client', listen: '127.0.0.1:0', upstream: new URL(targetUrl).host }]);
         targetUrl = `http://${client.proxies.get('client')!.listen}`;
       }
+      if (!embedded) {
+        for (const p of first.proxies.values()) io.stderr.write(`paystorm: proxy "${p.name}" listens on ${p.listen} and forwards to ${p.upstream}\n`);
+        // A client proxy this run created sits in front of the service: paystorm's own requests go through it.
+        const client = first.proxies.get('client');
+        if (client) {
+          if (client.upstream !== new URL(targetUrl).host) io.stderr.write(`paystorm: warning: proxy "client" forwards to ${client.upstream}, not to the target ${new URL(targetUrl).host}\n`);
+          targetUrl = viaProxyUrl(targetUrl, client.listen, toxiproxyUrl);
+          io.stderr.write(`paystorm: requests to the target go through proxy "client" (${targetUrl})\n`);
+        }
+      }
       chaos = groupSessions(sessions);
     } else if (stack) {
       targetUrl = await stack.startService(new URL(stack.processorUrl).host);
     }
+    // Check every schedule against the proxies that exist before load: run what can run, say what cannot.
+    const known = toxiproxyUrl && chaos ? [...new Set([...sessions.flatMap((s) => [...s.proxies.keys()]), ...(await new ToxiproxyDriver(toxiproxyUrl).listProxies()).map((p) => p.name)])] : null;
+    const faultPlan = planFaults({
+      scenarios,
+      named: (cfg.scenarios ?? []).length > 0,
+      extraFaults,
+      proxies: known,
+      toxiproxyUrl: toxiproxyUrl ?? null,
+      targetHost: new URL(cfg.target ?? targetUrl).host,
+      run: runInfo,
+    });
+    for (const n of faultPlan.notes) io.stderr.write(`paystorm: ${n}\n`);
 
     // Is the target there, and does it speak this API?
     const firstTest = parsedKeys.find((k) => k.mode === 'test')!;
@@ -337,6 +370,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
       keys: keyInfos,
       cardOutcomes,
       webhooks: receiver ? { wired: true, failShare: cfg.webhookFailShare ?? WEBHOOK_FAIL_SHARE_DEFAULT } : null,
+      faultProxies: faultPlan.faultProxies,
     };
     // How long the run will take and why, before any load (a remote 60 s window makes the rate-limit probe take minutes).
     const plan = planSuite({
@@ -382,6 +416,8 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
         facts: { tool: 'paystorm', node: process.version, bugs: cfg.bugs ?? [], ...(variant ? { variant: variant.name } : {}), toxiproxy: toxiproxyUrl ?? null },
       }),
       ...(challengeTimeoutMs !== undefined ? { challengeTimeoutMs } : {}),
+      ...(upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs } : {}),
+      ...(faultPlan.skipped.length ? { faultsSkipped: faultPlan.skipped } : {}),
     });
     gate.open(history);
 
@@ -423,6 +459,8 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
       ...(durationMs !== undefined ? { durationMs } : {}),
       ...(cfg.rate !== undefined ? { rate: cfg.rate } : {}),
       ...(chaos ? { chaos, extraFaults } : {}),
+      faultProxies: faultPlan.faultProxies,
+      ...(upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs } : {}),
       log: (m) => progress.log(m),
       // Deliveries after the traffic are not the run's: the receiver closes before the end record.
       ...(receiver ? { beforeEnd: () => receiver!.close() } : {}),
