@@ -23,7 +23,9 @@ function describeJson(v: unknown): string {
  * found, line by line, by readHistory.
  */
 export function notAHistory(path: string): string | null {
-  const size = statSync(path).size;
+  const st = statSync(path);
+  if (!st.isFile()) return `not a file (${st.isDirectory() ? 'a directory' : 'a special file'}); ${EXPECTED}.`;
+  const size = st.size;
   const fd = openSync(path, 'r');
   let head: string;
   try {
