@@ -128,7 +128,8 @@ export function resolveRunConfig(flags: RunConfig, file: RunConfig | null, fileP
     for (const i of parsed.error.issues) {
       const [top, ...rest] = i.path.map(String);
       const field = top === undefined ? '(options)' : fieldOf(top) + (rest.length ? `.${rest.join('.')}` : '');
-      problems.push({ field, message: i.message });
+      // yargs turns `--rate fast` into NaN: say what is wanted.
+      problems.push({ field, message: /received NaN/.test(i.message) ? 'expected a number' : i.message });
     }
     const rest = { ...merged };
     for (const i of parsed.error.issues) {
