@@ -46,7 +46,8 @@ function paystorm(args: string[], opts: { interruptWhen?: (stderr: string) => bo
 const out = () => mkdtempSync(join(tmpdir(), 'paystorm-cli-'));
 const onlyRun = (dir: string) => readdirSync(dir).filter((d) => d !== 'latest')[0];
 
-describe('usage errors exit 3 and name the flag', () => {
+// Short processes that refuse at once: run side by side.
+describe.concurrent('usage errors exit 3 and name the flag', () => {
   it('a malformed key', async () => {
     const r = await paystorm(['run', '--target', 'http://127.0.0.1:9', '--key', 'sk_test_abc']);
     expect(r.code).toBe(3);
@@ -81,7 +82,8 @@ describe('usage errors exit 3 and name the flag', () => {
   });
 });
 
-describe('bad input is refused before any load (exit 3), and nothing is left behind', () => {
+// Short processes that refuse at once: run side by side.
+describe.concurrent('bad input is refused before any load (exit 3), and nothing is left behind', () => {
   it('every bad flag at once, before a single request; no run folder', async () => {
     const dir = out();
     const r = await paystorm(['run', 'idempotency', '--out', dir, '--threshold', 'no_such_metric: p(99)<1', '--threshold', 'http_req_duration: p(99)<<1', '--duration', '5']);
