@@ -389,7 +389,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
     const settleBoundMs = cfg.settleBound !== undefined ? parseDuration(cfg.settleBound, '--settle-bound') : embedded ? Math.max(3_000, 60_000 * timeScale) : RUN_DEFAULTS.settleBoundMs;
     // SM-4: the 3DS challenge time-out, when known (embedded: the service's own, scaled).
     const challengeTimeoutMs =
-      cfg.challengeTimeout !== undefined ? parseDuration(cfg.challengeTimeout, '--challenge-timeout') : embedded ? embeddedChallengeTimeoutMs(timeScale) : undefined;
+      cfg.challengeTimeout !== undefined ? parseDuration(cfg.challengeTimeout, '--challenge-timeout') : embedded ? (variant?.options.challengeExpiryMs ?? embeddedChallengeTimeoutMs(timeScale)) : undefined;
     // Offload: records are built, serialized and written on a worker thread, off the load loop's thread.
     const history = (writer = new HistoryWriter({ path: join(runDir, 'history.ndjson'), offload: true }));
     history.write({

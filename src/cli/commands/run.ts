@@ -90,6 +90,8 @@ export const runCommand: PaystormCommand = {
     process.on('SIGTERM', onSignal);
     try {
       const result = await executeRun(cfg, { stdout: process.stdout, stderr: process.stderr, signal: controller.signal });
+      const { appendStepSummary } = await import('../../report/step-summary.ts');
+      appendStepSummary(result.runDir);
       return controller.signal.aborted && result.exitCode === EXIT.pass ? EXIT.interrupted : result.exitCode;
     } finally {
       process.off('SIGINT', onSignal);
