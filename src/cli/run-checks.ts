@@ -142,6 +142,11 @@ export const RUN_CHECKS: RunCheck[] = [
 /** Checks that span options (no one option to hang them on). */
 function crossProblems(cfg: RunConfig, fieldOf: (key: keyof RunConfig) => string): OptionProblem[] {
   const out: OptionProblem[] = [];
+  // No --out: the default reports/ (RUN_DEFAULTS.out in run.ts) under the current directory must be writable too.
+  if (cfg.out === undefined) {
+    const p = outProblem('reports');
+    if (p) out.push({ field: fieldOf('out'), message: `${p} (no --out was given: the default is reports/ in the current directory)` });
+  }
   if (cfg.target) {
     for (const f of EMBEDDED_ONLY) {
       if (cfg[f] !== undefined) out.push({ field: fieldOf(f), message: `only applies to the embedded target; drop it or drop --target.` });

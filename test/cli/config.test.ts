@@ -118,6 +118,17 @@ describe('up-front checks: every problem at once, before anything starts', () =>
     expect(e.message).toMatch(/--key: .* is a live key .*--allow-live/);
     expect(e.message).not.toContain('svc_live_sk_abcdefghijkl1234');
   });
+  it('checks the default reports/ when no --out is given', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'paystorm-cwd-'));
+    writeFileSync(join(cwd, 'reports'), '');
+    const before = process.cwd();
+    process.chdir(cwd);
+    try {
+      expect(usageError(() => resolveRunConfig({}, null)).message).toMatch(/^--out: reports is a file, not a directory.*no --out was given/);
+    } finally {
+      process.chdir(before);
+    }
+  });
   it('passes good options through unchanged', () => {
     const cfg = { scenarios: ['idempotency'], duration: '30s', thresholds: ['http_req_duration{op:create}: p(99)<800'], out: join(dir, 'out', 'nested'), seed: 3 };
     expect(resolveRunConfig(cfg, null)).toEqual(cfg);
