@@ -20,6 +20,7 @@ import { scaledDelays } from '../../src/target/options.ts';
 import { startToxiproxyServer } from '../../src/chaos/proxy/index.ts';
 import { openChaosSession, groupSessions, type ChaosSession } from '../../src/chaos/index.ts';
 import { startWebhookReceiver } from '../../src/webhooks/index.ts';
+import { EMBEDDED_WEBHOOK_RETRY_BASE_MIN_MS } from '../../src/cli/embedded.ts';
 
 export const LIMIT = 60;
 export const WINDOW_MS = 2_000;
@@ -97,6 +98,8 @@ export async function runAgainstReference(
     timeScale: TIME_SCALE,
     webhookUrls: receiver ? [{ url: receiver.url, mode: 'test' }] : [],
     webhookTimeoutMs: ACK_MS,
+    // As `paystorm run` does: retry gaps well above timer jitter, so WH-9's growth check is fair.
+    webhookRetryBaseMs: Math.max(EMBEDDED_WEBHOOK_RETRY_BASE_MIN_MS, scaledDelays(TIME_SCALE).webhookRetryBaseMs),
   });
   const logs: string[] = [];
   try {
