@@ -129,9 +129,10 @@ function keyInfo(k: ParsedKey, directApi?: boolean, shared?: boolean): KeyInfo {
  * X-RateLimit-Reset, to the second. When it disagrees with the window the run assumes, say so:
  * the oracle judges RL-2 with the assumed one.
  */
-function warnIfWindowDiffers(probe: { limit: number | null; remaining: number | null; reset: number | null; wall: number }, windowMs: number, io: RunIo): void {
+function warnIfWindowDiffers(probe: { limit: number | null; remaining: number | null; reset: number | null; date?: number | null; wall: number }, windowMs: number, io: RunIo): void {
   if (probe.limit === null || probe.remaining !== probe.limit - 1 || probe.reset === null) return;
-  const seen = probe.reset * 1000 - probe.wall;
+  // Against the answer's own Date when it has one: both are the server's clock, so a host whose clock is off does not look like another window.
+  const seen = probe.date !== null && probe.date !== undefined ? (probe.reset - probe.date) * 1000 : probe.reset * 1000 - probe.wall;
   if (Math.abs(seen - windowMs) > 1500) {
     io.stderr.write(`paystorm: the target's rate window looks like about ${Math.round(seen / 1000)} s (X-RateLimit-Reset), not the ${windowMs / 1000} s the spec fixes; rate-window rules are judged with ${windowMs / 1000} s. Pass --window-ms if the deployment is configured otherwise.\n`);
   }

@@ -10,6 +10,8 @@ export interface RateLimitProbe {
   remaining: number | null;
   /** X-RateLimit-Reset, Unix seconds. */
   reset: number | null;
+  /** The Date header, Unix seconds (the server's clock, like reset); null when absent. */
+  date: number | null;
   status: number;
 }
 
@@ -46,6 +48,7 @@ export async function probeRateLimit(baseUrl: string, secret: string, timeoutMs 
     limit: intHeader(r.headers[RATE_HEADERS.limit]),
     remaining: intHeader(r.headers[RATE_HEADERS.remaining]),
     reset: intHeader(r.headers[RATE_HEADERS.reset]),
+    date: typeof r.headers.date === 'string' && !Number.isNaN(Date.parse(r.headers.date)) ? Math.floor(Date.parse(r.headers.date) / 1000) : null,
     status: r.status,
   };
 }

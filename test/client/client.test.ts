@@ -425,7 +425,7 @@ describe('target detection', () => {
   it('detects the presentation from a list page and reads the rate limit', async () => {
     const s = await stubbed((_req, res) => sendJson(res, 200, { object: 'list', data: [paymentB(PAY_ID)], has_more: false, url: '/v1/payments' }, { 'x-ratelimit-limit': '120', 'x-ratelimit-remaining': '119', 'x-ratelimit-reset': '1900000000' }));
     expect(await detectTargetPresentation(s.url, SECRET)).toBe('B');
-    expect(await probeRateLimit(s.url, SECRET)).toEqual({ limit: 120, remaining: 119, reset: 1900000000, status: 200 });
+    expect(await probeRateLimit(s.url, SECRET)).toEqual({ limit: 120, remaining: 119, reset: 1900000000, date: expect.any(Number), status: 200 });
   });
 
   it('falls back to a probe create when the list is empty', async () => {
