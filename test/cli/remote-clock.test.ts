@@ -38,6 +38,9 @@ describe('remote target 3 s ahead', () => {
     expect(s.invariants.find((i) => i.id === 'rate-reset-value')!.status).toBe('pass');
     const f = s.findings!.find((x) => x.id === 'server-clock-offset')!;
     expect(f.level).toBe('warning');
-    expect(f.text).toMatch(/3 s ahead of paystorm's/);
+    // Within a second: the test machine is shared, and a busy service sends a cached Date late.
+    const off = Number(/clock is ([\d.]+) s ahead of paystorm's/.exec(f.text)![1]);
+    expect(off).toBeGreaterThan(2);
+    expect(off).toBeLessThan(4);
   }, 60_000);
 });
