@@ -11,7 +11,7 @@
  * The lower bound is sound whatever the server does. The upper one is not: servers cache the
  * Date string and refresh it on a timer (Node does), so a busy event loop sends a Date up to
  * its lag behind. The upper bound is therefore the 1st percentile of the per-exchange upper
- * bounds (the smallest when fewer than 100), not their minimum.
+ * bounds, and at least the third smallest from 20 answers on (the smallest below), not their minimum.
  */
 import type { ExchangeRecord } from '../../spec/index.ts';
 
@@ -63,7 +63,8 @@ export class ServerClock {
 
   estimate(): ServerClockEstimate | null {
     if (this.samples === 0) return null;
-    const k = Math.min(this.uppers.length - 1, Math.floor(this.samples / 100));
+    // Drop the 1% smallest upper bounds, and at least two once there are 20 answers (stale Dates come in runs: one busy turn of the server's event loop).
+    const k = Math.min(this.uppers.length - 1, Math.max(Math.floor(this.samples / 100), this.samples >= 20 ? 2 : 0));
     const upper = this.uppers[k];
     // Crossed bounds: the truth lies between them (several clocks) or just above the lower one
     // (a stale Date pulled the upper one down), which a round trip's margin covers.
