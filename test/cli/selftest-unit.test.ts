@@ -83,7 +83,8 @@ describe('scenario selection', () => {
     }
   });
   it('falls back to non-default scenarios, then hints, then the full suite', () => {
-    expect(scenariosForRule('FT-1', 'B')).toEqual({ scenarios: ['chaos'], basis: 'declared-non-default' });
+    // FT-* are declared by the default suite's chaos phase (chaos-short); ERR-4 still takes the long chaos scenario (a hint).
+    expect(scenariosForRule('FT-1', 'B')).toEqual({ scenarios: ['chaos-short'], basis: 'declared' });
     expect(scenariosForRule('ERR-4', 'B').scenarios).toContain('chaos');
     expect(scenariosForRule('IDEM-11', 'B').basis).toBe('full-suite');
     expect(scenariosForRule('RL-7', 'B', true).basis).toBe('full-suite');
@@ -356,7 +357,7 @@ describe('runSelftest with a fake runner', () => {
     });
     expect(r.bugs[0]).toMatchObject({ caught: false, incomplete: true });
     expect(r.bugs[0]!.diagnosis).toMatch(/stopped by the 60 s per-run cap/);
-    expect(renderMatrix(r)).toMatch(/\| 0 \(incomplete\) \| B \| default suite \+ chaos \(declaring scenarios alone missed it\) \|/);
+    expect(renderMatrix(r)).toMatch(/\| 0 \(incomplete\) \| B \| default suite \(declaring scenarios alone missed it\) \|/);
   });
 
   it('stops scheduling runs once aborted and exits 130 without a matrix', async () => {
