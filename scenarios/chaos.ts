@@ -132,7 +132,7 @@ const FULL: ChaosShape = { toxics: upstreamToxics, stepMs: STEP_MS, gapMs: GAP_M
 
 /**
  * The default suite's chaos phase: the three upstream faults that stop or slow the processor
- * (latency, every connection held, the proxy down) and the client-link fault, about 11 s on
+ * (latency, every connection held, the proxy down) and the client-link fault, about 13 s on
  * the embedded target. The client-link fault comes first, before the mixed load starts.
  */
 export const SHORT: ChaosShape = {
