@@ -53,7 +53,8 @@ export async function judgeHistory(historyPath: string, opts: JudgeRunOptions = 
   const snapshot = metrics.snapshot();
 
   const exprs = new Set<string>(opts.thresholds ?? []);
-  for (const s of run?.scenarios ?? []) for (const t of opts.scenarioThresholds?.(s.name) ?? []) exprs.add(t);
+  // The run record carries each scenario's default thresholds; older histories name them only.
+  for (const s of run?.scenarios ?? []) for (const t of s.thresholds ?? opts.scenarioThresholds?.(s.name) ?? []) exprs.add(t);
   const thresholds = evaluateThresholds([...exprs], snapshot);
 
   const interrupted = opts.interrupted ?? (end ? end.reason === 'interrupted' : true);

@@ -14,6 +14,7 @@ import { dirname, resolve } from 'node:path';
 import { EXIT, PaystormError, parseKeyArg, parseProxyArg, parseFaultSchedule, type ParsedKey } from '../spec/index.ts';
 import { parseThreshold } from '../oracle/thresholds.ts';
 import { SCENARIOS, scenarioByName } from '../../scenarios/index.ts';
+import { isScenarioPath } from './scenario-file.ts';
 import { isBugName, BUG_NAMES } from '../target/bugs.ts';
 import { variantByName, VARIANT_NAMES } from '../target/variants.ts';
 import { parseDuration } from './duration.ts';
@@ -77,7 +78,10 @@ export function outProblem(out: string): string | undefined {
 
 export const RUN_CHECKS: RunCheck[] = [
   check('scenarios', (names) => {
-    const unknown = names.filter((n) => !scenarioByName(n));
+    // A path names the user's own scenario file: it is loaded and checked before the first request.
+    const missingFiles = names.filter((n) => isScenarioPath(n) && !existsSync(resolve(n)));
+    if (missingFiles.length) return `no scenario file at ${missingFiles.join(', ')}. Pass the path of a .ts or .js file that exports a scenario (docs/own-scenarios.md).`;
+    const unknown = names.filter((n) => !isScenarioPath(n) && !scenarioByName(n));
     if (unknown.length) return `unknown scenario${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}. Available: ${SCENARIOS.map((x) => x.name).join(', ')} (see paystorm scenarios).`;
   }),
   check('keys', (keys, cfg) => {

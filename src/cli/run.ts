@@ -44,6 +44,7 @@ import { embeddedChallengeTimeoutMs, embeddedWebhookPaths, startEmbeddedStack, t
 /** The embedded service's webhook endpoints live under this receiver path (`/webhooks/test`, `/webhooks/live`). */
 const EMBEDDED_WEBHOOK_BASE_PATH = '/webhooks';
 import { judgeHistory } from './judge-run.ts';
+import { isScenarioPath, loadScenarioFile } from './scenario-file.ts';
 import { planSuite } from './plan.ts';
 import { variantByName, VARIANT_NAMES } from '../target/variants.ts';
 
@@ -86,13 +87,22 @@ export interface RunResult {
   runDir: string | null;
 }
 
-export function selectScenarios(names: readonly string[]): Scenario[] {
+/** Built-in scenarios by name, and a user's own scenario files by path (docs/own-scenarios.md). */
+export async function selectScenarios(names: readonly string[]): Promise<Scenario[]> {
   if (names.length === 0) return SCENARIOS.filter((s) => s.defaultSuite);
-  return names.map((n) => {
+  const out: Scenario[] = [];
+  for (const n of names) {
+    if (isScenarioPath(n)) {
+      out.push(await loadScenarioFile(n, SCENARIOS.map((x) => x.name)));
+      continue;
+    }
     const s = scenarioByName(n);
-    if (!s) throw new PaystormError(`unknown scenario "${n}". Available: ${SCENARIOS.map((x) => x.name).join(', ')} (see paystorm scenarios).`, EXIT.usage, 'scenario');
-    return s;
-  });
+    if (!s) throw new PaystormError(`unknown scenario "${n}". Available: ${SCENARIOS.map((x) => x.name).join(', ')} (see paystorm scenarios), or the path of your own scenario file.`, EXIT.usage, 'scenario');
+    out.push(s);
+  }
+  const dup = out.find((s, i) => out.findIndex((o) => o.name === s.name) !== i);
+  if (dup) throw new PaystormError(`scenario "${dup.name}" is selected twice. Name each scenario once.`, EXIT.usage, 'scenario');
+  return out;
 }
 
 /** Parses --key values; refuses a live key without --allow-live. */
@@ -155,7 +165,7 @@ class RecordGate {
 }
 
 export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> {
-  const scenarios = selectScenarios(cfg.scenarios ?? []);
+  const scenarios = await selectScenarios(cfg.scenarios ?? []);
   const embedded = !cfg.target;
   const seed = cfg.seed ?? Math.floor(Math.random() * 2 ** 31);
   const durationMs = cfg.duration !== undefined ? parseDuration(cfg.duration, '--duration') : undefined;
@@ -399,7 +409,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
         clock,
         target,
         keys: keyInfos,
-        scenarios: scenarios.map((s) => ({ name: s.name, rules: s.rulesFor ? s.rulesFor(env) : s.rules })),
+        scenarios: scenarios.map((s) => ({ name: s.name, rules: s.rulesFor ? s.rulesFor(env) : s.rules, ...(s.thresholds?.length ? { thresholds: [...s.thresholds] } : {}) })),
         seed,
         timeScale,
         settleBoundMs,

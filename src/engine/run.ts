@@ -181,7 +181,7 @@ export interface MakeRunRecordOptions {
   clock: RunClock;
   target: TargetInfo;
   keys: readonly (KeyInfo | KeyHandle)[];
-  scenarios: readonly Pick<Scenario, 'name' | 'rules'>[];
+  scenarios: readonly Pick<Scenario, 'name' | 'rules' | 'thresholds'>[];
   seed: number;
   timeScale: number;
   settleBoundMs: number;
@@ -205,7 +205,7 @@ export function makeRunRecord(o: MakeRunRecordOptions): RunRecord {
       if (k.shared) info.shared = true;
       return info;
     }),
-    scenarios: o.scenarios.map((s) => ({ name: s.name, rules: [...s.rules] })),
+    scenarios: o.scenarios.map((s) => ({ name: s.name, rules: [...s.rules], ...(s.thresholds?.length ? { thresholds: [...s.thresholds] } : {}) })),
     seed: o.seed,
     timeScale: o.timeScale,
     settleBoundMs: o.settleBoundMs,

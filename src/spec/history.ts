@@ -83,7 +83,8 @@ export const runRecordSchema = z.object({
   /** Learned from X-RateLimit-Limit and the window edges; null when unknown. */
   rateLimit: z.object({ limit: z.number(), windowMs: z.number() }).nullable(),
   keys: z.array(keyInfoSchema),
-  scenarios: z.array(z.object({ name: z.string(), rules: z.array(z.string()) })),
+  /** `thresholds`: the scenario's own default thresholds (k6 syntax), so `check` applies them without the scenario's code (a user's scenario file). */
+  scenarios: z.array(z.object({ name: z.string(), rules: z.array(z.string()), thresholds: z.array(z.string()).optional() })),
   seed: z.number(),
   timeScale: z.number(),
   /** SM-6 / FT-2 bound in ms (already scaled). */
