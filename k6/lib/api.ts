@@ -19,6 +19,7 @@ import type { KeyConfig } from './config.ts';
 import { newIdempotencyKey } from './ids.ts';
 import { expect } from './checks.ts';
 import { rateLimited } from './metrics.ts';
+import { recordExchange, watchKey } from './record.ts';
 
 // paystorm counts "no response or a 5xx" as failed (src/spec/metrics.ts): 4xx answers,
 // including 409, 422 and 429, are expected protocol answers, not failures.
@@ -91,7 +92,9 @@ export class Api {
     readonly target: string,
     readonly key: KeyConfig,
     readonly timeout = '30s',
-  ) {}
+  ) {
+    watchKey(key);
+  }
 
   private prepare(method: string, path: string, op: Operation, name: string, opts: CallOptions): Prepared {
     const headers: Record<string, string> = { Authorization: `Bearer ${this.key.secret}`, Accept: 'application/json' };
@@ -114,7 +117,7 @@ export class Api {
     };
   }
 
-  private toResult(p: Prepared, res: RefinedResponse<ResponseType | undefined>, sentAt: number): ApiResult {
+  private toResult(p: Prepared, res: RefinedResponse<ResponseType | undefined>, sentAt: number, attempt?: number, group?: string): ApiResult {
     const body = typeof res.body === 'string' ? res.body : '';
     const r: ApiResult = {
       op: p.op,
@@ -129,6 +132,8 @@ export class Api {
       sentAt,
     };
     observe(r, this.key);
+    // The exchange as a paystorm history record, for `paystorm check` / `merge` (record.ts).
+    recordExchange({ op: p.op, key: this.key, method: p.method, url: p.url, body: p.body, idemKey: p.idemKey, attempt, group, sentAt, durationMs: r.durationMs, status: r.status, headers: r.headers, responseBody: body, error: r.error });
     return r;
   }
 
@@ -141,7 +146,7 @@ export class Api {
     for (let attempt = 0; ; attempt++) {
       const sentAt = Date.now();
       const res = http.request(p.method, p.url, p.body, p.params);
-      const r = this.toResult(p, res, sentAt);
+      const r = this.toResult(p, res, sentAt, p.method === 'POST' && p.idemKey ? attempt : undefined);
       if (r.status === 429 && !waited429) {
         waited429 = true;
         const ra = Number(r.headers[RATE_HEADERS.retryAfter]);
@@ -161,7 +166,9 @@ export class Api {
     const reqs: ObjectBatchRequest[] = prepared.map((p) => ({ method: p.method, url: p.url, body: p.body, params: p.params }));
     const sentAt = Date.now();
     const res = http.batch(reqs);
-    return prepared.map((p, i) => this.toResult(p, res[i], sentAt));
+    // One group per batch: the oracle judges parallel same-key requests together.
+    const group = `k6-batch-${sentAt}-${Math.floor(Math.random() * 1e9).toString(36)}`;
+    return prepared.map((p, i) => this.toResult(p, res[i], sentAt, undefined, group));
   }
 
   createDirect(body: Record<string, unknown>, opts: CallOptions = {}): ApiResult {

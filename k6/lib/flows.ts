@@ -19,7 +19,8 @@ import { CREATE_STATUSES, isAllowedTransition, isTerminal, type PaymentStatus } 
 import { directCreateBody, hostedCreateBody, type CardInput, type PaymentInput } from '../../src/spec/inputs.ts';
 import { LIMITS } from '../../src/spec/limits.ts';
 import { HPP_FORM_FIELDS, THREE_DS_RESULT_PARAM } from '../../src/spec/sandbox.ts';
-import { Api, type ApiResult } from './api.ts';
+import { Api, lowerHeaders, type ApiResult } from './api.ts';
+import { recordExchange } from './record.ts';
 import { CARD_EXPECTED, cvcLength, type CardsFile } from './cards.ts';
 import { REFUND_PLANS, type KeyConfig, type LoadOutcome, type MixedConfig, type RefundPlan } from './config.ts';
 import { expect } from './checks.ts';
@@ -198,12 +199,15 @@ function driverAnswered(status: number, what: string): boolean {
 export function complete3ds(ctx: FlowCtx, redirectUrl: string): boolean {
   if (ctx.cfg.sandboxDriver === 'off' || !driverUsable) return false;
   const u = absoluteUrl(redirectUrl, ctx.api.target);
-  const res = http.get(`${u}${u.indexOf('?') >= 0 ? '&' : '?'}${THREE_DS_RESULT_PARAM}=success`, {
+  const url = `${u}${u.indexOf('?') >= 0 ? '&' : '?'}${THREE_DS_RESULT_PARAM}=success`;
+  const sentAt = Date.now();
+  const res = http.get(url, {
     redirects: 0,
     headers: { Accept: 'text/html,application/json' },
     tags: { op: 'complete_3ds', name: 'GET <3DS redirect_url>' },
     timeout: ctx.cfg.requestTimeout,
   });
+  recordSandbox(ctx, 'complete_3ds', 'GET', url, null, sentAt, res);
   return driverAnswered(res.status, 'the 3DS page');
 }
 
@@ -212,13 +216,37 @@ export function submitHosted(ctx: FlowCtx, redirectUrl: string, card: CardInput)
   if (ctx.cfg.sandboxDriver === 'off' || !driverUsable) return false;
   const form: Record<string, string> = {};
   for (const f of HPP_FORM_FIELDS) form[f] = String(card[f]);
-  const res = http.post(absoluteUrl(redirectUrl, ctx.api.target), form, {
+  const url = absoluteUrl(redirectUrl, ctx.api.target);
+  const sentAt = Date.now();
+  const res = http.post(url, form, {
     redirects: 0,
     headers: { Accept: 'text/html,application/json' },
     tags: { op: 'submit_hpp', name: 'POST <hosted redirect_url>' },
     timeout: ctx.cfg.requestTimeout,
   });
+  const formBody = Object.keys(form)
+    .map((k) => `${encodeURIComponent(k)}=${encodeURIComponent(form[k])}`)
+    .join('&');
+  recordSandbox(ctx, 'submit_hpp', 'POST', url, formBody, sentAt, res);
   return driverAnswered(res.status, 'the hosted page');
+}
+
+/** A sandbox page exchange as a history record (no API key was sent; the record names the VU's key as paystorm's client does). */
+function recordSandbox(ctx: FlowCtx, op: 'complete_3ds' | 'submit_hpp', method: string, url: string, body: string | null, sentAt: number, res: { status: number; headers: Record<string, string>; body: unknown; error: string; timings: { duration: number } }): void {
+  recordExchange({
+    op,
+    key: ctx.api.key,
+    method,
+    url,
+    body,
+    idemKey: null,
+    sentAt,
+    durationMs: res.timings ? res.timings.duration : 0,
+    status: res.status,
+    headers: lowerHeaders(res.headers),
+    responseBody: typeof res.body === 'string' ? res.body : '',
+    error: res.error || '',
+  });
 }
 
 // ---------------------------------------------------------------- flows
@@ -311,7 +339,7 @@ export function refundFlow(ctx: FlowCtx, p: CanonicalPayment, input: PaymentInpu
   const refunded = q.amountRefunded ?? 0;
   expect('REF-3: refunds never add up to more than the amount', refunded <= q.amount);
   if (q.refunds !== null) {
-    const sumSucceeded = q.refunds.filter((x) => x.status === 'succeeded').reduce((s, x) => s + x.amount, 0);
+    const sumSucceeded = q.refunds.filter((x) => x.status === 'succeeded').reduce((s, x) => s + (x.amount ?? 0), 0);
     expect('REF-2: refunded_amount is the sum of succeeded refunds only', refunded === sumSucceeded);
     const positions = ids.map((rid) => q.refunds!.findIndex((x) => x.id === rid));
     expect('REF-1: refunds appear in the payment, oldest first', positions.every((pos) => pos >= 0) && positions.every((pos, i) => i === 0 || pos > positions[i - 1]));

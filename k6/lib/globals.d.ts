@@ -1,14 +1,15 @@
 /**
  * k6 provides `console` to scripts, but @types/k6 does not declare it and this
- * project type-checks the k6 scripts without DOM or Node types.
+ * project type-checks the k6 scripts without DOM or Node types. Declared as Node
+ * declares it (`var console: Console`, an interface that merges), so the two agree when
+ * a shared module (src/client/exchange.ts, bundled for the history records) brings
+ * Node's types into the type-check.
  */
-declare global {
-  const console: {
-    log(...args: unknown[]): void;
-    info(...args: unknown[]): void;
-    warn(...args: unknown[]): void;
-    error(...args: unknown[]): void;
-    debug(...args: unknown[]): void;
-  };
+interface Console {
+  log(...args: unknown[]): void;
+  info(...args: unknown[]): void;
+  warn(...args: unknown[]): void;
+  error(...args: unknown[]): void;
+  debug(...args: unknown[]): void;
 }
-export {};
+declare var console: Console;

@@ -12,6 +12,7 @@ import { parseCards } from './cards.ts';
 import { arrivalPlan, mixedConfig, parseKeys, parsePresentation, parseTarget, pickWeighted, testKeysOf, type KeyConfig, type ArrivalPlan, type MixedConfig } from './config.ts';
 import { detectTargetPresentation, directFlow, hostedFlow, listFlow, retrieveFlow, type FlowCtx } from './flows.ts';
 import { loadThresholds, type Thresholds } from './thresholds.ts';
+import { recordRun, watchCards, windowMsOf } from './record.ts';
 
 export interface SetupData {
   presentation: Presentation;
@@ -27,6 +28,7 @@ export const CARDS = parseCards(__ENV.CARDS);
 export const CFG: MixedConfig = mixedConfig(__ENV);
 export const PRESENTATION: Presentation | null = parsePresentation(__ENV);
 export const PLAN: ArrivalPlan = arrivalPlan(__ENV, TEST_KEYS.length, CFG);
+watchCards(CARDS);
 
 let target: string | null = null;
 function targetUrl(): string {
@@ -76,6 +78,7 @@ export function mixedSetup(scriptName: string): SetupData {
   if (limit !== null && !__ENV.RATE && limit !== assumed) {
     console.warn(`${scriptName}: the target reports X-RateLimit-Limit ${limit} but the rate was planned for ${assumed}; set RATE_LIMIT=${limit} (or RATE).`);
   }
+  recordRun({ target: targetUrl(), presentation: det.presentation, rateLimit: limit !== null ? { limit, windowMs: windowMsOf(__ENV) } : null, keys: KEYS, cardOutcomes: Object.keys(CARDS), windowMs: windowMsOf(__ENV) });
   return { presentation: det.presentation, limit };
 }
 

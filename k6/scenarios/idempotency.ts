@@ -31,12 +31,16 @@ import { mixedConfig, parseKeys, parseNumber, parsePresentation, parseTarget, te
 import { cardInput, detectTargetPresentation, paymentInput, poll, type FlowCtx } from '../lib/flows.ts';
 import { newIdempotencyKey, randomHex } from '../lib/ids.ts';
 import { metricKey } from '../lib/thresholds.ts';
+import { recordRun, setScript, watchCards, windowMsOf } from '../lib/record.ts';
+
+setScript('idempotency');
 
 const KEYS = parseKeys(__ENV);
 const TEST_KEYS = testKeysOf(KEYS);
 const CARDS = parseCards(__ENV.CARDS);
 const CFG = mixedConfig(__ENV);
 const PRESENTATION = parsePresentation(__ENV);
+watchCards(CARDS);
 const VUS = parseNumber(__ENV, 'IDEM_VUS', 2, 1, 100);
 const ITERATIONS = parseNumber(__ENV, 'IDEM_ITERATIONS', 3, 1, 10_000);
 /** Parallel same-key creates in the burst. */
@@ -64,6 +68,7 @@ export function setup(): SetupData {
   const api = new Api(parseTarget(__ENV), TEST_KEYS[0], CFG.requestTimeout);
   const det = detectTargetPresentation(api, PRESENTATION, CARDS, CFG.currency);
   console.log(`paystorm k6 idempotency: presentation ${det.presentation} (from ${det.via}); test keys ${TEST_KEYS.map((k) => k.label).join(', ')}`);
+  recordRun({ target: parseTarget(__ENV), presentation: det.presentation, rateLimit: null, keys: KEYS, cardOutcomes: Object.keys(CARDS), windowMs: windowMsOf(__ENV) });
   return { presentation: det.presentation };
 }
 

@@ -12,6 +12,9 @@
 import type { Options } from 'k6/options';
 import { parseDuration } from '../lib/config.ts';
 import { arrivalScenario, baseOptions, mixedIteration, mixedSetup, type SetupData } from '../lib/mixed.ts';
+import { setScript } from '../lib/record.ts';
+
+setScript('mixed');
 
 export const options: Options = baseOptions({ mixed: arrivalScenario('mixed', parseDuration(__ENV, 'DURATION', '5m')) });
 

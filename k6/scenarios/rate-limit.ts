@@ -21,6 +21,9 @@ import { Api, header, type ApiResult } from '../lib/api.ts';
 import { expect } from '../lib/checks.ts';
 import { parseKeys, parseNumber, parseTarget, rateLimitKeyOf, testKeysOf } from '../lib/config.ts';
 import { metricKey } from '../lib/thresholds.ts';
+import { recordRun, setScript, windowMsOf } from '../lib/record.ts';
+
+setScript('rate-limit');
 
 const KEYS = parseKeys(__ENV);
 /** Requests sent in parallel per step. */
@@ -75,6 +78,8 @@ function sampleChecks(s: Sample): void {
 export function setup(): Record<string, never> {
   parseTarget(__ENV);
   if (!rateLimitKeyOf(KEYS)) throw new Error('rate-limit: KEYS has no test key. Set KEYS=[merchant:]svc_test_sk_…');
+  // The limit is learned from the records' X-RateLimit-Limit; the window is WINDOW_MS (default 60 s).
+  recordRun({ target: parseTarget(__ENV), presentation: null, rateLimit: null, keys: KEYS, cardOutcomes: [], windowMs: windowMsOf(__ENV) });
   return {};
 }
 

@@ -8,6 +8,9 @@
 import type { Options } from 'k6/options';
 import { parseDuration } from '../lib/config.ts';
 import { arrivalScenario, baseOptions, mixedIteration, mixedSetup, type SetupData } from '../lib/mixed.ts';
+import { setScript } from '../lib/record.ts';
+
+setScript('soak');
 import { loadThresholds, metricKey } from '../lib/thresholds.ts';
 
 const thresholds = loadThresholds();

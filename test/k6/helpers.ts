@@ -57,6 +57,8 @@ export interface ShimOptions {
   scenario?: string;
   sleepScale?: number;
   timeoutMs?: number;
+  /** Write k6's `--out json` NDJSON (Metric and Point lines) to this file. */
+  jsonOut?: string;
 }
 
 /** Runs a bundle in a child Node process (async: the stub server lives in this process). */
@@ -72,6 +74,7 @@ export function runShim(bundle: string, env: Record<string, string>, opts: ShimO
       K6SHIM_ITERATIONS: String(opts.iterations ?? 1),
       K6SHIM_SLEEP_SCALE: String(opts.sleepScale ?? 1),
       ...(opts.scenario ? { K6SHIM_SCENARIO: opts.scenario } : {}),
+      ...(opts.jsonOut ? { K6SHIM_JSON_OUT: opts.jsonOut } : {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

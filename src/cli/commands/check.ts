@@ -4,19 +4,28 @@ import type { PaystormCommand } from './types.ts';
 import { historyFileOf, judgeHistory } from '../judge-run.ts';
 import { writeReports, renderConsole } from '../../report/index.ts';
 import { scenarioByName } from '../../../scenarios/index.ts';
+import { k6HistoryOf } from '../../history/k6-history.ts';
 
 export const checkCommand: PaystormCommand = {
   command: 'check <path>',
   describe: 'Judge a saved run again (a run directory or its history.ndjson); rewrites its reports',
   builder: (y) =>
     y
-      .positional('path', { type: 'string', describe: 'reports/<run-id> or a history.ndjson' })
+      .positional('path', { type: 'string', describe: "reports/<run-id>, a history.ndjson, or k6's --out json output of a paystorm k6 script (.json or .gz)" })
       .option('threshold', { type: 'string', array: true, describe: 'Threshold in k6 syntax, repeatable' })
       .option('write', { type: 'boolean', default: true, describe: 'Rewrite the reports beside the history (--no-write to only print)' })
-      .example('$0 check reports/latest', 'Judge the latest run again'),
+      .example('$0 check reports/latest', 'Judge the latest run again')
+      .example('$0 check run.k6.json.gz', 'Judge a k6 run (k6 run --out json=run.k6.json.gz dist/k6/mixed.js); reports go to run.k6.paystorm/'),
   handler: async (args) => {
-    const history = historyFileOf(args.path);
-    const summary = await judgeHistory(history, { thresholds: args.threshold ?? [], scenarioThresholds: (n) => scenarioByName(n)?.thresholds ?? [] });
+    // k6 output is recognised by its content and converted to a history first (src/history/k6.ts).
+    const k6 = await k6HistoryOf(args.path, { write: args.write, onWarning: (m) => process.stderr.write(`paystorm: ${m}\n`) });
+    const history = k6 ? k6.historyPath : historyFileOf(args.path);
+    let summary;
+    try {
+      summary = await judgeHistory(history, { thresholds: args.threshold ?? [], scenarioThresholds: (n) => scenarioByName(n)?.thresholds ?? [] });
+    } finally {
+      k6?.cleanup();
+    }
     if (args.write) // latestDir = the run dir itself: re-judging an old run must not replace reports/latest.
     if (args.write) await writeReports(dirname(history), summary, { latestDir: dirname(history) });
     process.stdout.write(renderConsole(summary, { color: !!process.stdout.isTTY }) + '\n');

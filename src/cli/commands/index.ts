@@ -41,10 +41,22 @@ export const commands: CommandEntry[] = [
     load: async () => (await import('./check.ts')).checkCommand,
   },
   {
+    name: 'merge',
+    command: 'merge <runs..>',
+    describe: 'Judge several shards (paystorm runs and k6 --out json files) as one run: histories interleaved by time, clock offsets estimated, one verdict',
+    load: async () => (await import('./merge.ts')).mergeCommand,
+  },
+  {
     name: 'report',
     command: 'report <dir>',
     describe: 'Re-render console, JSON, JUnit, Markdown and HTML reports of a saved run',
     load: async () => (await import('./report.ts')).reportCommand,
+  },
+  {
+    name: 'repro',
+    command: 'repro <run> <violation>',
+    describe: "Replay one violation's repro against a target and say whether it still reproduces",
+    load: async () => (await import('./repro.ts')).reproCommand,
   },
   {
     name: 'doctor',

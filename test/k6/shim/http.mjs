@@ -3,7 +3,7 @@
  * get Go's canonical names (X-Ratelimit-Limit), as k6 reports them, so scripts must
  * read headers case-insensitively here as they must under k6.
  */
-import { state, syncFetch } from './state.mjs';
+import { state, syncFetch, emitSample } from './state.mjs';
 
 function canonical(name) {
   return name
@@ -54,6 +54,12 @@ function toResponse(req, res) {
       return v;
     },
   };
+  const ranges = state.responseCallback && state.responseCallback.expectedStatuses;
+  const expected = ranges ? ranges.some((r) => (typeof r === 'number' ? r === res.status : res.status >= r.min && res.status <= r.max)) : res.status >= 200 && res.status < 400;
+  const tags = { expected_response: String(expected), method: req.method, name: req.tags.name ?? req.url, proto: 'HTTP/1.1', status: String(res.status), url: req.tags.name ?? req.url, ...req.tags };
+  emitSample('http_reqs', 'counter', 'default', 1, tags);
+  emitSample('http_req_duration', 'trend', 'time', res.durationMs, tags);
+  emitSample('http_req_failed', 'rate', 'default', expected ? 0 : 1, tags);
   state.requests.push({
     method: req.method,
     url: req.url,

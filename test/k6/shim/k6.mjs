@@ -1,5 +1,5 @@
 /** Shim of the `k6` module: check, sleep, group, fail, randomSeed. */
-import { state, syncSleep } from './state.mjs';
+import { state, syncSleep, emitSample } from './state.mjs';
 
 export function check(val, sets, tags) {
   let all = true;
@@ -9,8 +9,8 @@ export function check(val, sets, tags) {
     if (ok) c.passes++;
     else c.fails++;
     all = all && ok;
+    emitSample('checks', 'rate', 'default', ok ? 1 : 0, { ...(tags || {}), check: name });
   }
-  void tags;
   return all;
 }
 export function sleep(seconds) {

@@ -1,5 +1,5 @@
 /** Shim of `k6/metrics`: records samples per metric name. */
-import { state } from './state.mjs';
+import { state, emitSample } from './state.mjs';
 
 class Metric {
   constructor(name, isTime = false, type = 'trend') {
@@ -8,8 +8,10 @@ class Metric {
     state.metrics[name] = state.metrics[name] || { type, isTime, values: [] };
   }
   add(value, tags) {
-    state.metrics[this.name].values.push(typeof value === 'boolean' ? (value ? 1 : 0) : value);
-    void tags;
+    const v = typeof value === 'boolean' ? (value ? 1 : 0) : value;
+    state.metrics[this.name].values.push(v);
+    const m = state.metrics[this.name];
+    emitSample(this.name, m.type, m.isTime ? 'time' : 'default', v, tags);
   }
 }
 export class Trend extends Metric {

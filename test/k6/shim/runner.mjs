@@ -16,7 +16,7 @@ import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { state } from './state.mjs';
+import { state, flushJson } from './state.mjs';
 import { TestAborted } from './execution.mjs';
 
 const SHIMS = {
@@ -35,6 +35,7 @@ function finish(code) {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
   Object.assign(result, { requests: state.requests, checks: state.checks, metrics: state.metrics, logs: state.logs, sleptMs: state.sleptMs });
   if (out) writeFileSync(out, JSON.stringify(result));
+  flushJson();
   process.exit(code);
 }
 

@@ -6,6 +6,7 @@
  * script's request sequence and checks against a server, nothing about k6 itself.
  */
 import { Worker, MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
+import { writeFileSync } from 'node:fs';
 
 export const state = {
   requests: [],
@@ -18,6 +19,26 @@ export const state = {
   sleepScale: Number(process.env.K6SHIM_SLEEP_SCALE ?? '1'),
   sleptMs: 0,
 };
+
+/**
+ * k6's `--out json` (K6SHIM_JSON_OUT=file): a Metric line the first time a metric gets a
+ * sample, then one Point line per sample, in the shape real k6 v1.3 writes
+ * (../shared/samples/k6): {"type":"Point","data":{"time":RFC3339 with ns,"value":…,"tags":{…}},"metric":…}.
+ */
+const jsonLines = [];
+const declared = new Set();
+export function emitSample(name, type, contains, value, tags) {
+  if (!process.env.K6SHIM_JSON_OUT) return;
+  if (!declared.has(name)) {
+    declared.add(name);
+    jsonLines.push(JSON.stringify({ type: 'Metric', data: { name, type, contains, thresholds: [], submetrics: null }, metric: name }));
+  }
+  const t = new Date().toISOString().replace('Z', `${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}Z`);
+  jsonLines.push(JSON.stringify({ metric: name, type: 'Point', data: { time: t, value, tags: { ...(state.groupTag ? { group: state.groupTag } : {}), ...(tags || {}), ...(state.scenario.name ? { scenario: state.scenario.name } : {}) } } }));
+}
+export function flushJson() {
+  if (process.env.K6SHIM_JSON_OUT) writeFileSync(process.env.K6SHIM_JSON_OUT, jsonLines.length ? jsonLines.join('\n') + '\n' : '');
+}
 
 let channel = null;
 const signal = new Int32Array(new SharedArrayBuffer(4));

@@ -1,0 +1,66 @@
+/**
+ * `paystorm merge RUN...`: judges shards (paystorm runs and k6 runs alike) as one run.
+ * Each RUN is a paystorm run directory or history.ndjson, or k6's --out json output of a
+ * paystorm k6 script (.json or .gz). Every input is read and checked before anything is
+ * written (a bad one: exit 3, naming it). The merged history and the reports go to --out.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PaystormCommand } from './types.ts';
+import { historyFileOf, judgeHistory } from '../judge-run.ts';
+import { writeReports, renderConsole } from '../../report/index.ts';
+import { scenarioByName } from '../../../scenarios/index.ts';
+import { EXIT, PaystormError, type HistoryRecord } from '../../spec/index.ts';
+import { readHistory } from '../../oracle/read-history.ts';
+import { convertK6, k6FileKind, summaryExportError, toNdjson } from '../../history/k6.ts';
+import { describeOffsets, mergeShards, type Shard } from '../../history/merge.ts';
+
+async function loadShard(source: string, warn: (m: string) => void): Promise<Shard> {
+  let kind: Awaited<ReturnType<typeof k6FileKind>> = null;
+  try {
+    kind = await k6FileKind(source);
+  } catch {
+    kind = null; // not a file: historyFileOf says what is wrong
+  }
+  if (kind === 'k6-summary') throw summaryExportError(source);
+  if (kind === 'k6-json') return { source, kind: 'k6', records: (await convertK6(source, { onWarning: warn })).records };
+  const path = historyFileOf(source);
+  const records: HistoryRecord[] = [];
+  for await (const r of readHistory(path, { onWarning: warn })) records.push(r);
+  if (!records.some((r) => r.kind === 'run')) throw new PaystormError(`${path}: the history has no run record, so its shard cannot be placed in time.`, EXIT.usage, 'history');
+  return { source, kind: 'paystorm', records };
+}
+
+export const mergeCommand: PaystormCommand = {
+  command: 'merge <runs..>',
+  describe: 'Judge several shards (paystorm runs and k6 --out json files) as one run: histories interleaved by time, clock offsets estimated, one verdict',
+  builder: (y) =>
+    y
+      .positional('runs', { type: 'string', array: true, describe: "reports/<run-id>, a history.ndjson, or k6's --out json output of a paystorm k6 script (.json or .gz)" })
+      .option('out', { type: 'string', describe: 'Folder for the merged history.ndjson and the reports (default reports/merge-<time>)' })
+      .option('threshold', { type: 'string', array: true, describe: 'Threshold in k6 syntax, repeatable' })
+      .example('$0 merge shard-0.k6.json.gz shard-1.k6.json.gz reports/latest --out reports/merged', 'Two k6 shards and one paystorm run, judged as one'),
+  handler: async (args) => {
+    const warn = (m: string) => process.stderr.write(`paystorm: ${m}\n`);
+    const sources: string[] = (args.runs ?? []).map(String);
+    if (sources.length === 0) throw new PaystormError('merge needs at least one RUN: a paystorm run directory, a history.ndjson or a k6 --out json file.', EXIT.usage);
+    const shards: Shard[] = [];
+    for (const s of sources) shards.push(await loadShard(s, warn));
+    const merged = mergeShards(shards);
+    const run = merged.records[0];
+    const dir = args.out ? String(args.out) : join('reports', run.kind === 'run' ? run.runId : `merge-${Date.now()}`);
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (e) {
+      throw new PaystormError(`--out ${dir} cannot be created (${(e as Error).message}). Pass a writable folder.`, EXIT.usage, 'out');
+    }
+    const history = join(dir, 'history.ndjson');
+    writeFileSync(history, toNdjson(merged.records));
+    process.stdout.write(`paystorm merge: ${shards.length} shard${shards.length === 1 ? '' : 's'} -> ${history}\n`);
+    for (const line of describeOffsets(merged.offsets)) process.stdout.write(`  ${line}\n`);
+    const summary = await judgeHistory(history, { thresholds: args.threshold ?? [], scenarioThresholds: (n) => scenarioByName(n)?.thresholds ?? [] });
+    await writeReports(dir, summary, { latestDir: dir });
+    process.stdout.write(renderConsole(summary, { color: !!process.stdout.isTTY }) + '\n');
+    return summary.exitCode;
+  },
+};

@@ -1,0 +1,44 @@
+/**
+ * `paystorm check FILE` on k6 output: recognises the file by its content (k6's --out json,
+ * plain or gzipped; a summary export is refused), converts it (k6.ts) and writes the
+ * history beside it, in `<file without .json/.gz>.paystorm/history.ndjson`, where the
+ * reports then go too. Nothing is written when the file is refused.
+ */
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { convertK6, k6FileKind, summaryExportError, toNdjson } from './k6.ts';
+
+export interface K6History {
+  /** The converted history.ndjson. */
+  historyPath: string;
+  /** Where reports go (null: --no-write, the history is in a temp dir removed by cleanup). */
+  reportDir: string | null;
+  cleanup: () => void;
+}
+
+/** The run folder of a k6 output file: `run.k6.json.gz` -> `run.k6.paystorm`. */
+export function k6RunDirOf(file: string): string {
+  const base = basename(file).replace(/\.gz$/i, '').replace(/\.(nd)?json$/i, '');
+  return join(dirname(file), `${base || 'k6'}.paystorm`);
+}
+
+/** Null when the path is not k6 output (a paystorm run or history: judged as before). */
+export async function k6HistoryOf(path: string, opts: { write: boolean; onWarning?: (m: string) => void }): Promise<K6History | null> {
+  let isFile = false;
+  try {
+    isFile = statSync(path).isFile();
+  } catch {
+    return null;
+  }
+  if (!isFile) return null;
+  const kind = await k6FileKind(path);
+  if (kind === null) return null;
+  if (kind === 'k6-summary') throw summaryExportError(path);
+  const conv = await convertK6(path, { onWarning: opts.onWarning });
+  const dir = opts.write ? k6RunDirOf(path) : mkdtempSync(join(tmpdir(), 'paystorm-k6-'));
+  mkdirSync(dir, { recursive: true });
+  const historyPath = join(dir, 'history.ndjson');
+  writeFileSync(historyPath, toNdjson(conv.records));
+  return { historyPath, reportDir: opts.write ? dir : null, cleanup: () => (opts.write ? undefined : rmSync(dir, { recursive: true, force: true })) };
+}

@@ -1,0 +1,327 @@
+/**
+ * k6 output -> paystorm history (format v1, docs/history-format.md).
+ *
+ * src/history is the home of the history record format's tools (this converter and the
+ * shard merger, merge.ts). What k6 writes and what is read here:
+ *
+ * - `k6 run --out json=FILE` (or `FILE.gz`, gzipped): NDJSON, one `{"type":"Metric",…}` line
+ *   per metric and one `{"type":"Point","data":{"time","value","tags"},"metric"}` line per
+ *   sample (k6's documented JSON output). paystorm's k6 scripts (k6/lib/record.ts) add a
+ *   Counter `paystorm_exchange` whose points carry, in the tag `paystorm_record`, each
+ *   exchange as a history exchange record (epoch-ms times), and in the tag `paystorm_run`
+ *   the run's facts (script, target, presentation, rate limit, key labels). The converter
+ *   puts the exchanges on one run clock (0 = the earliest send), numbers them by start,
+ *   and adds the run and end records; the oracle then judges them like a paystorm run.
+ * - Output of scripts that carried no records (built before the recorder, like the real
+ *   k6 v1.3 sample in ../shared/samples/k6): what they carry (requests by op and status,
+ *   checks by name with passes and fails, every metric's sample count and sum) goes to the
+ *   run record's `facts.k6`; no exchange is invented, so nothing is judged and the verdict
+ *   fails ("nothing was checked").
+ * - `--summary-export` / handleSummary JSON, an empty or truncated file: refused with
+ *   what the file is and what was expected (exit 3).
+ */
+import { createReadStream, closeSync, openSync, readSync, statSync } from 'node:fs';
+import { createGunzip } from 'node:zlib';
+import { StringDecoder } from 'node:string_decoder';
+import { basename } from 'node:path';
+import { EXIT, HISTORY_VERSION, PaystormError, exchangeRecordSchema, OPERATIONS, type EndRecord, type ExchangeRecord, type HistoryRecord, type KeyInfo, type RunRecord } from '../spec/index.ts';
+import { K6_SCRIPT_RULES } from './k6-scripts.ts';
+
+export const K6_RECORD_METRIC = 'paystorm_exchange';
+export const K6_RECORD_TAG = 'paystorm_record';
+export const K6_RUN_TAG = 'paystorm_run';
+const SPEC_WINDOW_MS = 60_000;
+const DEFAULT_SETTLE_BOUND_MS = 30_000;
+
+const EXPECTED_K6 =
+  "expected k6's --out json output of a paystorm k6 script (NDJSON of Metric and Point lines, optionally gzipped: k6 run --out json=run.k6.json.gz dist/k6/mixed.js)";
+
+/** What kind of file this is, from its first bytes (gzip is looked into). */
+export type K6FileKind = 'k6-json' | 'k6-summary' | null;
+
+function isGzip(path: string): boolean {
+  const fd = openSync(path, 'r');
+  try {
+    const b = Buffer.alloc(2);
+    return readSync(fd, b, 0, 2, 0) === 2 && b[0] === 0x1f && b[1] === 0x8b;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The file's lines (gunzipped when it is gzip); a broken gzip rejects (readline would swallow it). */
+async function* lines(path: string): AsyncGenerator<string> {
+  const raw = createReadStream(path);
+  const input = isGzip(path) ? raw.pipe(createGunzip()) : raw;
+  raw.on('error', (e) => input.destroy(e));
+  let rest = '';
+  // A multi-byte character (the `…` of key labels) may straddle two chunks.
+  const decoder = new StringDecoder('utf8');
+  try {
+    for await (const chunk of input as AsyncIterable<Buffer>) {
+      rest += decoder.write(chunk);
+      let i: number;
+      while ((i = rest.indexOf('\n')) >= 0) {
+        yield rest.slice(0, i).replace(/\r$/, '');
+        rest = rest.slice(i + 1);
+      }
+    }
+  } finally {
+    input.destroy();
+  }
+  rest += decoder.end();
+  if (rest !== '') yield rest;
+}
+
+/** Is this k6 output? Reads the first line (of the unzipped text for a .gz). */
+export async function k6FileKind(path: string): Promise<K6FileKind> {
+  if (!statSync(path).isFile() || statSync(path).size === 0) return null;
+  let first = '';
+  try {
+    for await (const l of lines(path)) {
+      if (l.trim() === '') continue;
+      first = l.trim();
+      break;
+    }
+  } catch {
+    // A broken gzip: judged (and refused) by convertK6 when it looks like k6's.
+    return isGzip(path) ? 'k6-json' : null;
+  }
+  if (/^\{\s*"(type|metric)"\s*:\s*"(Metric|Point|[A-Za-z_][\w.]*)"/.test(first) && /"type"\s*:\s*"(Metric|Point)"/.test(first)) return 'k6-json';
+  if (isGzip(path) && first === '') return 'k6-json';
+  if (/^\{\s*"(root_group|metrics|state|options)"\s*:/.test(first) || (first === '{' && (await looksLikeSummary(path)))) return 'k6-summary';
+  return null;
+}
+
+async function looksLikeSummary(path: string): Promise<boolean> {
+  let n = 0;
+  for await (const l of lines(path)) {
+    if (/^\s*"(root_group|metrics)"\s*:/.test(l)) return true;
+    if (++n > 50) break;
+  }
+  return false;
+}
+
+/** The refusal for a summary export (aggregates only). */
+export function summaryExportError(path: string): PaystormError {
+  return new PaystormError(
+    `${path}: this is a k6 end-of-test summary (--summary-export or handleSummary JSON): it holds only aggregates (metric totals, check counts), no per-request data to judge; ${EXPECTED_K6}.`,
+    EXIT.usage,
+    'history',
+  );
+}
+
+export interface K6Facts {
+  /** Point lines read, by metric. */
+  points: Record<string, number>;
+  /** Sum of each metric's point values. */
+  sums: Record<string, number>;
+  /** HTTP requests (http_reqs points) by `op status`. */
+  requests: Record<string, number>;
+  /** k6 checks by name. */
+  checks: Record<string, { passes: number; fails: number }>;
+  /** Exchange records carried (paystorm_exchange points). */
+  records: number;
+  /** Distinct `scenario` tags (k6 scenarios). */
+  scenarios: string[];
+}
+
+export interface K6Conversion {
+  records: HistoryRecord[];
+  facts: K6Facts;
+  /** The scripts' run facts were present. */
+  hasRunFacts: boolean;
+}
+
+interface RunFacts {
+  script?: string;
+  target?: string;
+  presentation?: 'A' | 'B' | null;
+  rateLimit?: { limit: number; windowMs: number } | null;
+  windowMs?: number;
+  keys?: KeyInfo[];
+  cardOutcomes?: string[];
+  wall?: number;
+}
+
+function bad(path: string, line: number, what: string): never {
+  throw new PaystormError(`${path}:${line}: ${what}; ${EXPECTED_K6}.`, EXIT.usage, 'history');
+}
+
+/** Unix ms of k6's RFC 3339 time (nanoseconds kept to the microsecond). */
+export function k6TimeMs(t: string): number {
+  const m = /^(.*T\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$/.exec(t);
+  if (!m) return NaN;
+  const base = Date.parse(`${m[1]}${m[3]}`);
+  const frac = m[2] ? Number(`0${m[2].slice(0, 7)}`) * 1000 : 0;
+  return base + frac;
+}
+
+function labelKey(label: string): KeyInfo {
+  const m = /^([^/]+)\/(test|live)\/…?(.*)$/.exec(label);
+  return { label, merchant: m?.[1] ?? label, mode: m?.[2] === 'live' ? 'live' : 'test', prefix: '', last4: m?.[3] ?? '' };
+}
+
+const OPS = new Set<string>(OPERATIONS);
+
+/** Reads a k6 --out json file (plain or gzipped) and converts it to history records. */
+export async function convertK6(path: string, opts: { onWarning?: (m: string) => void } = {}): Promise<K6Conversion> {
+  const facts: K6Facts = { points: {}, sums: {}, requests: {}, checks: {}, records: 0, scenarios: [] };
+  const exchanges: ExchangeRecord[] = [];
+  const scenarios = new Set<string>();
+  let run: RunFacts | null = null;
+  let n = 0;
+  let nonEmpty = 0;
+  let pendingBad: { line: number; text: string } | null = null;
+  let dropped = 0;
+  let firstPointMs = Infinity;
+  let lastPointMs = -Infinity;
+  try {
+    for await (const text of lines(path)) {
+      n++;
+      if (text.trim() === '') continue;
+      if (pendingBad) bad(path, pendingBad.line, `not a JSON line (${JSON.stringify(pendingBad.text.slice(0, 60))}) in the middle of the file`);
+      let o: { type?: unknown; metric?: unknown; data?: { time?: unknown; value?: unknown; tags?: Record<string, string> | null; metadata?: Record<string, string> | null } };
+      try {
+        o = JSON.parse(text);
+      } catch {
+        pendingBad = { line: n, text };
+        continue;
+      }
+      nonEmpty++;
+      if (o === null || typeof o !== 'object' || (o.type !== 'Metric' && o.type !== 'Point') || typeof o.metric !== 'string') {
+        bad(path, n, `not a k6 Metric or Point line (${text.slice(0, 60)}…)`);
+      }
+      if (o.type === 'Metric') continue;
+      const d = o.data;
+      if (!d || typeof d.time !== 'string' || typeof d.value !== 'number') bad(path, n, 'a Point line without data.time and a numeric data.value');
+      const name = o.metric;
+      const tMs = k6TimeMs(d.time);
+      if (Number.isFinite(tMs)) {
+        firstPointMs = Math.min(firstPointMs, tMs);
+        lastPointMs = Math.max(lastPointMs, tMs);
+      }
+      facts.points[name] = (facts.points[name] ?? 0) + 1;
+      facts.sums[name] = (facts.sums[name] ?? 0) + d.value;
+      const tags = d.tags ?? {};
+      if (tags.scenario) scenarios.add(tags.scenario);
+      if (name === 'http_reqs') {
+        const k = `${tags.op ?? tags.name ?? tags.url ?? '?'} ${tags.status ?? '?'}`;
+        facts.requests[k] = (facts.requests[k] ?? 0) + d.value;
+      } else if (name === 'checks' && tags.check) {
+        const c = (facts.checks[tags.check] ??= { passes: 0, fails: 0 });
+        if (d.value > 0) c.passes++;
+        else c.fails++;
+      } else if (name === 'dropped_iterations') {
+        dropped += d.value;
+      } else if (name === K6_RECORD_METRIC) {
+        const rec = tags[K6_RECORD_TAG] ?? d.metadata?.[K6_RECORD_TAG];
+        const runText = tags[K6_RUN_TAG] ?? d.metadata?.[K6_RUN_TAG];
+        if (rec !== undefined) {
+          let x: unknown;
+          try {
+            x = JSON.parse(rec);
+          } catch {
+            bad(path, n, `the ${K6_RECORD_TAG} tag is not JSON`);
+          }
+          const parsed = exchangeRecordSchema.safeParse(x);
+          if (!parsed.success) {
+            const issue = parsed.error.issues[0];
+            bad(path, n, `the ${K6_RECORD_TAG} tag is not a history exchange record (${issue.path.join('.') || 'record'}: ${issue.message})`);
+          }
+          exchanges.push(parsed.data);
+          facts.records++;
+        } else if (runText !== undefined && run === null) {
+          try {
+            run = JSON.parse(runText) as RunFacts;
+          } catch {
+            bad(path, n, `the ${K6_RUN_TAG} tag is not JSON`);
+          }
+        }
+      }
+    }
+  } catch (e) {
+    if (e instanceof PaystormError) throw e;
+    const msg = e instanceof Error ? e.message : String(e);
+    throw new PaystormError(`${path}: the file is cut short or corrupt (${msg}) after ${n} lines; ${EXPECTED_K6}. A k6 run that was killed leaves its gzip unfinished: judge a complete file.`, EXIT.usage, 'history');
+  }
+  if (pendingBad) {
+    throw new PaystormError(
+      `${path}:${pendingBad.line}: the last line is cut short (${JSON.stringify(pendingBad.text.slice(0, 60))}): k6 did not finish writing this file (killed, or still running), so what it recorded last is missing; ${EXPECTED_K6}.`,
+      EXIT.usage,
+      'history',
+    );
+  }
+  if (nonEmpty === 0) {
+    throw new PaystormError(`${path}: the file is empty: k6 wrote no Metric or Point line (did the run start?); ${EXPECTED_K6}.`, EXIT.usage, 'history');
+  }
+  facts.scenarios = [...scenarios].sort();
+  const runFacts: RunFacts = run ?? {};
+  if (!run && exchanges.length === 0) {
+    opts.onWarning?.(
+      `${basename(path)}: k6 output without paystorm exchange records (a script built before the recorder, or not one of paystorm's): nothing can be judged. Rebuild the bundles (npm run k6:build) and run again with --out json.`,
+    );
+  }
+
+  exchanges.sort((a, b) => a.tStart - b.tStart || a.tEnd - b.tEnd);
+  const origin = Math.min(exchanges.length ? exchanges[0].tStart : Infinity, runFacts.wall ?? Infinity, firstPointMs);
+  const originMs = Number.isFinite(origin) ? origin : 0;
+  const round = (x: number) => Math.round(x * 1000) / 1000;
+  let seq = 0;
+  let tEndMax = 0;
+  let learnedLimit: number | null = null;
+  const labels = new Set<string>();
+  for (const x of exchanges) {
+    x.seq = ++seq;
+    x.tIntended = round(x.tIntended - originMs);
+    x.tStart = round(x.tStart - originMs);
+    x.tEnd = round(x.tEnd - originMs);
+    tEndMax = Math.max(tEndMax, x.tEnd);
+    labels.add(x.key);
+    if (x.rate?.limit != null && (learnedLimit === null || x.rate.limit > learnedLimit)) learnedLimit = x.rate.limit;
+    if (!OPS.has(x.op)) x.op = 'raw';
+  }
+  if (Number.isFinite(lastPointMs)) tEndMax = Math.max(tEndMax, round(lastPointMs - originMs));
+
+  const script = runFacts.script ?? (exchanges[0]?.scenario || facts.scenarios[0] || 'k6');
+  const keys: KeyInfo[] = runFacts.keys?.length ? runFacts.keys : [...labels].sort().map(labelKey);
+  const windowMs = runFacts.rateLimit?.windowMs ?? runFacts.windowMs ?? SPEC_WINDOW_MS;
+  const rateLimit = runFacts.rateLimit ?? (learnedLimit !== null ? { limit: learnedLimit, windowMs } : null);
+  const scriptsSeen = [...new Set(exchanges.map((x) => x.scenario))];
+  if (scriptsSeen.length === 0) scriptsSeen.push(script);
+  const runRecord: RunRecord = {
+    v: HISTORY_VERSION,
+    kind: 'run',
+    runId: `k6-${script}-${new Date(originMs).toISOString().replace(/[:.]/g, '-')}`,
+    wall: originMs,
+    target: { url: runFacts.target ?? 'unknown (k6 output without run facts)', embedded: false, presentation: runFacts.presentation ?? null },
+    rateLimit,
+    keys,
+    // Only scripts that recorded exchanges declare rules: an old output that carries none judges nothing, and fails.
+    scenarios: scriptsSeen.map((name) => ({ name, rules: facts.records > 0 ? [...(K6_SCRIPT_RULES[name] ?? [])] : [] })),
+    seed: 0,
+    timeScale: 1,
+    settleBoundMs: DEFAULT_SETTLE_BOUND_MS,
+    webhooks: null,
+    cardOutcomes: (runFacts.cardOutcomes ?? []).filter((c): c is RunRecord['cardOutcomes'][number] =>
+      ['succeeds', 'do_not_honor', 'insufficient_funds', 'three_ds_challenge', 'upstream_error'].includes(c),
+    ),
+    facts: { source: 'k6', file: basename(path), k6: facts },
+  };
+  const end: EndRecord = {
+    v: HISTORY_VERSION,
+    kind: 'end',
+    tEnd: tEndMax,
+    wall: originMs + tEndMax,
+    complete: true,
+    reason: 'done',
+    requests: exchanges.length,
+    dropped,
+  };
+  return { records: [runRecord, ...exchanges, end], facts, hasRunFacts: run !== null };
+}
+
+/** Records as history.ndjson text. */
+export function toNdjson(records: readonly HistoryRecord[]): string {
+  return records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+}
