@@ -259,7 +259,7 @@ add({
   add({ case: s('amount-string'), op: 'refund', rules: ['REF-4'], mutate: at('amount', 'ten'), ...bad400('amount'), ...lenient('the refund body is not shown; a refund validation failure may be 422 action_not_allowed') });
   add({ case: s('amount-above-refundable'), op: 'refund', rules: ['REF-4'], mutate: at('amount', REFUND_BASE_PAYMENT_AMOUNT * 1000), expectStatus: 422, expectCode: 'action_not_allowed', expectParam: null });
   add({ case: s('body-not-json'), op: 'refund', rules: ['PAY-4'], mutate: raw('{"amount":'), expectStatus: 400, expectCode: 'invalid_request_body', expectParam: null });
-  add({ case: s('idempotency-key-missing'), op: 'refund', rules: ['IDEM-1', 'REF-7'], mutate: (b) => b, headers: { 'Idempotency-Key': null }, expectStatus: 400, expectCode: 'parameter_missing', expectParam: null });
+  add({ case: s('idempotency-key-missing'), op: 'refund', rules: ['IDEM-1'], mutate: (b) => b, headers: { 'Idempotency-Key': null }, expectStatus: 400, expectCode: 'parameter_missing', expectParam: null });
 }
 
 export const BAD_INPUT_CASES: readonly BadInputCase[] = Object.freeze(cases);
