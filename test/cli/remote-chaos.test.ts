@@ -116,7 +116,7 @@ async function run(cfg: RunConfig) {
 const inv = (s: { invariants: { id: string; status: string; checked: number }[] }, id: string) => s.invariants.find((i) => i.id === id)!;
 
 describe('paystorm run chaos-short --target … --proxy (no --toxiproxy)', () => {
-  it('starts the embedded proxy, sends its own requests through the client proxy, and reports each fault's reach', async () => {
+  it('starts the embedded proxy, sends its own requests through the client proxy, and reports whether each fault reached the service', async () => {
     const clientPort = await freePort();
     const { result, summary, stderr, stdout, history } = await run({
       scenarios: ['chaos-short'],
