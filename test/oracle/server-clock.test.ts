@@ -111,6 +111,15 @@ describe('rate-no-early-429 on shared keys', () => {
     const r = await judgeOne('rate-no-early-429', early(false).slice(1), { keys: (early(false)[0] as RunRecord).keys });
     expect(r.status).toBe('fail');
   });
+  it('leaves a window with no constant reset to RL-2/RL-6 (answers of another reset value came in between)', async () => {
+    const S = RUN_WALL / 1000;
+    const r = (t: number, status: number, remaining: number, reset: number) =>
+      ex({ t, status, rate: rate(reset, remaining), ...(status === 429 ? { retryAfter: 60, error: err('rate_limit_exceeded') } : {}), sent: { paymentId: 'pay_x' } });
+    const moving = [r(0, 200, 4, S + 60), r(100, 200, 3, S + 61), r(200, 429, 0, S + 60)];
+    expect((await judgeOne('rate-no-early-429', moving)).status).toBe('not-exercised');
+    const fixed = [r(0, 200, 4, S + 60), r(100, 200, 3, S + 60), r(200, 429, 0, S + 60)];
+    expect((await judgeOne('rate-no-early-429', fixed)).status).toBe('fail');
+  });
   it('only observes it on a key marked shared (--shared-key)', async () => {
     const { invariants, findings } = await judge(early(true));
     const r = invariants.find((i) => i.id === 'rate-no-early-429')!;

@@ -1,7 +1,7 @@
 import type { Finding } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
-import { groupByReset, isCounted, limitOf, resetToleranceMs, rowEvidence, serverOffsetOf, unplacedRows, windowMsOf } from '../lib/rate.ts';
+import { groupByReset, isCounted, limitOf, orderBy, resetToleranceMs, rowEvidence, serverOffsetOf, unplacedRows, windowMsOf } from '../lib/rate.ts';
 
 /**
  * RL-1 from below, with RL-7 ("over the limit: 429"): a 429 means the window's limit was
@@ -16,7 +16,9 @@ import { groupByReset, isCounted, limitOf, resetToleranceMs, rowEvidence, server
  * key marked shared (`--shared-key`, run record `keys[].shared`) a shortfall is an observation.
  * A window that may have opened before the key's first request of the run (another run's
  * traffic) is judged only when an answer in it says the window was fresh
- * (X-RateLimit-Remaining = limit - 1).
+ * (X-RateLimit-Remaining = limit - 1). A window whose answers are certainly interleaved with
+ * answers of another reset value has no constant reset (a sliding or moving window): RL-2 and
+ * RL-6 judge that, and the window is not counted here.
  */
 const invariant: Invariant = {
   id: 'rate-no-early-429',
@@ -36,6 +38,22 @@ const invariant: Invariant = {
           const shared = ctx.keys.get(key)?.shared === true;
           const status = c.col('status');
           const remaining = c.col('remaining');
+          const reset = c.col('reset');
+          const byStart = orderBy(c, 'tStart');
+          /** Whether an answer of another reset value certainly came between rows a (answered) and b (sent). */
+          const interleaved = (R: number, a: number, b: number): boolean => {
+            let lo = 0, hi = byStart.length;
+            while (lo < hi) {
+              const mid = (lo + hi) >> 1;
+              if (tStart[byStart[mid]] <= tEnd[a]) lo = mid + 1;
+              else hi = mid;
+            }
+            for (let k = lo; k < byStart.length && tStart[byStart[k]] < tStart[b]; k++) {
+              const i = byStart[k];
+              if (!Number.isNaN(reset[i]) && reset[i] !== R && tEnd[i] < tStart[b]) return true;
+            }
+            return false;
+          };
           const tStart = c.col('tStart');
           const tEnd = c.col('tEnd');
           const unplaced = unplacedRows(c);
@@ -50,6 +68,9 @@ const invariant: Invariant = {
             const opened = R * 1000 - W; // per the server; the true start is up to a second before (R is rounded up)
             const fresh = rows.some((i) => isCounted(c, i) && remaining[i] === limit - 1);
             if (!fresh && opened - 1000 - tol < sEpoch(keyStart)) continue;
+            let first = rows[0];
+            for (const i of rows) if (tEnd[i] < tEnd[first]) first = i;
+            if (interleaved(R, first, q)) continue;
             let before = 0;
             for (const i of rows) if (isCounted(c, i) && tStart[i] < tEnd[q]) before++;
             for (const i of unplaced) {
