@@ -53,6 +53,7 @@ export function evidenceText(ev: {
   idemKeys?: string[];
   paymentIds?: string[];
   bodies?: string[];
+  repro?: string;
 }): string {
   const lines = [ev.message];
   const list = (name: string, xs: readonly (string | number)[] | undefined) => {
@@ -65,6 +66,7 @@ export function evidenceText(ev: {
   list('times (ms)', ev.times?.map(formatMs));
   list('history seqs', ev.seqs);
   for (const b of ev.bodies ?? []) lines.push(`  body: ${b}`);
+  if (ev.repro) lines.push(`  repro: ${ev.repro} (curl script; \`paystorm repro RUN ${ev.repro.replace(/^.*\//, '').replace(/\.sh$/, '')}\` replays it)`);
   return lines.join('\n');
 }
 

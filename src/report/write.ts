@@ -4,13 +4,14 @@
  * reader never sees a half-written latest directory mixed with an older run's files.
  */
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { summarySchema, type Summary } from '../spec/summary.ts';
 import { renderHtml } from './html/render.ts';
 import { renderJUnit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
 import { redactSummary } from './redact.ts';
+import { REPRO_DIR, writeRepros } from '../repro/generate.ts';
 
 export const REPORT_FILES = ['summary.json', 'junit.xml', 'summary.md', 'report.html'] as const;
 /** Copied to latest with the reports when the run directory has it. */
@@ -19,10 +20,20 @@ export const HISTORY_FILE = 'history.ndjson';
 export interface WriteReportsOptions {
   /** Where the latest copy goes; default: `latest` next to runDir. */
   latestDir?: string;
+  /** Write `repro/<invariant>-<n>.sh` per violation example when the run directory has its history (default true). */
+  repro?: boolean;
 }
 
 /** Returns every file written: the run directory's first, then the latest copies. */
 export async function writeReports(runDir: string, summary: Summary, opts: WriteReportsOptions = {}): Promise<{ files: string[] }> {
+  // A repro script per violation example, from the run's history (docs/repro.md); the examples link them.
+  if (opts.repro !== false && (await isFile(join(runDir, HISTORY_FILE)))) {
+    try {
+      await writeRepros(join(runDir, HISTORY_FILE), summary);
+    } catch (e) {
+      process.stderr.write(`paystorm: repro scripts were not written: ${(e as Error).message}\n`);
+    }
+  }
   // Validate first: a summary that does not match schema v1 must not be published.
   const valid = redactSummary(summarySchema.parse(summary));
   const contents: Record<(typeof REPORT_FILES)[number], string> = {
@@ -43,6 +54,7 @@ export async function writeReports(runDir: string, summary: Summary, opts: Write
   if (resolve(latestDir) === resolve(runDir)) return { files };
   const toCopy: string[] = [...REPORT_FILES];
   if (await isFile(join(runDir, HISTORY_FILE))) toCopy.push(HISTORY_FILE);
+  for (const f of await readdir(join(runDir, REPRO_DIR)).catch(() => [] as string[])) toCopy.push(join(REPRO_DIR, f));
   files.push(...(await publishLatest(runDir, latestDir, toCopy)));
   return { files };
 }
@@ -54,7 +66,10 @@ async function publishLatest(runDir: string, latestDir: string, names: string[])
   const old = join(parent, `.${basename(latestDir)}.old-${suffix}`);
   await mkdir(tmp, { recursive: true });
   try {
-    for (const name of names) await copyFile(join(runDir, name), join(tmp, name));
+    for (const name of names) {
+      await mkdir(dirname(join(tmp, name)), { recursive: true });
+      await copyFile(join(runDir, name), join(tmp, name));
+    }
     // rename(2) cannot replace a non-empty directory, so move the old one aside first.
     let movedOld = false;
     try {

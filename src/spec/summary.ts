@@ -18,6 +18,8 @@ export const evidenceSchema = z.object({
   paymentIds: z.array(z.string()).optional(),
   /** Trimmed, redacted bodies. */
   bodies: z.array(z.string()).optional(),
+  /** The example's repro script, relative to the run directory (`repro/<invariant>-<n>.sh`; docs/repro.md). */
+  repro: z.string().optional(),
 });
 export type Evidence = z.infer<typeof evidenceSchema>;
 

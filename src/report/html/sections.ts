@@ -71,6 +71,7 @@ function evidenceBlock(e: Evidence): string {
   list('idempotency keys', e.idemKeys);
   list('times (ms)', e.times?.map(formatMs), false);
   list('history seqs', e.seqs, false);
+  if (e.repro) rows.push(`<dt>repro</dt><dd><a href="${h(e.repro)}"><code>${h(e.repro)}</code></a></dd>`);
   const bodies = (e.bodies ?? []).map((b) => `<dt>body</dt><dd><pre>${h(b)}</pre></dd>`);
   return `<div class="example"><div class="msg">${h(e.message)}</div>${rows.length || bodies.length ? `<dl>${rows.join('')}${bodies.join('')}</dl>` : ''}</div>`;
 }
