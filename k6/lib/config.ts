@@ -27,7 +27,7 @@ export interface KeyConfig {
  * refused unless ALLOW_LIVE=1.
  */
 export function parseKeys(env: Env): KeyConfig[] {
-  const raw = env.KEYS ?? '';
+  const raw = keySetOf(env);
   const allowLive = env.ALLOW_LIVE === '1';
   const parts = raw
     .split(',')
@@ -45,6 +45,38 @@ export function parseKeys(env: Env): KeyConfig[] {
     );
   }
   return keys;
+}
+
+/**
+ * This runner's shard number (1-based), for KEYS with one key set per shard: SHARD, else the
+ * index k6-operator gives a runner, read from its pod name (`<testrun>-<n>-<suffix>`, the Job
+ * `<testrun>-<n>`'s pod; pass it as POD_NAME from the downward API). Null when neither says.
+ */
+export function shardOf(env: Env): number | null {
+  if (env.SHARD !== undefined && env.SHARD !== '') {
+    const n = Number(env.SHARD);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`SHARD: expected a shard number 1, 2, … (this runner's key set in KEYS), got "${env.SHARD}".`);
+    return n;
+  }
+  const m = /-(\d+)-[a-z0-9]{5}$/.exec(env.POD_NAME ?? '');
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * KEYS may hold one key set per shard, separated by `;` (`m1:k1,m2:k2;m1:k3,m2:k4`): each
+ * runner uses the set of its shard (shardOf), so no key is shared between runners and each
+ * shard's view of a key's rate limit is the whole of that key's traffic.
+ */
+function keySetOf(env: Env): string {
+  const raw = env.KEYS ?? '';
+  if (raw.indexOf(';') < 0) return raw;
+  const sets = raw.split(';').map((s) => s.trim());
+  const shard = shardOf(env);
+  if (shard === null) {
+    throw new Error(`KEYS has ${sets.length} key sets (separated by ';'), one per shard, but this runner's shard is unknown: set SHARD=1..${sets.length}, or POD_NAME (k6-operator runner pods: from the downward API, metadata.name).`);
+  }
+  if (shard > sets.length) throw new Error(`KEYS has ${sets.length} key sets (separated by ';') but this runner is shard ${shard}: give one key set per runner (parallelism).`);
+  return sets[shard - 1];
 }
 
 export function testKeysOf(keys: readonly KeyConfig[]): KeyConfig[] {

@@ -25,6 +25,7 @@ import {
   MIX_OPS,
   durationSeconds,
   parseTarget,
+  shardOf,
 } from '../../k6/lib/config.ts';
 import { loadThresholds } from '../../k6/lib/thresholds.ts';
 import { parseMetricKey } from './k6-options.ts';
@@ -52,6 +53,19 @@ describe('k6/lib/config.ts', () => {
     expect(keys.map((k) => k.label)).toEqual(['acme/test/…1111', 'm2/test/…2222']);
     expect(keys.map((k) => k.index)).toEqual([0, 1]);
     expect(parseKeys({})).toEqual([]);
+  });
+  it('KEYS with one key set per shard (;): each runner takes its own, by SHARD or its k6-operator pod name', () => {
+    const KEYS = 'a:svc_test_sk_aaaa1111,b:svc_test_sk_bbbb2222;a:svc_test_sk_cccc3333;a:svc_test_sk_dddd4444';
+    expect(parseKeys({ KEYS, SHARD: '1' }).map((k) => k.label)).toEqual(['a/test/…1111', 'b/test/…2222']);
+    expect(parseKeys({ KEYS, SHARD: '3' }).map((k) => k.label)).toEqual(['a/test/…4444']);
+    // The Job paystorm-mixed-2's pod.
+    expect(shardOf({ POD_NAME: 'paystorm-mixed-2-x7k2p' })).toBe(2);
+    expect(parseKeys({ KEYS, POD_NAME: 'paystorm-mixed-2-x7k2p' }).map((k) => k.label)).toEqual(['a/test/…3333']);
+    expect(() => parseKeys({ KEYS })).toThrow(/3 key sets .*shard is unknown: set SHARD=1..3, or POD_NAME/);
+    expect(() => parseKeys({ KEYS, SHARD: '4' })).toThrow(/shard 4/);
+    expect(() => parseKeys({ KEYS, SHARD: 'x' })).toThrow(/SHARD: expected a shard number/);
+    // Without ';' the shard does not matter.
+    expect(parseKeys({ KEYS: 'a:svc_test_sk_aaaa1111', SHARD: '2' }).map((k) => k.label)).toEqual(['a/test/…1111']);
   });
   it('refuses live keys without ALLOW_LIVE=1, naming them by label only', () => {
     const env = { KEYS: 'a:svc_test_sk_aaaa1111,b:svc_live_sk_secretSECRET9999' };

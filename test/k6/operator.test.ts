@@ -8,8 +8,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { SECRET_KEY_PATTERN } from '../../src/spec/keys.ts';
+import { parseKeys } from '../../k6/lib/config.ts';
 import { buildBundles, removeBundles, ROOT, runShim } from './helpers.ts';
 
 const YAML_PATH = join(ROOT, 'k6', 'operator', 'testrun.yaml');
@@ -128,5 +129,56 @@ describe('k6-operator TestRun (k6/operator/testrun.yaml)', () => {
     expect(runner.options).toEqual(init.options);
     const sc = (runner.options as { scenarios: Record<string, Record<string, unknown>> }).scenarios.mixed;
     expect(sc).toMatchObject({ executor: 'constant-arrival-rate', rate: Math.round(Number(env.RATE) * 60), timeUnit: '1m', duration: env.DURATION });
+  });
+});
+
+describe('k6-operator: one key set per shard, output files collected, one paystorm merge', () => {
+  interface Mount { name: string; mountPath: string; subPathExpr?: string; readOnly?: boolean }
+  interface Volume { name: string; persistentVolumeClaim?: { claimName: string; readOnly?: boolean } }
+  const runner = tr.spec.runner as unknown as { env: (EnvVar & { valueFrom?: { fieldRef?: { fieldPath: string } } })[]; volumes: Volume[]; volumeMounts: Mount[] };
+  const docs = parseAllDocuments(readFileSync(join(ROOT, 'k6', 'operator', 'results.yaml'), 'utf8')).map((d) => d.toJS()) as {
+    apiVersion: string;
+    kind: string;
+    metadata: { name: string };
+    spec: Record<string, unknown>;
+  }[];
+
+  it('each runner writes k6 --out json to its own folder (subPathExpr $(POD_NAME)) of a ReadWriteMany claim', () => {
+    const { flags } = argEnv(tr.spec.arguments);
+    expect(flags).toContain('--out');
+    const out = /--out json=(\S+)/.exec(tr.spec.arguments)?.[1];
+    expect(out).toMatch(/\.json\.gz$/);
+    const pod = runner.env.find((e) => e.name === 'POD_NAME');
+    expect(pod?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.name');
+    const mount = runner.volumeMounts.find((m) => out!.startsWith(`${m.mountPath}/`))!;
+    expect(mount.subPathExpr).toBe('$(POD_NAME)');
+    const claim = runner.volumes.find((v) => v.name === mount.name)?.persistentVolumeClaim?.claimName;
+    const pvc = docs.find((d) => d.kind === 'PersistentVolumeClaim')!;
+    expect(pvc.apiVersion).toBe('v1');
+    expect(pvc.metadata.name).toBe(claim);
+    expect(pvc.spec.accessModes).toEqual(['ReadWriteMany']);
+    // The reader pod mounts the same claim, read-only, for kubectl cp.
+    const reader = docs.find((d) => d.kind === 'Pod')!;
+    const rs = reader.spec as { containers: { volumeMounts: Mount[] }[]; volumes: Volume[] };
+    expect(rs.volumes[0].persistentVolumeClaim?.claimName).toBe(claim);
+    expect(rs.containers[0].volumeMounts[0]).toMatchObject({ mountPath: '/results', readOnly: true });
+    // The docs collect the files and judge them with one merge.
+    expect(DOC).toContain(`kubectl cp ${reader.metadata.name}:/results ./k6-results`);
+    expect(DOC).toContain(`npx paystorm merge k6-results/*/${out!.split('/').pop()}`);
+    expect(DOC).toContain('kubectl apply -f k6/operator/results.yaml');
+  });
+
+  it('KEYS holds one key set per runner; runner n (pod paystorm-mixed-n-…) uses set n, no key shared', () => {
+    const n = tr.spec.parallelism;
+    const sets = Array.from({ length: n }, (_, i) => `m${i + 1}:svc_test_sk_shard${i + 1}StandInKey${i}`);
+    const used = new Set<string>();
+    for (let i = 1; i <= n; i++) {
+      const keys = parseKeys({ KEYS: sets.join(';'), POD_NAME: `${tr.metadata.name}-${i}-ab1cd` });
+      expect(keys).toHaveLength(1);
+      expect(used.has(keys[0].label)).toBe(false);
+      used.add(keys[0].label);
+    }
+    expect(used.size).toBe(n);
+    expect(TEXT).toMatch(/KEYS='[^']*;[^']*'/);
   });
 });
