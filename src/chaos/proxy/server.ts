@@ -6,17 +6,11 @@
 
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import {
-  ApiError,
-  Errors,
-  ProxyCollection,
-  field,
-  jsonKind,
-  toApiError,
-  type Proxy,
-  type ProxyInput,
-  type ToxicInput,
-} from './proxy.ts';
+import { ProxyCollection, type ProxyInput } from './collection.ts';
+import { ApiError, Errors, toApiError } from './errors.ts';
+import { field, jsonKind } from './json.ts';
+import type { Proxy } from './proxy.ts';
+import type { ToxicInput } from './toxic.ts';
 
 export const DEFAULT_API_PORT = 8474;
 /** Toxiproxy release whose API this server reproduces; reported by GET /version. */

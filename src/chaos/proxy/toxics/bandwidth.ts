@@ -2,14 +2,14 @@
 // worth of data are split and sent every 100 ms (Toxiproxy's BandwidthToxic). A rate <= 0
 // stalls the data until the toxic is updated or removed, as the Go loop does.
 import { performance } from 'node:perf_hooks';
-import type { ToxicDefinition } from './index.ts';
+import { registerToxic, type ToxicDefinition } from './toxic.ts';
 
-export interface BandwidthAttributes {
+interface BandwidthAttributes {
   [k: string]: number;
   rate: number;
 }
 
-export const bandwidth: ToxicDefinition<BandwidthAttributes> = {
+const bandwidth: ToxicDefinition<BandwidthAttributes> = {
   type: 'bandwidth',
   defaults: { rate: 0 },
   create(attrs) {
@@ -55,3 +55,5 @@ export const bandwidth: ToxicDefinition<BandwidthAttributes> = {
     };
   },
 };
+
+registerToxic(bandwidth);

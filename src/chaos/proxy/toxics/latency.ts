@@ -1,15 +1,15 @@
 // latency: delays every chunk by `latency` ± `jitter` ms, measured from when the chunk was read
 // (Toxiproxy's LatencyToxic; chained latency toxics accumulate through the chunk timestamp).
 import { performance } from 'node:perf_hooks';
-import type { ToxicDefinition } from './index.ts';
+import { registerToxic, type ToxicDefinition } from './toxic.ts';
 
-export interface LatencyAttributes {
+interface LatencyAttributes {
   [k: string]: number;
   latency: number;
   jitter: number;
 }
 
-export const latency: ToxicDefinition<LatencyAttributes> = {
+const latency: ToxicDefinition<LatencyAttributes> = {
   type: 'latency',
   defaults: { latency: 0, jitter: 0 },
   create(attrs) {
@@ -43,3 +43,5 @@ export const latency: ToxicDefinition<LatencyAttributes> = {
     };
   },
 };
+
+registerToxic(latency);

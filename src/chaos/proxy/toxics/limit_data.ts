@@ -1,8 +1,8 @@
 // limit_data: passes through at most `bytes` bytes per link, then closes the connection
 // (Toxiproxy's LimitDataToxic; the count is per-link state that survives toxic updates).
-import type { ToxicDefinition } from './index.ts';
+import { registerToxic, type ToxicDefinition } from './toxic.ts';
 
-export interface LimitDataAttributes {
+interface LimitDataAttributes {
   [k: string]: number;
   bytes: number;
 }
@@ -11,7 +11,7 @@ interface LimitDataState {
   bytesTransmitted: number;
 }
 
-export const limitData: ToxicDefinition<LimitDataAttributes> = {
+const limitData: ToxicDefinition<LimitDataAttributes> = {
   type: 'limit_data',
   defaults: { bytes: 0 },
   newState: (): LimitDataState => ({ bytesTransmitted: 0 }),
@@ -45,3 +45,5 @@ export const limitData: ToxicDefinition<LimitDataAttributes> = {
     };
   },
 };
+
+registerToxic(limitData);

@@ -2,14 +2,14 @@
 // closes the connection with a TCP RST ("connection reset by peer"); the data is dropped
 // (Toxiproxy's ResetToxic). As in Toxiproxy, the RST (SO_LINGER 0) is only armed on connections
 // that were opened while the toxic was present; on older connections the close is a plain FIN.
-import type { ToxicDefinition } from './index.ts';
+import { registerToxic, type ToxicDefinition } from './toxic.ts';
 
-export interface ResetPeerAttributes {
+interface ResetPeerAttributes {
   [k: string]: number;
   timeout: number;
 }
 
-export const resetPeer: ToxicDefinition<ResetPeerAttributes> = {
+const resetPeer: ToxicDefinition<ResetPeerAttributes> = {
   type: 'reset_peer',
   defaults: { timeout: 0 },
   resetOnClose: true,
@@ -24,3 +24,5 @@ export const resetPeer: ToxicDefinition<ResetPeerAttributes> = {
     };
   },
 };
+
+registerToxic(resetPeer);

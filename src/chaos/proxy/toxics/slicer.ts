@@ -1,8 +1,8 @@
 // slicer: splits each chunk into pieces of about `average_size` ± `size_variation` bytes and
 // waits `delay` microseconds after each piece (Toxiproxy's SlicerToxic).
-import type { ToxicDefinition } from './index.ts';
+import { registerToxic, type ToxicDefinition } from './toxic.ts';
 
-export interface SlicerAttributes {
+interface SlicerAttributes {
   [k: string]: number;
   average_size: number;
   size_variation: number;
@@ -18,7 +18,7 @@ function randInt(n: number): number {
  * within the variation of the average size. Unlike Go (which panics or recurses forever on
  * such input), the midpoint is kept strictly inside the range.
  */
-export function sliceOffsets(start: number, end: number, avg: number, variation: number): number[] {
+function sliceOffsets(start: number, end: number, avg: number, variation: number): number[] {
   const out: number[] = [];
   const stack: Array<[number, number]> = [[start, end]];
   while (stack.length > 0) {
@@ -35,7 +35,7 @@ export function sliceOffsets(start: number, end: number, avg: number, variation:
   return out;
 }
 
-export const slicer: ToxicDefinition<SlicerAttributes> = {
+const slicer: ToxicDefinition<SlicerAttributes> = {
   type: 'slicer',
   defaults: { average_size: 0, size_variation: 0, delay: 0 },
   goTypes: { average_size: 'int', size_variation: 'int', delay: 'int' },
@@ -70,3 +70,5 @@ export const slicer: ToxicDefinition<SlicerAttributes> = {
     };
   },
 };
+
+registerToxic(slicer);

@@ -1,13 +1,13 @@
 // slow_close: passes data through but delays closing the connection by `delay` ms once the
 // input ends (Toxiproxy's SlowCloseToxic).
-import type { ToxicDefinition } from './index.ts';
+import { registerToxic, type ToxicDefinition } from './toxic.ts';
 
-export interface SlowCloseAttributes {
+interface SlowCloseAttributes {
   [k: string]: number;
   delay: number;
 }
 
-export const slowClose: ToxicDefinition<SlowCloseAttributes> = {
+const slowClose: ToxicDefinition<SlowCloseAttributes> = {
   type: 'slow_close',
   defaults: { delay: 0 },
   create(attrs) {
@@ -26,3 +26,5 @@ export const slowClose: ToxicDefinition<SlowCloseAttributes> = {
     };
   },
 };
+
+registerToxic(slowClose);

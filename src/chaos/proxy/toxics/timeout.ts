@@ -1,14 +1,14 @@
 // timeout: stops all data (it is dropped) and closes the connection once `timeout` ms pass with
 // no data arriving in this direction; `timeout: 0` never closes. Removing the toxic closes the
 // connections it stalled (Toxiproxy's TimeoutToxic + Cleanup).
-import type { ToxicDefinition } from './index.ts';
+import { registerToxic, type ToxicDefinition } from './toxic.ts';
 
-export interface TimeoutAttributes {
+interface TimeoutAttributes {
   [k: string]: number;
   timeout: number;
 }
 
-export const timeout: ToxicDefinition<TimeoutAttributes> = {
+const timeout: ToxicDefinition<TimeoutAttributes> = {
   type: 'timeout',
   defaults: { timeout: 0 },
   create(attrs) {
@@ -32,3 +32,5 @@ export const timeout: ToxicDefinition<TimeoutAttributes> = {
     };
   },
 };
+
+registerToxic(timeout);
