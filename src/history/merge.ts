@@ -163,10 +163,12 @@ export function mergeShards(shards: readonly Shard[]): MergeResult {
     tEnd,
     wall: origin + tEnd,
     complete: !incomplete,
+    // Not 'interrupted' for a shard cut short: the merge itself was not, and the reports say which shard.
     reason: incomplete
-      ? ends.length < shards.length
-        ? 'interrupted'
-        : [...new Set(ends.filter((e) => !e.complete).map((e) => e.reason))].join(', ')
+      ? shards
+          .map((s, i) => (!shardEnds[i] ? `shard without end record: ${s.source}` : !shardEnds[i]!.complete ? `shard ${s.source}: ${shardEnds[i]!.reason}` : ''))
+          .filter(Boolean)
+          .join('; ')
       : 'done',
     requests: ends.reduce((s, e) => s + e.requests, 0),
     dropped: ends.reduce((s, e) => s + e.dropped, 0),

@@ -266,6 +266,14 @@ describe('bad input: exit 3, naming what the file is and what was expected, noth
 });
 
 describe('paystorm merge: two k6 shards and one paystorm run, judged as one', () => {
+  it('refuses a summary export among the shards before writing anything (exit 3)', async () => {
+    const out = join(work, 'merge-refused');
+    const r = await cli(['merge', SAMPLE_JSON, SAMPLE_SUMMARY, '--out', out]);
+    expect(r.code, r.out).toBe(3);
+    expect(r.out).toMatch(/mixed-clean\.summary-export\.json: this is a k6 end-of-test summary/);
+    expect(existsSync(out)).toBe(false);
+  });
+
   it('interleaves by time, estimates clock offsets, one verdict', async () => {
     const svc = await startReferenceService({ port: 0, presentation: 'B', timeScale: 0.02, rateLimit: 120, windowMs: 3000 });
     try {
@@ -331,6 +339,12 @@ describe('paystorm merge: two k6 shards and one paystorm run, judged as one', ()
       const byIdem = new Map<string, number[]>();
       for (const x of merged) if (x.idemKey) byIdem.set(`${x.idemKey}/${x.attempt ?? 0}`, [...(byIdem.get(`${x.idemKey}/${x.attempt ?? 0}`) ?? []), x.tStart]);
       for (const ts of byIdem.values()) if (ts.length === 2) expect(Math.abs(ts[0] - ts[1])).toBeLessThanOrEqual(1000);
+      // A shard cut short (no end record) makes the merged run incomplete, naming the shard, not "interrupted".
+      const cut = mergeShards([
+        { source: 'a', kind: 'k6', records: a },
+        { source: 'b', kind: 'k6', records: skewed.filter((r) => r.kind !== 'end') },
+      ]).records.at(-1)!;
+      expect(cut).toMatchObject({ kind: 'end', complete: false, reason: 'shard without end record: b' });
     } finally {
       await svc.close();
     }
