@@ -44,7 +44,12 @@ export interface SuitePlan {
 
 /** Requests of one scenario of the default suite (a default embedded run's counts, rounded up) at a remote round trip. */
 const REQUESTS: Record<string, number> = { 'auth-and-input': 120, idempotency: 80, refunds: 50, lists: 90, flows: 260, webhooks: 60 };
-/** Round trip assumed for a remote target (requests mostly sequential), and for the embedded one. */
+/**
+ * Round trip assumed for a remote target (requests mostly sequential), and for the embedded one.
+ * After the mixed load the keys' pacers (scenarios/lib/pace.ts) hold the next scenarios back
+ * until its requests age out of the window: about a third of a window in all (20 s measured at
+ * 60 s and 500, embedded).
+ */
 const REMOTE_RTT_MS = 100;
 const EMBEDDED_RTT_MS = 3;
 
@@ -71,7 +76,12 @@ function minutes(ms: number): string {
 export function planSuite(i: PlanInput): SuitePlan {
   const ctx = planContext(i);
   const rtt = i.embedded ? EMBEDDED_RTT_MS : REMOTE_RTT_MS;
-  const req = (name: string) => (REQUESTS[name] ?? 50) * rtt;
+  let pacing = 0;
+  const req = (name: string) => {
+    const ms = (REQUESTS[name] ?? 50) * rtt + pacing;
+    pacing = 0;
+    return ms;
+  };
   const out: ScenarioPlan[] = [];
   for (const s of i.scenarios) {
     const p = (ms: number, why = '') => out.push({ name: s.name, ms: Math.round(ms), why });
@@ -84,6 +94,7 @@ export function planSuite(i: PlanInput): SuitePlan {
       case 'mixed':
       case 'soak':
         p(mixedDurationMs(ctx), 'load');
+        pacing = i.windowMs / 3;
         break;
       case 'flows':
         p(abandonWaitMs(ctx) + req(s.name), 'waits for an abandoned 3DS challenge to expire');
