@@ -25,9 +25,8 @@ const quick = BUGS.filter((b) => {
   return sel.basis === 'declared' && sel.scenarios.every((s) => defaultSuite.has(s));
 });
 const sample = sampleBugs(3, seed, quick);
-const presentation = seed % 2 === 0 ? 'A' : 'B';
 
-describe(`selftest (seed ${seed}: ${sample.map((b) => b.name).join(', ')}; bug runs in ${presentation} where the rule allows)`, () => {
+describe(`selftest (seed ${seed}: ${sample.map((b) => b.name).join(', ')})`, () => {
   it('samples three bugs of different families', () => {
     expect(new Set(sample.map((b) => familyOf(b.rule))).size).toBe(3);
   });
@@ -35,7 +34,9 @@ describe(`selftest (seed ${seed}: ${sample.map((b) => b.name).join(', ')}; bug r
   it('catches each sampled bug with an invariant citing its rule', { timeout: 240_000 }, async () => {
     const out = mkdtempSync(join(tmpdir(), 'paystorm-selftest-'));
     const matrix = join(out, 'matrix.md');
-    const report = await runSelftest({ bugs: sample.map((b) => b.name), seed, presentation, out, matrix, jobs: 2, skipClean: true });
+    // 'both': each bug runs in the presentation whose scenarios declare its rule (as the sample
+    // was chosen); a fixed A or B left a B-only rule such as REF-6 unexercised for half the seeds.
+    const report = await runSelftest({ bugs: sample.map((b) => b.name), seed, presentation: 'both', out, matrix, jobs: 2, skipClean: true });
     const why = `seed ${seed} (rerun with PAYSTORM_SELFTEST_SEED=${seed}); reports in ${out}`;
 
     expect(report.bugs).toHaveLength(3);
