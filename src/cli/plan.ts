@@ -100,7 +100,8 @@ export function planSuite(i: PlanInput): SuitePlan {
         p(abandonWaitMs(ctx) + req(s.name), 'waits for an abandoned 3DS challenge to expire');
         break;
       case 'webhooks':
-        p(i.env.webhooks?.wired ? settleWaitMs(ctx) + retryTailMs(ctx) + req(s.name) : req(s.name), i.env.webhooks?.wired ? 'waits for deliveries and the retries of failed ones' : '');
+        // --duration bounds the scenario's wait for deliveries and retries (scenarios/webhooks.ts).
+        p(i.env.webhooks?.wired ? Math.min(settleWaitMs(ctx) + retryTailMs(ctx), i.durationMs ?? Infinity) + req(s.name) : req(s.name), i.env.webhooks?.wired ? 'waits for deliveries and the retries of failed ones' : '');
         break;
       case 'refunds':
         p((i.embedded ? Math.max(3_000, 60_000 * i.timeScale) : 30_000) + req(s.name), 'waits for refunds to settle');

@@ -52,6 +52,13 @@ describe('run plan', () => {
     expect(plan.line).toMatch(/webhooks waits for deliveries and the retries of failed ones \([\d.]+ min\)/);
   });
 
+  it('--duration bounds the load and the webhook waits', () => {
+    const plan = planSuite({ ...input({ embedded: false, limit: 500, windowMs: 60_000, timeScale: 1, webhooks: true, proxies: [] }), durationMs: 30_000 });
+    expect(plan.scenarios.find((s) => s.name === 'mixed')!.ms).toBe(30_000);
+    expect(plan.scenarios.find((s) => s.name === 'webhooks')!.ms).toBeLessThan(60_000);
+    expect(plan.totalMs).toBeLessThanOrEqual(10 * min);
+  });
+
   it('the scaled embedded default (120 per 3 s) takes about a minute or two', () => {
     const plan = planSuite(input({ embedded: true, limit: 120, windowMs: 3_000, timeScale: 0.05, webhooks: true, proxies: ['upstream', 'client'] }));
     expect(plan.totalMs).toBeLessThan(3 * min);
