@@ -39,6 +39,8 @@ const invariant: Invariant = {
           const status = c.col('status');
           const remaining = c.col('remaining');
           const reset = c.col('reset');
+          const tStart = c.col('tStart');
+          const tEnd = c.col('tEnd');
           const byStart = orderBy(c, 'tStart');
           /** Whether an answer of another reset value certainly came between rows a (answered) and b (sent). */
           const interleaved = (R: number, a: number, b: number): boolean => {
@@ -54,8 +56,6 @@ const invariant: Invariant = {
             }
             return false;
           };
-          const tStart = c.col('tStart');
-          const tEnd = c.col('tEnd');
           const unplaced = unplacedRows(c);
           let keyStart = Infinity;
           for (let i = 0; i < c.length; i++) if (tStart[i] < keyStart) keyStart = tStart[i];
