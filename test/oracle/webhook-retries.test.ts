@@ -146,3 +146,14 @@ describe('no-card-data-returned (PAY-9) on webhook payloads', () => {
     expect(r.checked).toBeGreaterThan(0);
   });
 });
+
+describe('WH-9 on a run cut short', () => {
+  it('does not call a failed delivery "not retried" when the run was interrupted (its receiver stopped early), but does on a complete run', async () => {
+    const failed = () => [webhook({ eventId: 'evt_x', answered: 500, tReceived: 1000 })];
+    const complete = await judgeOne('failed-delivery-retried', [...failed(), endRec({ tEnd: 600_000 })]);
+    expect(complete.status).toBe('fail');
+    resetSeq();
+    const cut = await judgeOne('failed-delivery-retried', [...failed(), endRec({ tEnd: 600_000, complete: false, reason: 'interrupted' })]);
+    expect(cut.violations).toBe(0);
+  });
+});
