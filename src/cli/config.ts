@@ -52,6 +52,12 @@ export const runConfigSchema = z
     variant: z.string().optional(),
     /** Fault schedule steps (see docs/chaos.md); validated by the chaos layer. */
     faults: z.array(z.any()).optional(),
+    /** Compare with the baseline in this directory (or baseline.json, or a run directory): regression thresholds (docs/baselines.md). */
+    baseline: z.string().optional(),
+    /** Save this run's baseline (histograms and counts) into this directory. */
+    saveBaseline: z.string().optional(),
+    /** Window of the soak drift's per-window figures (default 60s). */
+    trendWindow: durationSchema.optional(),
   })
   .strict();
 export type RunConfig = z.infer<typeof runConfigSchema>;

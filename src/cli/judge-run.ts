@@ -14,6 +14,8 @@ import { verdictOf } from '../oracle/verdict.ts';
 import { buildSummary } from '../oracle/summary.ts';
 import { MetricsAggregator } from '../engine/metrics.ts';
 import { RateBoundaryCollector } from '../oracle/lib/rate-boundary.ts';
+import { compareWithBaseline, defaultRegressions, isRegressionExpr, type Baseline } from '../oracle/baseline.ts';
+import { computeDrift, DEFAULT_TREND_WINDOW_MS, isDriftExpr, WindowCollector } from '../oracle/trend.ts';
 
 export interface JudgeRunOptions {
   /** Thresholds in k6 syntax, beside the ones the run's scenarios carry by default. */
@@ -23,6 +25,10 @@ export interface JudgeRunOptions {
   /** The run was interrupted (SIGINT/SIGTERM). */
   interrupted?: boolean;
   onWarning?: (message: string) => void;
+  /** Compare with this baseline (`--baseline`): regression thresholds (or the defaults) and the side-by-side comparison. */
+  baseline?: { baseline: Baseline; source: string };
+  /** Window of the soak drift's per-window figures (default 60 s). */
+  trendWindowMs?: number;
 }
 
 /** `reports/<run-id>` or a history file -> the history file's path, once its start looks like a history. */
@@ -39,11 +45,13 @@ export async function judgeHistory(historyPath: string, opts: JudgeRunOptions = 
   const warn = opts.onWarning ?? ((m: string) => process.stderr.write(`paystorm: ${m}\n`));
   const judgement = await judge(readHistory(historyPath, { onWarning: warn }));
 
-  const metrics = new MetricsAggregator();
+  const windows = new WindowCollector(opts.trendWindowMs ?? DEFAULT_TREND_WINDOW_MS);
+  const metrics = new MetricsAggregator({ onTrendSample: (name, t, ms) => windows.trend(name, t, ms) });
   const faults: FaultRecord[] = [];
   const boundary = new RateBoundaryCollector();
   for await (const rec of readHistory(historyPath) as AsyncIterable<HistoryRecord>) {
     metrics.add(rec);
+    windows.add(rec);
     boundary.add(rec);
     if (rec.kind === 'fault') faults.push(rec);
   }
@@ -55,7 +63,20 @@ export async function judgeHistory(historyPath: string, opts: JudgeRunOptions = 
   const exprs = new Set<string>(opts.thresholds ?? []);
   // The run record carries each scenario's default thresholds; older histories name them only.
   for (const s of run?.scenarios ?? []) for (const t of s.thresholds ?? opts.scenarioThresholds?.(s.name) ?? []) exprs.add(t);
-  const thresholds = evaluateThresholds([...exprs], snapshot);
+  // Regression (`< baseline * 1.2`) and drift (`trend(...) < 10%/h`) thresholds are judged by their own modules.
+  const all = [...exprs];
+  const regressionExprs = all.filter(isRegressionExpr);
+  const driftExprs = all.filter(isDriftExpr);
+  const thresholds = evaluateThresholds(all.filter((e) => !isRegressionExpr(e) && !isDriftExpr(e)), snapshot);
+  let comparison: ReturnType<typeof compareWithBaseline> | undefined;
+  if (opts.baseline) {
+    const used = regressionExprs.length ? regressionExprs : defaultRegressions(opts.baseline.baseline);
+    comparison = compareWithBaseline(opts.baseline.baseline, opts.baseline.source, snapshot, used);
+    for (const r of comparison.regressions) thresholds.push({ metric: r.metric, expr: r.expr, value: r.value, ok: r.ok });
+  }
+  const figures = windows.figures();
+  const drift = driftExprs.length || figures.length >= 3 ? computeDrift(figures, windows.windowMs, driftExprs) : undefined;
+  for (const d of drift?.thresholds ?? []) thresholds.push({ metric: d.key, expr: d.expr, value: d.value, ok: d.ok });
 
   const interrupted = opts.interrupted ?? (end ? end.reason === 'interrupted' : true);
   const declaredRules = (run?.scenarios ?? []).flatMap((s) => s.rules);
@@ -73,5 +94,7 @@ export async function judgeHistory(historyPath: string, opts: JudgeRunOptions = 
     reason: verdict.reason,
     rateBoundary: boundary.result(),
   });
+  if (comparison) summary.comparison = comparison as unknown as Record<string, unknown>;
+  if (drift) summary.drift = drift as unknown as Record<string, unknown>;
   return summary;
 }

@@ -13,6 +13,8 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { EXIT, PaystormError, parseKeyArg, parseProxyArg, parseFaultSchedule, type ParsedKey } from '../spec/index.ts';
 import { parseThreshold } from '../oracle/thresholds.ts';
+import { isRegressionExpr, loadBaseline, parseRegression } from '../oracle/baseline.ts';
+import { isDriftExpr, parseDriftThreshold } from '../oracle/trend.ts';
 import { SCENARIOS, scenarioByName } from '../../scenarios/index.ts';
 import { isScenarioPath } from './scenario-file.ts';
 import { isBugName, BUG_NAMES } from '../target/bugs.ts';
@@ -107,7 +109,16 @@ export const RUN_CHECKS: RunCheck[] = [
     const m = messageOf(() => loadCardsFile(cards));
     return m ? bare(m) : undefined;
   }),
-  check('thresholds', (exprs) => exprs.map((t) => messageOf(() => parseThreshold(t))).filter((m): m is string => !!m)),
+  // Fixed, regression (`< baseline * 1.2`, needs --baseline) and drift (`trend(...) < 10%/h`) thresholds.
+  check('thresholds', (exprs, cfg) => [
+    ...exprs.map((t) => messageOf(() => (isDriftExpr(t) ? parseDriftThreshold(t) : isRegressionExpr(t) ? parseRegression(t) : parseThreshold(t)))).filter((m): m is string => !!m),
+    ...(cfg.baseline === undefined && exprs.some(isRegressionExpr) ? [`a regression threshold (${exprs.find(isRegressionExpr)}) needs a baseline: add --baseline DIR (saved by --save-baseline).`] : []),
+  ]),
+  check('baseline', (dir) => {
+    const m = messageOf(() => loadBaseline(dir));
+    return m ? bare(m) : undefined;
+  }),
+  check('saveBaseline', (dir) => outProblem(dir)),
   check('proxies', (proxies) => proxies.map((p) => messageOf(() => parseProxyArg(p))).filter((m): m is string => !!m).map(bare)),
   check('faults', (faults) => {
     const m = messageOf(() => parseFaultSchedule(faults));

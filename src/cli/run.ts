@@ -44,6 +44,7 @@ import { embeddedChallengeTimeoutMs, embeddedWebhookPaths, startEmbeddedStack, t
 /** The embedded service's webhook endpoints live under this receiver path (`/webhooks/test`, `/webhooks/live`). */
 const EMBEDDED_WEBHOOK_BASE_PATH = '/webhooks';
 import { judgeHistory } from './judge-run.ts';
+import { loadBaseline, saveBaseline } from '../oracle/baseline.ts';
 import { isScenarioPath, loadScenarioFile } from './scenario-file.ts';
 import { planSuite } from './plan.ts';
 import { variantByName, VARIANT_NAMES } from '../target/variants.ts';
@@ -182,6 +183,10 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
   if (variant?.options.presentation && cfg.presentation && cfg.presentation !== variant.options.presentation) {
     throw new PaystormError(`--variant ${variant.name} serves presentation ${variant.options.presentation}; drop --presentation ${cfg.presentation}.`, EXIT.usage, '--presentation');
   }
+  // Baseline and drift (docs/baselines.md): loaded before any load, so a bad --baseline stops here.
+  const baseline = cfg.baseline !== undefined ? { baseline: loadBaseline(cfg.baseline), source: cfg.baseline } : undefined;
+  const trendWindowMs = cfg.trendWindow !== undefined ? parseDuration(cfg.trendWindow, '--trend-window') : undefined;
+  const judgeExtras = { ...(baseline ? { baseline } : {}), ...(trendWindowMs !== undefined ? { trendWindowMs } : {}) };
   const cards: CardsFile = cfg.cards !== undefined ? loadCardsFile(cfg.cards) : embedded ? DEFAULT_TEST_CARDS : {};
   if (!embedded && cfg.cards === undefined) io.stderr.write('paystorm: no --cards file: card outcomes are not exercised (pass --cards FILE with the sandbox\'s test card numbers).\n');
   const cardOutcomes = CARD_OUTCOMES.filter((o) => cards[o]) as CardOutcome[];
@@ -461,7 +466,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
       webhooks: receiver ? { url: receiver.url, deliveries: () => receiver!.count(), ackTimeoutMs: embedded ? EMBEDDED_WEBHOOK_ACK_MS : LIMITS.webhookAckTimeoutMs } : null,
       // A mid-run report (soak): the history so far, judged and rendered into <run>/snapshot/.
       snapshot: async (label: string) => {
-        const summary = await judgeHistory(join(runDir, 'history.ndjson'), { interrupted: false, scenarioThresholds: (name) => scenarioByName(name)?.thresholds ?? [], onWarning: () => {} });
+        const summary = await judgeHistory(join(runDir, 'history.ndjson'), { interrupted: false, thresholds: cfg.thresholds ?? [], scenarioThresholds: (name) => scenarioByName(name)?.thresholds ?? [], onWarning: () => {}, ...judgeExtras });
         const dir = join(runDir, 'snapshot');
         await writeReports(dir, summary, { latestDir: dir });
         progress.log(`snapshot (${label}): ${summary.invariants.filter((i) => i.status === 'fail').length} failing invariant(s), report in ${dir}`);
@@ -493,8 +498,13 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
     thresholds: cfg.thresholds ?? [],
     scenarioThresholds: (name) => scenarioByName(name)?.thresholds ?? [],
     interrupted,
+    ...judgeExtras,
   });
   await writeReports(runDir, summary);
+  if (cfg.saveBaseline !== undefined) {
+    const saved = saveBaseline(cfg.saveBaseline, summary);
+    io.stderr.write(`paystorm: baseline saved: ${saved.path} (${saved.bytes} bytes)\n`);
+  }
   io.stdout.write(renderConsole(summary, { color: !!io.stdout.isTTY }) + '\n');
   io.stdout.write(`reports: ${runDir} (copied to ${join(outDir, 'latest')})\n`);
   return { exitCode: summary.exitCode, summary, runDir };

@@ -109,6 +109,8 @@ export interface MetricsOptions {
   rateSamplesPerKey?: number;
   /** Seconds a timeline second stays open for late records before its latency is summarized. */
   graceSeconds?: number;
+  /** Called with every trend sample (name, run time ms, value ms): the soak drift's per-window figures (src/oracle/trend.ts). */
+  onTrendSample?: (name: string, t: number, ms: number) => void;
 }
 
 interface LivePayment {
@@ -156,8 +158,10 @@ export class MetricsAggregator {
   private readonly maxLive: number;
   private readonly ratePerKey: number;
   private readonly grace: number;
+  private readonly onTrendSample: MetricsOptions['onTrendSample'];
 
   constructor(opts: MetricsOptions = {}) {
+    this.onTrendSample = opts.onTrendSample;
     this.maxLive = opts.maxLivePayments ?? 100_000;
     this.ratePerKey = opts.rateSamplesPerKey ?? 1_000;
     this.grace = opts.graceSeconds ?? 5;
@@ -324,11 +328,11 @@ export class MetricsAggregator {
   private observeStatus(id: string, e: LivePayment, status: PaymentStatus, t: number): void {
     if (!Number.isNaN(e.terminalAt) || !isTerminalStatus(status)) return;
     e.terminalAt = t;
-    recordMs(this.trends.get('settle_time')!, t - e.created);
-    if (!Number.isNaN(e.webhookAt)) recordMs(this.trends.get('webhook_lag')!, Math.max(0, e.webhookAt - t));
+    this.recordTrend('settle_time', t, t - e.created);
+    if (!Number.isNaN(e.webhookAt)) this.recordTrend('webhook_lag', t, Math.max(0, e.webhookAt - t));
     if (this.heals.length > 0) {
       for (const w of this.heals) {
-        if (w.ids.delete(id) && w.ids.size === 0) recordMs(this.trends.get('settle_after_heal')!, Math.max(0, t - w.healT));
+        if (w.ids.delete(id) && w.ids.size === 0) this.recordTrend('settle_after_heal', t, Math.max(0, t - w.healT));
       }
       this.heals = this.heals.filter((w) => w.ids.size > 0);
     }
@@ -342,7 +346,7 @@ export class MetricsAggregator {
     if (!e || !Number.isNaN(e.webhookAt)) return;
     e.webhookAt = w.tReceived;
     if (!Number.isNaN(e.terminalAt)) {
-      recordMs(this.trends.get('webhook_lag')!, Math.max(0, w.tReceived - e.terminalAt));
+      this.recordTrend('webhook_lag', w.tReceived, Math.max(0, w.tReceived - e.terminalAt));
       this.live.delete(id);
     }
   }
@@ -350,8 +354,13 @@ export class MetricsAggregator {
   private addFault(f: FaultRecord): void {
     const ids = new Set<string>();
     for (const [id, e] of this.live) if (e.created <= f.tEnd && Number.isNaN(e.terminalAt)) ids.add(id);
-    if (ids.size === 0) recordMs(this.trends.get('settle_after_heal')!, 0);
+    if (ids.size === 0) this.recordTrend('settle_after_heal', f.tEnd, 0);
     else this.heals.push({ healT: f.tEnd, ids });
+  }
+
+  private recordTrend(name: (typeof TREND_NAMES)[number], t: number, valueMs: number): void {
+    recordMs(this.trends.get(name)!, valueMs);
+    this.onTrendSample?.(name, t, valueMs);
   }
 
   private forget(id: string): void {
@@ -384,8 +393,8 @@ export class MetricsAggregator {
     const trends: RunMetrics['trends'] = {};
     for (const [name, h] of this.trends) {
       if (h.totalCount === 0) continue;
-      const { hdr: _encoded, ...summary } = summarizeHistogram(h);
-      trends[name] = summary;
+      // The histogram stays (a few hundred bytes): baselines compare trends by their distributions.
+      trends[name] = summarizeHistogram(h);
     }
     return {
       requests: this.requests,

@@ -3,6 +3,7 @@
  * per threshold, failures first, then the verdict and what the exit code means.
  * ANSI colour only when asked (the caller knows whether stdout is a TTY).
  */
+import { comparisonLines, comparisonOf, driftLines, driftOf } from './comparison.ts';
 import type { InvariantStatus, Summary } from '../spec/summary.ts';
 import { sortInvariants, sortThresholds } from './order.ts';
 import { redactSummary } from './redact.ts';
@@ -86,6 +87,17 @@ export function renderConsole(input: Summary, opts: { color?: boolean } = {}): s
       rows.push({ cells: [t.ok ? 'ok' : 'BREACHED', t.metric, t.expr, formatValue(t.value)], tones: [t.ok ? 'green' : 'red', null, null, null] });
     }
     out.push(...alignedRows(rows, paint));
+  }
+
+  const cmp = comparisonOf(s);
+  if (cmp) {
+    out.push('', paint('bold', 'Comparison with the baseline'));
+    for (const l of comparisonLines(cmp)) out.push('  ' + l);
+  }
+  const drift = driftOf(s);
+  if (drift) {
+    out.push('', paint('bold', 'Drift'));
+    for (const l of driftLines(drift)) out.push('  ' + l);
   }
 
   out.push('', paint(s.verdict === 'pass' ? 'green' : 'red', verdictLine(s)));

@@ -6,6 +6,7 @@ import { redactSummary } from './redact.ts';
 import { evidenceText, findingLine, formatDuration, formatValue, sortedFindings, verdictLine, verdictReason } from './verdict.ts';
 import { loadFacts, loadLines } from './load.ts';
 import { rateBoundaryLines } from './rate-boundary.ts';
+import { comparisonHeadline, comparisonLines, comparisonOf, driftHeadline, driftLines, driftOf } from './comparison.ts';
 
 const FINDING_BADGE = { warning: '⚠️', observation: '🔎', info: 'ℹ️' } as const;
 
@@ -70,6 +71,10 @@ export function renderMarkdown(input: Summary): string {
     const rows = sortThresholds(s.thresholds).map((t) => [t.ok ? '✅ ok' : '❌ breached', c(t.metric), mdCodeCell(t.expr), c(formatValue(t.value))]);
     out.push(...table(['Status', 'Metric', 'Expression', 'Value'], rows), '');
   }
+  const cmp = comparisonOf(s);
+  if (cmp) out.push('### Comparison with the baseline', '', `**${c(comparisonHeadline(cmp))}**`, '', mdFence(comparisonLines(cmp).slice(1).join('\n'), 'text'), '');
+  const drift = driftOf(s);
+  if (drift) out.push('### Drift', '', `**${c(driftHeadline(drift))}**`, '', mdFence(driftLines(drift).slice(1).join('\n'), 'text'), '');
 
   const bad = sortInvariants(s.invariants).filter((i) => i.status === 'fail' || i.status === 'error');
   if (bad.length) {

@@ -313,5 +313,5 @@ export interface RunMetrics {
   /** Rate-limit header samples per key, thinned to at most a few thousand points. */
   rate: RateSample[];
   /** paystorm's own trends (settle_time, settle_after_heal, webhook_lag), in ms. */
-  trends: Record<string, Omit<LatencySummary, 'hdr'>>;
+  trends: Record<string, Omit<LatencySummary, 'hdr'> & { hdr?: string }>;
 }

@@ -127,5 +127,9 @@ export const summarySchema = z.object({
   rateBoundary: rateBoundarySchema.optional(),
   /** The load each executor was asked for and what it achieved (from the end record's `load`). */
   load: z.array(loadResultSchema).optional(),
+  /** The comparison with a baseline (`--baseline`, `paystorm compare`): side-by-side rows, regression thresholds with their confidence, CDF plot points (src/oracle/baseline.ts `Comparison`). */
+  comparison: z.record(z.string(), z.any()).optional(),
+  /** Per-window drift of the run (src/oracle/trend.ts `Drift`): series with Mann-Kendall and Sen's slope, drift thresholds; absent for runs of fewer than 3 windows without drift thresholds. */
+  drift: z.record(z.string(), z.any()).optional(),
 });
 export type Summary = z.infer<typeof summarySchema>;

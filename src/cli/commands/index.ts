@@ -59,6 +59,12 @@ export const commands: CommandEntry[] = [
     load: async () => (await import('./repro.ts')).reproCommand,
   },
   {
+    name: 'compare',
+    command: 'compare <base> <new>',
+    describe: 'Compare a run with a baseline (each a --save-baseline directory, a baseline.json or a run directory); exit 2 on a regression',
+    load: async () => (await import('./compare.ts')).compareCommand,
+  },
+  {
     name: 'doctor',
     command: 'doctor',
     describe: 'Check the wiring: target, keys and modes, Toxiproxy, webhook round-trip',

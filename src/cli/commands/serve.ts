@@ -34,6 +34,8 @@ interface ServeArgs {
   cards?: string;
   bugs?: string;
   'list-bugs'?: boolean;
+  'slow-create-ms'?: number;
+  'slow-create-growth'?: number;
 }
 
 const usage = (flag: string, message: string) => new PaystormError(`${flag}: ${message}`, EXIT.usage, flag);
@@ -93,6 +95,8 @@ export function serveOptionsFromArgs(a: ServeArgs): Partial<ServiceOptions> & { 
   if (!/^whsec_\S{8,}$/.test(webhookSecret)) throw usage('--webhook-secret', 'expected a signing secret of the form whsec_ followed by at least 8 characters.');
   const webhookTimeoutMs = integer('--webhook-timeout-ms', a['webhook-timeout-ms'], 1, 3_600_000, '10000');
   const upstreamBacklogLimit = integer('--upstream-backlog', a['upstream-backlog'], 1, 1_000_000_000, '10000');
+  const slowCreateMs = a['slow-create-ms'] === undefined ? 0 : integer('--slow-create-ms', a['slow-create-ms'], 0, 60_000, '40');
+  const slowCreateGrowthMsPerMin = a['slow-create-growth'] === undefined ? 0 : integer('--slow-create-growth', a['slow-create-growth'], 0, 60_000, '60');
   let keys: KeyConfig[] | undefined;
   if (a.keys !== undefined) {
     const parsed = keysFileSchema.safeParse(readJsonFile('--keys', a.keys));
@@ -130,6 +134,8 @@ export function serveOptionsFromArgs(a: ServeArgs): Partial<ServiceOptions> & { 
     keys,
     cards,
     bugs,
+    slowCreateMs,
+    slowCreateGrowthMsPerMin,
   };
 }
 
@@ -153,7 +159,9 @@ export const serveCommand: PaystormCommand = {
       .option('keys', { type: 'string', describe: 'JSON file [{"key", "merchant", "direct_api"}] replacing the built-in keys' })
       .option('cards', { type: 'string', describe: 'JSON file mapping test-card outcomes to numbers, replacing the defaults' })
       .option('bugs', { type: 'string', describe: 'Comma-separated seeded bugs to inject (see --list-bugs)' })
-      .option('list-bugs', { type: 'boolean', describe: 'Print the seeded bugs and exit' }),
+      .option('list-bugs', { type: 'boolean', describe: 'Print the seeded bugs and exit' })
+      .option('slow-create-ms', { type: 'number', describe: 'Seeded performance regression: every Direct API create waits this many ms more (baseline gates; keeps every rule)' })
+      .option('slow-create-growth', { type: 'number', describe: 'Seeded slow leak: every Direct API create waits this many ms more per minute since start (soak drift; keeps every rule)' }),
   handler: async (args: ServeArgs) => {
     if (args['list-bugs']) {
       for (const b of BUGS) process.stdout.write(`${b.name.padEnd(36)} ${b.rule.padEnd(8)} ${b.description}\n`);

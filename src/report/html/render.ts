@@ -5,6 +5,7 @@ import { readMetrics } from '../metrics.ts';
 import { redactSummary } from '../redact.ts';
 import { loadAssets } from './assets.ts';
 import { buildCharts, pointCount } from './chart-data.ts';
+import { comparisonSection, driftSection } from '../comparison.ts';
 import { chartsSection, faultsSection, findingsSection, headerSection, invariantsSection, latencySection, loadSection, runSection, thresholdsSection } from './sections.ts';
 
 export function renderHtml(input: Summary): string {
@@ -29,6 +30,8 @@ ${findingsSection(s)}
 ${loadSection(s)}
 ${invariantsSection(s)}
 ${thresholdsSection(s)}
+${comparisonSection(s)}
+${driftSection(s)}
 ${chartsSection(charts, s.faults.length)}
 ${latencySection(m)}
 ${faultsSection(s)}
