@@ -87,6 +87,13 @@ export interface ServiceOptions {
    * host whose clock is off (server-clock-ahead/-behind variants).
    */
   clockOffsetMs: number;
+  /**
+   * Seeded performance regressions (they keep every rule; they only slow the service down), for the
+   * baseline and soak-drift gates: every Direct API create waits `slowCreateMs` plus
+   * `slowCreateGrowthMsPerMin` for each minute since the service started (a slow leak) before it is handled.
+   */
+  slowCreateMs: number;
+  slowCreateGrowthMsPerMin: number;
 }
 
 export const DEFAULT_WEBHOOK_SECRET = 'whsec_paystormReferenceService0000000000';
@@ -131,6 +138,8 @@ export const DEFAULT_OPTIONS: ServiceOptions = Object.freeze({
   returnUrlAt3ds: false,
   ownInputShapeOnly: false,
   clockOffsetMs: 0,
+  slowCreateMs: 0,
+  slowCreateGrowthMsPerMin: 0,
 }) as ServiceOptions;
 
 /**

@@ -92,6 +92,8 @@ class ReferenceService {
   private readonly validation: ValidateOptions;
   private readonly delays: Delays;
   private readonly clock: ServiceClock;
+  /** performance.now() at construction: the slow-leak option's delay grows from here. */
+  private readonly startedAt = performance.now();
   /** Seeded idem-ghost-duplicate bug only: the first request's pending answer per idempotency entry. */
   private readonly ghostFirsts = new Map<string, Promise<ApiResult>>();
 
@@ -426,6 +428,8 @@ class ReferenceService {
   }
 
   private async create(key: ApiKey, body: Json, rid: string): Promise<ApiResult> {
+    const slowMs = (this.options.slowCreateMs ?? 0) + ((this.options.slowCreateGrowthMsPerMin ?? 0) * (performance.now() - this.startedAt)) / 60_000;
+    if (slowMs > 0) await new Promise((r) => setTimeout(r, slowMs));
     const v = validateDirectCreate(body, this.bugs, this.options.cards, this.validation);
     if (!v.ok) return this.errors.make(rid, 'parameter_invalid', v.message, v.param);
     const input = v.value;

@@ -86,8 +86,17 @@ export const VARIANTS: readonly ServiceVariant[] = Object.freeze([
   variant('server-clock-behind', 'As server-clock-ahead, with the host\'s clock 3 s behind.', { clockOffsetMs: -3_000 }),
 ]);
 
-export const VARIANT_NAMES: readonly string[] = VARIANTS.map((v) => v.name);
+/**
+ * Seeded performance regressions: they keep every rule but are slower, for the baseline and
+ * soak-drift gates (docs/baselines.md). Not in VARIANTS: the conformance matrix skips them.
+ */
+export const PERF_VARIANTS: readonly ServiceVariant[] = Object.freeze([
+  variant('slow-create', 'Not an open choice: a performance regression. Every Direct API create waits 40 ms more (a baseline taken without it must fail the regression gate).', { slowCreateMs: 40 }),
+  variant('leaky-create', 'Not an open choice: a slow leak. Every Direct API create waits 60 ms more for each minute since the service started (a soak must fail on drift).', { slowCreateGrowthMsPerMin: 60 }),
+]);
+
+export const VARIANT_NAMES: readonly string[] = [...VARIANTS, ...PERF_VARIANTS].map((v) => v.name);
 
 export function variantByName(name: string): ServiceVariant | undefined {
-  return VARIANTS.find((v) => v.name === name);
+  return VARIANTS.find((v) => v.name === name) ?? PERF_VARIANTS.find((v) => v.name === name);
 }
