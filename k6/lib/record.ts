@@ -5,14 +5,18 @@
  * list page, shape problems, leaks, redacted snippet), carried by a k6 custom Counter.
  *
  * Carrier (documented k6 outputs only): `paystorm_exchange`, a Counter; each point has
- * value 1 and the tag `paystorm_record` holding the record as JSON. `--out json` writes it
- * as a Point line like any other metric sample, so `paystorm check k6.json` (or `.gz`)
- * and `paystorm merge` read it back (src/history/k6.ts). setup() adds one point with the
- * tag `paystorm_run` instead: the run's facts (script, target, presentation, rate limit,
- * key labels, card outcomes). Times are Unix epoch ms here; the converter puts them on
- * one run clock. Keys appear only as labels; card numbers only as last four.
+ * value 1 and carries the record as JSON under `paystorm_record` in the point's
+ * **metadata** (`exec.vu.metrics.metadata`, k6 v0.45+: high-cardinality data that, unlike
+ * a tag, makes no time series, so k6's memory does not grow with the request count).
+ * `--out json` writes it as `data.metadata` of a Point line, so `paystorm check k6.json`
+ * (or `.gz`) and `paystorm merge` read it back (src/history/k6.ts, which also reads it
+ * from a tag of that name). setup() adds one point with `paystorm_run` instead: the run's
+ * facts (script, target, presentation, rate limit, key labels, card outcomes). Times are
+ * Unix epoch ms here; the converter puts them on one run clock. Keys appear only as
+ * labels; card numbers only as last four.
  */
 import { Counter } from 'k6/metrics';
+import exec from 'k6/execution';
 import { sha256 } from 'k6/crypto';
 import { failureRecord, responseRecord, type ExchangeMeta } from '../../src/client/exchange.ts';
 import { LeakScanner } from '../../src/client/leaks.ts';
@@ -217,7 +221,27 @@ export function recordExchange(x: Exchange): void {
           },
           scanner,
         ).record;
-  records.add(1, { [RECORD_TAG]: JSON.stringify(record) });
+  emit(1, RECORD_TAG, JSON.stringify(record));
+}
+
+/** One point whose metadata (or, where the VU has no metadata map, tag) `name` holds `json`. */
+function emit(value: number, name: string, json: string): void {
+  let meta: Record<string, number | string | boolean> | undefined;
+  try {
+    meta = exec.vu.metrics.metadata;
+  } catch {
+    meta = undefined;
+  }
+  if (!meta) {
+    records.add(value, { [name]: json });
+    return;
+  }
+  meta[name] = json;
+  try {
+    records.add(value);
+  } finally {
+    delete meta[name];
+  }
 }
 
 export interface RunFacts {
@@ -249,5 +273,5 @@ export function recordRun(f: RunFacts): void {
     windowMs: f.windowMs,
     wall: Date.now(),
   };
-  records.add(0, { [RUN_TAG]: JSON.stringify(run) });
+  emit(0, RUN_TAG, JSON.stringify(run));
 }

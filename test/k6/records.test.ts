@@ -162,6 +162,15 @@ describe('the scripts record what the oracle needs (shim against the reference s
 
   it('mixed, clean: the oracle passes and judges every rule the script declares', async () => {
     const file = await k6Json('mixed', { TARGET: svc.url, KEYS }, { iterations: 12 });
+    // The carrier: paystorm_exchange points with the record in their metadata (no time series per request), not a tag.
+    const points = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; metric: string; data: { tags: Record<string, string>; metadata?: Record<string, string> } });
+    const carried = points.filter((p) => p.type === 'Point' && p.metric === 'paystorm_exchange');
+    expect(carried.length).toBeGreaterThan(12);
+    for (const p of carried) {
+      expect(Object.keys(p.data.metadata ?? {}).length).toBe(1);
+      expect(Object.keys(p.data.tags).filter((t) => t.startsWith('paystorm_'))).toEqual([]);
+    }
+    expect(points.filter((p) => p.type === 'Point' && p.metric !== 'paystorm_exchange' && p.data.metadata)).toEqual([]);
     const conv = await convertK6(file);
     const ex = conv.records.filter((r): r is ExchangeRecord => r.kind === 'exchange');
     expect(ex.length).toBeGreaterThan(12);

@@ -8,7 +8,7 @@ const exec = {
     return state.scenario;
   },
   get vu() {
-    return { ...state.vu, tags: {}, metrics: { tags: {}, metadata: {} } };
+    return { ...state.vu, tags: state.vuMetrics.tags, metrics: state.vuMetrics };
   },
   instance: { iterationsInterrupted: 0, iterationsCompleted: 0, vusActive: 1, vusInitialized: 1, currentTestRunDuration: 0 },
   test: {

@@ -15,6 +15,8 @@ export const state = {
   logs: [],
   scenario: { name: '', executor: '', iterationInTest: 0, iterationInInstance: 0, startTime: Date.now(), progress: 0 },
   vu: { idInTest: 1, idInInstance: 1, iterationInScenario: 0, iterationInInstance: 0 },
+  /** exec.vu.metrics: tags and metadata the VU adds to every sample it emits. */
+  vuMetrics: { tags: {}, metadata: {} },
   responseCallback: null,
   sleepScale: Number(process.env.K6SHIM_SLEEP_SCALE ?? '1'),
   sleptMs: 0,
@@ -34,7 +36,10 @@ export function emitSample(name, type, contains, value, tags) {
     jsonLines.push(JSON.stringify({ type: 'Metric', data: { name, type, contains, thresholds: [], submetrics: null }, metric: name }));
   }
   const t = new Date().toISOString().replace('Z', `${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}Z`);
-  jsonLines.push(JSON.stringify({ metric: name, type: 'Point', data: { time: t, value, tags: { ...(state.groupTag ? { group: state.groupTag } : {}), ...(tags || {}), ...(state.scenario.name ? { scenario: state.scenario.name } : {}) } } }));
+  const data = { time: t, value, tags: { ...(state.groupTag ? { group: state.groupTag } : {}), ...state.vuMetrics.tags, ...(tags || {}), ...(state.scenario.name ? { scenario: state.scenario.name } : {}) } };
+  // k6 writes a sample's metadata (exec.vu.metrics.metadata) as data.metadata, omitted when empty.
+  if (Object.keys(state.vuMetrics.metadata).length) data.metadata = Object.fromEntries(Object.entries(state.vuMetrics.metadata).map(([k, v]) => [k, String(v)]));
+  jsonLines.push(JSON.stringify({ metric: name, type: 'Point', data }));
 }
 export function flushJson() {
   if (process.env.K6SHIM_JSON_OUT) writeFileSync(process.env.K6SHIM_JSON_OUT, jsonLines.length ? jsonLines.join('\n') + '\n' : '');
