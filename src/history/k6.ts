@@ -7,9 +7,9 @@
  * - `k6 run --out json=FILE` (or `FILE.gz`, gzipped): NDJSON, one `{"type":"Metric",…}` line
  *   per metric and one `{"type":"Point","data":{"time","value","tags"},"metric"}` line per
  *   sample (k6's documented JSON output). paystorm's k6 scripts (k6/lib/record.ts) add a
- *   Counter `paystorm_exchange` whose points carry, in the tag `paystorm_record`, each
- *   exchange as a history exchange record (epoch-ms times), and in the tag `paystorm_run`
- *   the run's facts (script, target, presentation, rate limit, key labels). The converter
+ *   Counter `paystorm_exchange` whose points carry, under `paystorm_record` in the point's
+ *   metadata (`data.metadata`; a tag of that name is read too), each exchange as a history
+ *   exchange record (epoch-ms times), and under `paystorm_run` the run's facts (script, target, presentation, rate limit, key labels). The converter
  *   puts the exchanges on one run clock (0 = the earliest send), numbers them by start,
  *   and adds the run and end records; the oracle then judges them like a paystorm run.
  * - Output of scripts that carried no records (built before the recorder, like the real
