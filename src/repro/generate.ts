@@ -54,7 +54,7 @@ export async function plansFromHistory(historyPath: string, violations: readonly
     const mine = new Set(ev.flatMap(referencedPayments));
     const statusBefore = new Map<string, string>();
     for (const s of seen) if (mine.has(s.id) && s.tEnd <= t0) statusBefore.set(s.id, s.status); // records in file order: the last one wins
-    const plan = buildPlan(v, ev, setup.filter((r) => (r.payment && mine.has(r.payment.id)) || (r.sent.paymentId !== undefined && mine.has(r.sent.paymentId))), statusBefore);
+    const plan = buildPlan(v, ev, setup.filter((r) => (r.payment && mine.has(r.payment.id)) || (r.sent.paymentId !== undefined && mine.has(r.sent.paymentId))), statusBefore, { rateLimit: run?.rateLimit ?? null });
     for (const k of plan.keys) k.prefix = run?.keys.find((x) => x.label === k.label)?.prefix ?? '';
     plans.push(plan);
   }

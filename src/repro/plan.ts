@@ -63,12 +63,24 @@ export interface ReproWait {
   refundsSettled: boolean;
 }
 
-export type ReproStage = { kind: 'request'; request: ReproRequest } | { kind: 'concurrent'; requests: ReproRequest[] } | { kind: 'wait'; wait: ReproWait };
+/**
+ * Spend a key's rate window (cheap lists, ten at a time) so that its `evidence` requests that
+ * follow bring it one past the limit: one list first reads X-RateLimit-Remaining (R), then
+ * R + 1 - evidence more. The run's limit is only for the text: the target's header decides.
+ */
+export interface ReproFill {
+  key: number;
+  evidence: number;
+  limit: number;
+}
+
+export type ReproStage = { kind: 'request'; request: ReproRequest } | { kind: 'concurrent'; requests: ReproRequest[] } | { kind: 'wait'; wait: ReproWait } | { kind: 'fill'; fill: ReproFill };
 
 /** A check the script can make itself; `none` when only the oracle (paystorm repro) can judge. */
 export type ReproCheck =
   | { kind: 'status'; seq: number; expectStatus: number[]; expectCode: string | null; text: string }
   | { kind: 'one-payment'; seqs: number[]; text: string }
+  | { kind: 'not-all-admitted'; seqs: number[]; text: string }
   | { kind: 'none'; text: string };
 
 export interface ReproPlan {
@@ -128,7 +140,7 @@ export function isSetupFor(r: ExchangeRecord, ids: ReadonlySet<string>): boolean
  * records of the payments they act on (`setup`), and the last status the run saw of each such
  * payment before the evidence began (`statusBefore`).
  */
-export function buildPlan(v: ViolationRef, evidence: ExchangeRecord[], setup: ExchangeRecord[], statusBefore: ReadonlyMap<string, string>): ReproPlan {
+export function buildPlan(v: ViolationRef, evidence: ExchangeRecord[], setup: ExchangeRecord[], statusBefore: ReadonlyMap<string, string>, opts: { rateLimit?: { limit: number; windowMs: number } | null } = {}): ReproPlan {
   const plan: ReproPlan = {
     id: violationId(v.invariant.id, v.n),
     invariant: v.invariant.id,
@@ -336,6 +348,15 @@ export function buildPlan(v: ViolationRef, evidence: ExchangeRecord[], setup: Ex
     }
   }
 
+  // Rate rules judged on a window's count (RL-1, RL-5): spend the window so that the evidence's requests
+  // bring it to limit + 1; a conforming service refuses the last with 429.
+  const rateRule = v.invariant.rules.some((r) => r === 'RL-1' || r === 'RL-5');
+  if (rateRule && opts.rateLimit && ev.length) {
+    const label = ev[0].key;
+    const mine = ev.filter((r) => r.key === label);
+    plan.stages.push({ kind: 'fill', fill: { key: keyOf(label), evidence: mine.length, limit: opts.rateLimit.limit } });
+  }
+
   // The evidence, in waves: a request that starts before the wave's last answer came is concurrent with it.
   let wave: ExchangeRecord[] = [];
   let waveEnd = -Infinity;
@@ -365,6 +386,11 @@ export function buildPlan(v: ViolationRef, evidence: ExchangeRecord[], setup: Ex
   }
 
   plan.checks = checksFor(v.invariant.id, ev.filter((r) => evReqs.some((q) => q.seq === r.seq)));
+  const fill = plan.stages.find((s): s is { kind: 'fill'; fill: ReproFill } => s.kind === 'fill');
+  if (fill) {
+    const seqs = evReqs.filter((q) => q.evidence && q.key === fill.fill.key).map((q) => q.seq);
+    plan.checks = [{ kind: 'not-all-admitted', seqs, text: `with the window spent first, the last of these ${seqs.length} requests is one past X-RateLimit-Limit (the run's was ${fill.fill.limit}) and must be refused with 429` }];
+  }
   return plan;
 }
 

@@ -103,6 +103,17 @@ export async function replay(plan: ReproPlan, o: ReplayOptions): Promise<ReplayR
           break;
         }
       } else if (s.kind === 'concurrent') await Promise.all(s.requests.map(send));
+      else if (s.kind === 'fill') {
+        const client = factory.client(o.keys[s.fill.key].handle);
+        factory.setScenario('repro');
+        const first = await client.list({ limit: 1 }, { group: 'repro-fill' });
+        const remaining = first.record.rate?.remaining;
+        if (typeof remaining !== 'number') {
+          setupFailed = 'no X-RateLimit-Remaining to size the window with';
+          break;
+        }
+        for (let left = remaining + 1 - s.fill.evidence; left > 0; left -= 10) await Promise.all(Array.from({ length: Math.min(10, left) }, () => client.list({ limit: 1 }, { group: 'repro-fill' })));
+      }
       else {
         const problem = await wait(s.wait);
         if (problem) {

@@ -66,6 +66,8 @@ function checkLines(c: ReproCheck): string[] {
       return [`check_status r${c.seq} ${quote(c.expectStatus.join(' '))} ${quote(c.expectCode ?? '')} ${quote(c.text)}`];
     case 'one-payment':
       return [`check_one_payment ${quote(c.text)} ${c.seqs.map((s) => `r${s}`).join(' ')}`];
+    case 'not-all-admitted':
+      return [`check_not_all_admitted ${quote(c.text)} ${c.seqs.map((s) => `r${s}`).join(' ')}`];
     case 'none':
       return [`echo "paystorm repro $ID: "${quote(c.text)}`, 'UNKNOWN=1'];
   }
@@ -129,7 +131,8 @@ export function renderBash(plan: ReproPlan): string {
       for (const r of s.requests) L.push(requestLine(r, plan, true));
       L.push('wait');
       for (const r of s.requests) if (r.captures) L.push(`${r.captures}="$(pay_id ${stepName(r)})"`);
-    } else L.push(`[ -z "$${s.wait.pay}" ] || ` + waitLine(s.wait));
+    } else if (s.kind === 'fill') L.push(`fill_window "Bearer $${keyVar(s.fill.key)}" ${s.fill.evidence} || exit 2`);
+    else L.push(`[ -z "$${s.wait.pay}" ] || ` + waitLine(s.wait));
   }
   L.push('');
   for (const c of plan.checks) L.push(...checkLines(c));
@@ -177,6 +180,25 @@ check_status() {
   if [[ " $2 " != *" $got "* ]] || { [ -n "$3" ] && ! grep -q "\"code\"[[:space:]]*:[[:space:]]*\"$3\"" "$OUT/$1.body"; }; then
     echo "violation: $4; got $got $(grep -o '"code"[[:space:]]*:[[:space:]]*"[a-z_]*"' "$OUT/$1.body" | head -1)"; REPRODUCED=1
   else echo "ok: $4"; fi
+}
+# fill_window AUTHORIZATION N: spend the key's rate window so that the N requests after it end one past the limit:
+# one list reads X-RateLimit-Remaining (R), then R + 1 - N more (cheap lists, ten at a time).
+fill_window() {
+  local r i count
+  r="$(curl -sS -D - -o /dev/null -H "Authorization: $1" -H 'Accept: application/json' "$PAYSTORM_TARGET/v1/payments?limit=1" | tr -d '\r' | grep -i '^x-ratelimit-remaining:' | sed 's/^[^:]*:[[:space:]]*//')"
+  case "$r" in ''|*[!0-9]*) echo "paystorm repro $ID: setup failed: no X-RateLimit-Remaining to size the window with"; return 1;; esac
+  count=$(( r + 1 - $2 ))
+  if [ "$count" -lt 0 ]; then echo "paystorm repro $ID: setup failed: only $r requests left in this window, $2 needed; rerun after X-RateLimit-Reset"; return 1; fi
+  for ((i = 1; i <= count; i++)); do
+    curl -sS -o /dev/null -H "Authorization: $1" -H 'Accept: application/json' "$PAYSTORM_TARGET/v1/payments?limit=1" &
+    if (( i % 10 == 0 )); then wait; fi
+  done; wait; echo "spent $(( count + 1 )) requests of the window ($r remained after the first)"
+}
+# check_not_all_admitted TEXT NAME...: reproduced when none of the requests was refused with 429.
+check_not_all_admitted() {
+  local text="$1" n; shift
+  for n in "$@"; do if [ "$(status_of "$n")" = 429 ]; then echo "ok: $text"; return; fi; done
+  echo "violation: $text; none of $* got 429"; REPRODUCED=1
 }
 # check_one_payment TEXT NAME...: reproduced when the 2xx answers name more than one payment.
 check_one_payment() {

@@ -49,7 +49,7 @@ describe('repro plans', () => {
     expect(script).not.toContain('6a0857e1-00ec-4cd6-873c-cd60e7901971');
     expect(script).toContain('"$CARD_SUCCEEDS"');
     expect(script).toContain('"$NONCE_1"');
-    expect(script.match(/ &$/gm)).toHaveLength(3);
+    expect(script.match(/^req .* &$/gm)).toHaveLength(3);
     expect(script).toContain('# Concurrency:');
     expect(spawnSync('bash', ['-n'], { input: script }).status).toBe(0);
   });
@@ -80,6 +80,18 @@ describe('repro plans', () => {
     const p2 = buildPlan(violation('amount-minimum', [6]), [unknown], [], new Map());
     expect(p2.stages).toHaveLength(0);
     expect(p2.notes[0]).toContain('made/up');
+  });
+
+  it('a window-count rate rule spends the window first, sized from the target, and expects a 429 among the evidence', () => {
+    const ev = [1, 2].map((i) => rec({ seq: i, op: 'list', tStart: i * 10, tEnd: i * 10 + 1, status: 200, sent: { list: { limit: 1 } } }));
+    const plan = buildPlan({ invariant: { id: 'rate-remaining', title: 't', rules: ['RL-5'] }, n: 1, evidence: { message: 'm', seqs: [1, 2] } }, ev, [], new Map(), { rateLimit: { limit: 120, windowMs: 3000 } });
+    expect(plan.stages[0]).toEqual({ kind: 'fill', fill: { key: 0, evidence: 2, limit: 120 } });
+    expect(plan.checks).toEqual([expect.objectContaining({ kind: 'not-all-admitted', seqs: [1, 2] })]);
+    const script = renderBash(plan);
+    expect(script).toContain('fill_window "Bearer $PAYSTORM_KEY" 2 || exit 2');
+    expect(spawnSync('bash', ['-n'], { input: script }).status).toBe(0);
+    // Without a known limit there is nothing to size the window by: no fill.
+    expect(buildPlan({ invariant: { id: 'rate-remaining', title: 't', rules: ['RL-5'] }, n: 1, evidence: { message: 'm', seqs: [1, 2] } }, ev, [], new Map()).stages.some((s) => s.kind === 'fill')).toBe(false);
   });
 
   it('bashWord: literal text single-quoted (quotes survive), placeholders as variables', () => {

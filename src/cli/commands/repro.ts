@@ -80,7 +80,9 @@ export const reproCommand: PaystormCommand = {
       let keys: KeySecret[];
       if (targetUrl) keys = makeKeySecrets(args.key.map((k: string) => parseKeyArg(k)));
       else {
-        service = await startReferenceService({ port: 0, host: '127.0.0.1', presentation, timeScale: run.target.embedded ? run.timeScale : 1, bugs, cards });
+        // The run's own limit and window when it ran embedded (scaled), so rate rules are judged alike.
+        const rate = run.target.embedded && run.rateLimit ? { rateLimit: run.rateLimit.limit, windowMs: run.rateLimit.windowMs } : {};
+        service = await startReferenceService({ port: 0, host: '127.0.0.1', presentation, timeScale: run.target.embedded ? run.timeScale : 1, bugs, cards, ...rate });
         targetUrl = service.url;
         keys = embeddedKeysFor(plan);
       }
