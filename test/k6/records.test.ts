@@ -143,6 +143,10 @@ describe('real k6 v1.3.0 output (../shared/samples/k6)', () => {
   it('paystorm check on it: nothing was exercised, so it does not pass', async () => {
     const dir = mkdtempSync(join(work, 'sample-'));
     copyFileSync(SAMPLE_JSON, join(dir, 'mixed-clean.k6.json.gz'));
+    // --no-write judges and prints, and leaves nothing beside the file.
+    const dry = await cli(['check', '--no-write', join(dir, 'mixed-clean.k6.json.gz')]);
+    expect(dry.code, dry.out).toBe(1);
+    expect(readdirSync(dir)).toEqual(['mixed-clean.k6.json.gz']);
     const r = await cli(['check', join(dir, 'mixed-clean.k6.json.gz')]);
     expect(r.code, r.out).toBe(1);
     expect(r.out).toContain('without paystorm exchange records');
