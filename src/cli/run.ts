@@ -477,6 +477,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
       ...(chaos ? { chaos, extraFaults } : {}),
       faultProxies: faultPlan.faultProxies,
       ...(upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs } : {}),
+      settleBoundMs,
       log: (m) => progress.log(m),
       // Deliveries after the traffic are not the run's: the receiver closes before the end record.
       ...(receiver ? { beforeEnd: () => receiver!.close() } : {}),

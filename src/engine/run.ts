@@ -80,6 +80,8 @@ export interface RunScenariosOptions {
   faultProxies?: readonly string[];
   /** The service's declared time-out for one processor call (ms), for schedules sized from it. */
   upstreamTimeoutMs?: number;
+  /** The oracle's settle bound (ms), handed to scenarios that wait past it. */
+  settleBoundMs?: number;
   /** Mid-run report snapshot, handed to scenarios as ctx.snapshot. */
   snapshot?: (label: string) => Promise<void>;
   /**
@@ -325,6 +327,7 @@ export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> 
       ...(o.snapshot ? { snapshot: o.snapshot } : {}),
       ...(o.faultProxies ? { faultProxies: o.faultProxies } : {}),
       ...(o.upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs: o.upstreamTimeoutMs } : {}),
+      ...(o.settleBoundMs !== undefined ? { settleBoundMs: o.settleBoundMs } : {}),
       ...(o.progress ? { phase: (note: string | null, ms?: number) => o.progress!.phase(note, ms) } : {}),
     };
     const faultsStop = new AbortController();

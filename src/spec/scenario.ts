@@ -205,6 +205,8 @@ export interface ScenarioContext {
   readonly faultProxies?: readonly string[];
   /** The service's declared time-out for one processor call (ms), when known. */
   readonly upstreamTimeoutMs?: number;
+  /** The bound (ms) within which the oracle expects a pending payment or refund to settle (SM-6, FT-2, REF-1), when the run set one. */
+  readonly settleBoundMs?: number;
   /**
    * Says what the scenario is doing or waiting for, shown on the progress line until the next
    * phase (or for `ms`, when given): e.g. `ctx.phase?.('waiting for the rate window to reset', 2500)`.
