@@ -9,6 +9,15 @@ import { redactSummary } from './redact.ts';
 import { evidenceText, findingLine, formatValue, sortedFindings, verdictLine, verdictReason } from './verdict.ts';
 import { loadFacts, loadLines } from './load.ts';
 import { rateBoundaryLines } from './rate-boundary.ts';
+import { comparisonOf, driftOf } from './comparison.ts';
+
+/** expr -> why, for the regression (baseline) and drift thresholds. */
+function thresholdNotes(s: Summary): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const r of comparisonOf(s)?.regressions ?? []) out.set(r.expr, `${r.note} [baseline ${comparisonOf(s)!.baseline.runId}]`);
+  for (const d of driftOf(s)?.thresholds ?? []) out.set(d.expr, d.note);
+  return out;
+}
 
 export function renderJUnit(input: Summary): string {
   const summary = redactSummary(input);
@@ -57,7 +66,8 @@ export function renderJUnit(input: Summary): string {
   out.push(`    <system-out>${escapeXml(text.join('\n'))}</system-out>`);
   out.push('  </testsuite>');
   out.push(`  <testsuite name="paystorm.thresholds" tests="${thr.length}" failures="${thrFailures}" errors="0" skipped="0" time="0">`);
-  for (const t of thr) out.push(...thresholdCase(t));
+  const why = thresholdNotes(summary);
+  for (const t of thr) out.push(...thresholdCase(t, why.get(t.expr)));
   out.push('  </testsuite>');
   out.push('</testsuites>');
   return out.join('\n') + '\n';
@@ -86,10 +96,11 @@ function invariantCase(i: InvariantResult): string[] {
   }
 }
 
-function thresholdCase(t: ThresholdResult): string[] {
+function thresholdCase(t: ThresholdResult, note?: string): string[] {
   const name = `${t.metric}: ${t.expr}`;
   const head = `    <testcase classname="paystorm.thresholds" name="${escapeXmlAttr(name)}">`;
-  const observed = `observed ${formatValue(t.value)}`;
+  // Regression and drift thresholds carry their evidence: baseline, limit, confidence or trend test.
+  const observed = `observed ${formatValue(t.value)}${note ? `; ${note}` : ''}`;
   if (t.ok) return [head, `      <system-out>${escapeXml(observed)}</system-out>`, '    </testcase>'];
   return [head, `      <failure type="threshold" message="${escapeXmlAttr(`${name} breached: ${observed}`)}">${escapeXml(`${name}\n${observed}`)}</failure>`, '    </testcase>'];
 }

@@ -65,6 +65,8 @@ describe('baseline regression gate', () => {
     expect(html).toContain('id="comparison-plots"');
     expect(html).toMatch(/<svg class="cmp-plot" id="cmp-create"/);
     expect(readFileSync(join(slow.runDir, 'summary.md'), 'utf8')).toMatch(/### Comparison with the baseline/);
+    // JUnit: the regression threshold is a failed test case whose evidence names the baseline and the confidence.
+    expect(readFileSync(join(slow.runDir, 'junit.xml'), 'utf8')).toMatch(/<failure type="threshold" message="http_req_duration: http_req_duration\{op:create\}: p\(50\) &lt; baseline \* 1\.5 \+ 5 breached: observed [0-9.]+; regression: .*confidence/);
 
     // paystorm compare: the same verdicts from saved runs.
     const cmpClean = await paystorm(['compare', baselineDir, clean.runDir]);
