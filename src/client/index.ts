@@ -1,5 +1,10 @@
 /** paystorm's API client: one undici-based client for the whole API, every exchange recorded. */
-export * from './api-client.ts';
+export { UndiciApiClient } from './api-client.ts';
+export { ClientFactory, type ClientFactoryOptions } from './factory.ts';
+export { RunStoppedError, type RequestGate } from './gate.ts';
+export { carriesLivemodeTrue } from './recording.ts';
+export { isRetryable, retryBackoffMs } from './retry.ts';
+export { abortableSleep, roundUs, type Clock } from './timing.ts';
 export * from './transport.ts';
 export * from './exchange.ts';
 export * from './leaks.ts';
