@@ -322,7 +322,3 @@ export class Lifecycle {
     if (this.bugs['wh-event-on-pending']) this.emitPayment(p, 'payment.pending', null);
   }
 }
-
-export function nowSeconds(): number {
-  return Math.floor(Date.now() / 1000);
-}

@@ -44,10 +44,6 @@ export interface AuthorizationRequest {
   card: { number: string; exp_month: number; exp_year: number; cvc: string };
   three_ds?: 'success';
 }
-export type AuthorizationOutcome =
-  | { provider_reference: string; outcome: 'approved' }
-  | { provider_reference: string; outcome: 'declined'; decline_code: string }
-  | { provider_reference: string; outcome: 'challenge' };
 export interface RefundRequest {
   reference: string;
   provider_reference: string | null;

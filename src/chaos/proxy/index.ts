@@ -8,5 +8,5 @@ export type { ProxyInput } from './collection.ts';
 export { Toxic } from './toxic.ts';
 export type { Direction, ToxicJson, ToxicInput } from './toxic.ts';
 export { ApiError } from './errors.ts';
-export { getToxicDefinition, registerToxic, toxicTypes } from './toxics/index.ts';
+export { getToxicDefinition, registerToxic } from './toxics/index.ts';
 export type { Chunk, StubEvent, ToxicStub, ToxicStage, ToxicDefinition, Attributes } from './toxics/index.ts';

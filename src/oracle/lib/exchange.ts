@@ -79,18 +79,6 @@ export function createdObjectId(x: ExchangeRecord): string | undefined {
   return x.payment?.id;
 }
 
-/** Payment a request targets (retrieve, refund) by the path it used. */
-export function targetPaymentId(x: ExchangeRecord): string | undefined {
-  return x.sent.paymentId;
-}
-
-/** The rate headers, when all three came as integers. */
-export function rateOf(x: ExchangeRecord): { limit: number; remaining: number; reset: number } | null {
-  const r = x.rate;
-  if (!r || r.limit === null || r.remaining === null || r.reset === null) return null;
-  return { limit: r.limit, remaining: r.remaining, reset: r.reset };
-}
-
 /** Two exchanges overlapped in time: neither ended before the other started. */
 export function overlaps(a: { tStart: number; tEnd: number }, b: { tStart: number; tEnd: number }): boolean {
   return a.tStart < b.tEnd && b.tStart < a.tEnd;

@@ -2,11 +2,6 @@
 import type { RefundRequest } from '../ledger.ts';
 import type { OracleContext } from '../types.ts';
 
-/** The payment's amount: what the run sent, else what an answer showed. */
-export function paymentAmount(ctx: OracleContext, paymentId: string, observed: ReadonlyMap<string, number>): number | undefined {
-  return ctx.ledger.payments.get(paymentId)?.amount ?? observed.get(paymentId);
-}
-
 /** Whether the key that asked may act on the payment (its creator's merchant and mode); unknown creators are not judged. */
 export function sameOwner(ctx: OracleContext, q: RefundRequest): boolean {
   const p = ctx.ledger.payments.get(q.paymentId);

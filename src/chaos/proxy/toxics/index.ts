@@ -10,5 +10,5 @@ import './slow_close.ts';
 import './slicer.ts';
 import './limit_data.ts';
 
-export { getToxicDefinition, noopStage, registerToxic, toxicTypes } from './toxic.ts';
+export { getToxicDefinition, noopStage, registerToxic } from './toxic.ts';
 export type { Attributes, Chunk, StubEvent, ToxicDefinition, ToxicStage, ToxicStub } from './toxic.ts';

@@ -91,7 +91,3 @@ export function registerToxic(def: ToxicDefinition<any>): void {
 export function getToxicDefinition(type: string): ToxicDefinition | undefined {
   return registry.get(type);
 }
-
-export function toxicTypes(): string[] {
-  return [...registry.keys()];
-}
