@@ -81,6 +81,8 @@ export type ReproCheck =
   | { kind: 'status'; seq: number; expectStatus: number[]; expectCode: string | null; text: string }
   | { kind: 'one-payment'; seqs: number[]; text: string }
   | { kind: 'not-all-admitted'; seqs: number[]; text: string }
+  /** The payment (its final GET, `after_PAY_n`) must not show more refunded than its amount (REF-3). */
+  | { kind: 'refunded-within'; pay: string; text: string }
   | { kind: 'none'; text: string };
 
 export interface ReproPlan {
@@ -340,10 +342,14 @@ export function buildPlan(v: ViolationRef, evidence: ExchangeRecord[], setup: Ex
     const st = statusBefore.get(id);
     const refunds = before.filter((r) => r.op !== 'create' && r.op !== 'create_hpp' && r.sent.paymentId === id);
     if (req.captures && st && st !== 'pending' && st !== 'processing') plan.stages.push({ kind: 'wait', wait: { pay: req.captures, key: req.key, until: [st], refundsSettled: false } });
-    for (const rf of refunds) {
-      const rr = toRequest(rf, false);
-      if (!rr) continue;
-      plan.stages.push({ kind: 'request', request: rr });
+    // Refunds that overlapped in the run (a concurrent-refund race, REF-3) are fired at once again.
+    for (const wave of waves(refunds)) {
+      const rr = wave.map((rf) => toRequest(rf, false)).filter((x): x is ReproRequest => x !== null);
+      if (!rr.length) continue;
+      if (rr.length > 1) {
+        plan.stages.push({ kind: 'concurrent', requests: rr });
+        plan.concurrent = true;
+      } else plan.stages.push({ kind: 'request', request: rr[0] });
       if (req.captures) plan.stages.push({ kind: 'wait', wait: { pay: req.captures, key: req.key, until: st ? [st] : [], refundsSettled: true } });
     }
   }
@@ -386,12 +392,31 @@ export function buildPlan(v: ViolationRef, evidence: ExchangeRecord[], setup: Ex
   }
 
   plan.checks = checksFor(v.invariant.id, ev.filter((r) => evReqs.some((q) => q.seq === r.seq)));
+  if (v.invariant.id === 'refunds-within-amount' && plan.pays.length) {
+    plan.checks = plan.pays.map((pay) => ({ kind: 'refunded-within' as const, pay, text: `${pay} must not show more refunded than its amount` }));
+  }
   const fill = plan.stages.find((s): s is { kind: 'fill'; fill: ReproFill } => s.kind === 'fill');
   if (fill) {
     const seqs = evReqs.filter((q) => q.evidence && q.key === fill.fill.key).map((q) => q.seq);
     plan.checks = [{ kind: 'not-all-admitted', seqs, text: `with the window spent first, the last of these ${seqs.length} requests is one past X-RateLimit-Limit (the run's was ${fill.fill.limit}) and must be refused with 429` }];
   }
   return plan;
+}
+
+/** Records in start order, in waves: one that starts before the wave's last answer came is concurrent with it. */
+function waves(records: readonly ExchangeRecord[]): ExchangeRecord[][] {
+  const out: ExchangeRecord[][] = [];
+  let end = -Infinity;
+  for (const r of [...records].sort((a, b) => a.tStart - b.tStart)) {
+    if (out.length && r.tStart < end) {
+      out[out.length - 1].push(r);
+      end = Math.max(end, r.tEnd);
+    } else {
+      out.push([r]);
+      end = r.tEnd;
+    }
+  }
+  return out;
 }
 
 function afterRetrieve(pay: string, key: number): ReproRequest {

@@ -68,6 +68,8 @@ function checkLines(c: ReproCheck): string[] {
       return [`check_one_payment ${quote(c.text)} ${c.seqs.map((s) => `r${s}`).join(' ')}`];
     case 'not-all-admitted':
       return [`check_not_all_admitted ${quote(c.text)} ${c.seqs.map((s) => `r${s}`).join(' ')}`];
+    case 'refunded-within':
+      return [`check_refunded_within after_${c.pay} ${quote(c.text)}`];
     case 'none':
       return [`echo "paystorm repro $ID: "${quote(c.text)}`, 'UNKNOWN=1'];
   }
@@ -199,6 +201,15 @@ check_not_all_admitted() {
   local text="$1" n; shift
   for n in "$@"; do if [ "$(status_of "$n")" = 429 ]; then echo "ok: $text"; return; fi; done
   echo "violation: $text; none of $* got 429"; REPRODUCED=1
+}
+# check_refunded_within NAME TEXT: reproduced when the payment's refunded total (either presentation) exceeds its amount.
+check_refunded_within() {
+  local amount refunded
+  amount="$(grep -o '"amount"[[:space:]]*:[[:space:]]*[0-9]*' "$OUT/$1.body" 2>/dev/null | head -1 | grep -o '[0-9]*$')"
+  refunded="$(grep -o '"\(refunded_amount\|amount_refunded\)"[[:space:]]*:[[:space:]]*[0-9]*' "$OUT/$1.body" 2>/dev/null | head -1 | grep -o '[0-9]*$')"
+  if [ -z "$amount" ] || [ -z "$refunded" ]; then echo "cannot tell: $2 (no amount or refunded total in the answer)"; UNKNOWN=1
+  elif [ "$refunded" -gt "$amount" ]; then echo "violation: $2; refunded $refunded of $amount"; REPRODUCED=1
+  else echo "ok: $2 (refunded $refunded of $amount)"; fi
 }
 # check_one_payment TEXT NAME...: reproduced when the 2xx answers name more than one payment.
 check_one_payment() {

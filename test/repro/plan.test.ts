@@ -70,6 +70,18 @@ describe('repro plans', () => {
     expect(spawnSync('bash', ['-n'], { input: renderBash(plan) }).status).toBe(0);
   });
 
+  it('refunds that overlapped before the evidence (a REF-3 race) are fired at once, and the script checks the refunded total', () => {
+    const create = rec({ seq: 1, op: 'create', tStart: 10, tEnd: 20, status: 201, idemKey: 'k1', sent: createSent, payment: payment('pay_a', 'pending') });
+    const refunds = [0, 1].map((i) => rec({ seq: 2 + i, op: 'refund', tStart: 30 + i, tEnd: 40 + i, status: 201, idemKey: `r${i}`, sent: { paymentId: 'pay_a', amount: 400 } }));
+    const seen = rec({ seq: 9, op: 'retrieve', tStart: 50, tEnd: 51, status: 200, sent: { paymentId: 'pay_a' }, payment: payment('pay_a', 'succeeded') });
+    const plan = buildPlan(violation('refunds-within-amount', [9]), [seen], [create, ...refunds], new Map([['pay_a', 'succeeded']]));
+    expect(plan.stages.map((s) => s.kind)).toEqual(['request', 'wait', 'concurrent', 'wait', 'request', 'request']);
+    expect(plan.checks).toEqual([expect.objectContaining({ kind: 'refunded-within', pay: 'PAY_1' })]);
+    const script = renderBash(plan);
+    expect(script).toContain("check_refunded_within after_PAY_1 ");
+    expect(spawnSync('bash', ['-n'], { input: script }).status).toBe(0);
+  });
+
   it('a bad-input probe is rebuilt from its catalog case, and an unknown case is reported as not rebuilt', () => {
     const bad = rec({ seq: 5, op: 'create', tStart: 1, tEnd: 2, status: 201, idemKey: 'k', sent: { method: 'POST', path: '/v1/payments', auth: 'ok', inputShape: 'B', badInput: { case: 'create/B/amount-zero', expectStatus: 400, expectCode: 'parameter_invalid', expectParam: 'amount', rule: 'PAY-2' } } });
     const plan = buildPlan(violation('amount-minimum', [5]), [bad], [], new Map());
