@@ -377,7 +377,7 @@ export function evaluateRegression(r: RegressionThreshold, base: Side, next: Sid
     ? out.significant
       ? `regression: ${fmt(ns.value)} is past the limit ${fmt(out.limit!)} (baseline ${fmt(bs.value)}), worse with ${conf}`
       : `past the limit ${fmt(out.limit!)} but not significant: ${conf} < ${pct(CONFIDENCE)} (noise)`
-    : `within the limit ${fmt(out.limit!)} (baseline ${fmt(bs.value)})`;
+    : `${fmt(ns.value)} within the limit ${fmt(out.limit!)} (baseline ${fmt(bs.value)}; ${conf})`;
   return out;
 }
 

@@ -79,7 +79,7 @@ interface Line {
 }
 
 /** A small line plot: x and y scaled to the data, optional log x. */
-function svgPlot(lines: Line[], opts: { id: string; label: string; xLabel: string; yLabel: string; logX?: boolean; steps?: boolean }): string {
+function svgPlot(lines: Line[], opts: { id: string; label: string; xLabel: string; yLabel: string; logX?: boolean; steps?: boolean; maxY?: number }): string {
   const w = 480;
   const hgt = 180;
   const pad = { l: 46, r: 8, t: 18, b: 26 };
@@ -91,9 +91,11 @@ function svgPlot(lines: Line[], opts: { id: string; label: string; xLabel: strin
   const x0 = Math.min(...xs);
   const x1 = Math.max(...xs) === x0 ? x0 + 1 : Math.max(...xs);
   const y0 = Math.min(0, ...ys);
-  const y1 = Math.max(...ys) === y0 ? y0 + 1 : Math.max(...ys);
+  const top = Math.min(Math.max(...ys), opts.maxY ?? Infinity);
+  const y1 = top <= y0 ? y0 + 1 : top;
   const px = (x: number) => pad.l + ((fx(x) - x0) / (x1 - x0)) * (w - pad.l - pad.r);
-  const py = (y: number) => hgt - pad.b - ((y - y0) / (y1 - y0)) * (hgt - pad.t - pad.b);
+  // Values above maxY (a stalled window) are drawn at the top edge, so they do not flatten the rest.
+  const py = (y: number) => hgt - pad.b - ((Math.min(y, y1) - y0) / (y1 - y0)) * (hgt - pad.t - pad.b);
   const paths = lines
     .filter((l) => l.points.length)
     .map((l) => {
@@ -106,15 +108,21 @@ function svgPlot(lines: Line[], opts: { id: string; label: string; xLabel: strin
     });
   const xTick = (v: number) => (opts.logX ? 10 ** v : v);
   const fmtX = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(1) : v.toPrecision(2));
-  const legend = lines.map((l, i) => `<text x="${pad.l + 6 + i * 150}" y="12" class="cmp-legend ${l.cls}-text">■ ${h(l.label)}</text>`).join('');
+  let lx = pad.l + 6;
+  const legend = lines
+    .map((l) => {
+      const t = `<text x="${lx}" y="12" class="cmp-legend ${l.cls}-text">■ ${h(l.label)}</text>`;
+      lx += 16 + l.label.length * 6.2;
+      return t;
+    })
+    .join('');
   return (
     `<svg class="cmp-plot" id="${h(opts.id)}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${w} ${hgt}" width="${w}" height="${hgt}" role="img" aria-label="${h(opts.label)}">` +
     `<line x1="${pad.l}" x2="${w - pad.r}" y1="${hgt - pad.b}" y2="${hgt - pad.b}" class="cmp-axis"/><line x1="${pad.l}" x2="${pad.l}" y1="${pad.t}" y2="${hgt - pad.b}" class="cmp-axis"/>` +
     paths.join('') +
     legend +
     `<text x="${pad.l}" y="${hgt - 8}" class="cmp-tick">${h(fmtX(xTick(x0)))}</text><text x="${w - pad.r}" y="${hgt - 8}" class="cmp-tick" text-anchor="end">${h(fmtX(xTick(x1)))} ${h(opts.xLabel)}</text>` +
-    `<text x="${pad.l - 4}" y="${hgt - pad.b}" class="cmp-tick" text-anchor="end">${h(String(Number(y0.toPrecision(3))))}</text><text x="${pad.l - 4}" y="${pad.t + 8}" class="cmp-tick" text-anchor="end">${h(String(Number(y1.toPrecision(3))))}</text>` +
-    `<text x="4" y="${pad.t + 8}" class="cmp-tick">${h(opts.yLabel)}</text>` +
+    `<text x="${pad.l - 4}" y="${hgt - pad.b}" class="cmp-tick" text-anchor="end">${h(String(Number(y0.toPrecision(3))))}</text><text x="${pad.l + 3}" y="${pad.t + 8}" class="cmp-tick">${h(`${Number(y1.toPrecision(3))} ${opts.yLabel}`)}</text>` +
     `</svg>`
   );
 }
@@ -170,8 +178,12 @@ export function driftSection(s: Summary): string {
   const rows = shown
     .map((x) => `<tr data-series="${h(x.key)}" data-significant="${x.significant}"><td><code>${h(x.key)}</code></td><td class="num">${x.points.length}</td><td class="num">${h(num(x.points[0]?.[1] ?? null, x.unit))}</td><td class="num">${h(num(x.points[x.points.length - 1]?.[1] ?? null, x.unit))}</td><td class="num">${h(slope(x))}</td><td class="num">${h(x.mk.pUp.toPrecision(2))}</td><td>${x.significant ? 'upward trend' : ''}</td></tr>`)
     .join('\n');
-  const plots = shown
+  // Plotted first: the series a drift threshold names, then those with an upward trend, then each op's p99.
+  const named = new Set(d.thresholds.map((t) => t.key));
+  const rank = (x: DriftSeries) => (named.has(x.key) ? 0 : x.significant ? 1 : x.key.endsWith('.p99') ? 2 : 3);
+  const plots = [...d.series]
     .filter((x) => x.unit === 'ms' && x.points.length >= 2)
+    .sort((a, b) => rank(a) - rank(b))
     .slice(0, 8)
     .map((x) => {
       const t0 = x.points[0][0];
@@ -187,10 +199,10 @@ export function driftSection(s: Summary): string {
       ];
       return `<figure>${svgPlot(
         [
-          { label: x.key, cls: 'cmp-new', points: pts },
+          { label: 'per window', cls: 'cmp-new', points: pts },
           { label: `Sen slope ${slope(x)}`, cls: 'cmp-trend', points: trend },
         ],
-        { id: `drift-${x.key.replace(/[^a-z0-9]+/gi, '-')}`, label: `${x.key} per window`, xLabel: 's', yLabel: 'ms' },
+        { id: `drift-${x.key.replace(/[^a-z0-9]+/gi, '-')}`, label: `${x.key} per window`, xLabel: 's', yLabel: 'ms', maxY: Math.max(...ys.slice(0, Math.ceil(ys.length * 0.9))) * 1.5 },
       )}<figcaption>${h(x.key)} per ${Math.round(d.windowMs / 1000)} s window${x.significant ? ' — upward trend' : ''}</figcaption></figure>`;
     })
     .join('');
