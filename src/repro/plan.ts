@@ -114,6 +114,9 @@ export interface ViolationRef {
   evidence: Evidence;
 }
 
+/** At most this many of an example's requests go into its repro. */
+export const MAX_EVIDENCE_REQUESTS = 40;
+
 export const violationId = (invariant: string, n: number): string => `${invariant}-${n}`;
 
 const PAY_ID = /pay_[A-Za-z0-9-]+/g;
@@ -159,7 +162,10 @@ export function buildPlan(v: ViolationRef, evidence: ExchangeRecord[], setup: Ex
     checks: [],
     notes: [],
   };
-  const ev = [...evidence].sort((a, b) => a.tStart - b.tStart);
+  const sorted = [...evidence].sort((a, b) => a.tStart - b.tStart);
+  // A repro is a few requests: an example naming many (a long list walk) keeps its first ones.
+  const ev = sorted.slice(0, MAX_EVIDENCE_REQUESTS);
+  if (sorted.length > ev.length) plan.notes.push(`the evidence names ${sorted.length} requests; the first ${ev.length} are sent`);
   const t0 = ev.length ? ev[0].tStart : 0;
   const keyIndex = new Map<string, number>();
   const idemIndex = new Map<string, string>();
@@ -332,7 +338,9 @@ export function buildPlan(v: ViolationRef, evidence: ExchangeRecord[], setup: Ex
 
   // Setup: per payment the evidence acts on, its create, a wait for the status the run saw, the refunds before.
   const evSeqs = new Set(ev.map((r) => r.seq));
-  const before = setup.filter((r) => !evSeqs.has(r.seq) && r.tStart < t0).sort((a, b) => a.tStart - b.tStart);
+  const acted = new Set(ev.flatMap(referencedPayments));
+  const about = (r: ExchangeRecord) => (r.payment !== null && acted.has(r.payment.id)) || (r.sent.paymentId !== undefined && acted.has(r.sent.paymentId));
+  const before = setup.filter((r) => !evSeqs.has(r.seq) && r.tStart < t0 && about(r)).sort((a, b) => a.tStart - b.tStart);
   const creates = before.filter((r) => r.op === 'create' || r.op === 'create_hpp');
   for (const c of creates) {
     const req = toRequest(c, false);

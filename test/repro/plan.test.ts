@@ -106,6 +106,13 @@ describe('repro plans', () => {
     expect(buildPlan({ invariant: { id: 'rate-remaining', title: 't', rules: ['RL-5'] }, n: 1, evidence: { message: 'm', seqs: [1, 2] } }, ev, [], new Map()).stages.some((s) => s.kind === 'fill')).toBe(false);
   });
 
+  it('an example naming many requests keeps its first ones, and says so', () => {
+    const ev = Array.from({ length: 60 }, (_, i) => rec({ seq: i + 1, op: 'list', tStart: i * 10, tEnd: i * 10 + 1, status: 200, sent: { list: { limit: 1 } } }));
+    const plan = buildPlan(violation('list-envelope', ev.map((r) => r.seq)), ev, [], new Map());
+    expect(plan.stages.filter((s) => s.kind === 'request')).toHaveLength(40);
+    expect(plan.notes).toContain('the evidence names 60 requests; the first 40 are sent');
+  });
+
   it('bashWord: literal text single-quoted (quotes survive), placeholders as variables', () => {
     const out = spawnSync('bash', ['-c', `PAY_1=pay_x; PAYSTORM_KEY=k; printf '%s' ${bashWord(`{"a":"it's {{PAY_1}}","k":"{{KEY_1}}"}`)}`]).stdout.toString();
     expect(out).toBe(`{"a":"it's pay_x","k":"k"}`);
