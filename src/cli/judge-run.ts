@@ -68,6 +68,9 @@ export async function judgeHistory(historyPath: string, opts: JudgeRunOptions = 
   const regressionExprs = all.filter(isRegressionExpr);
   const driftExprs = all.filter(isDriftExpr);
   const thresholds = evaluateThresholds(all.filter((e) => !isRegressionExpr(e) && !isDriftExpr(e)), snapshot);
+  if (regressionExprs.length && !opts.baseline) {
+    throw new PaystormError(`--threshold: "${regressionExprs[0]}" compares with a baseline: add --baseline DIR (saved by --save-baseline).`, EXIT.usage, '--threshold');
+  }
   let comparison: ReturnType<typeof compareWithBaseline> | undefined;
   if (opts.baseline) {
     const used = regressionExprs.length ? regressionExprs : defaultRegressions(opts.baseline.baseline);

@@ -74,6 +74,10 @@ describe('baseline regression gate', () => {
     const cmpSlow = await paystorm(['compare', baselineDir, slow.runDir, '--threshold', 'http_req_duration{op:create}: p(50) < baseline * 1.5']);
     expect(cmpSlow.code, cmpSlow.stdout).toBe(2);
     expect(cmpSlow.stdout).toMatch(/REGRESSED http_req_duration\{op:create\}: p\(50\) < baseline \* 1\.5: regression/);
+    // paystorm check: a saved run judged again against the baseline.
+    const checked = await paystorm(['check', slow.runDir, '--baseline', baselineDir, '--no-write']);
+    expect(checked.code, checked.stdout.slice(-2000)).toBe(2);
+    expect(checked.stdout).toMatch(/REGRESSED http_req_duration\{op:create\}/);
   });
 
   it('refuses a regression threshold without --baseline and a missing baseline, before any load (exit 3)', { timeout: 30_000 }, async () => {

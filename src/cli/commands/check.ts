@@ -13,6 +13,8 @@ export const checkCommand: PaystormCommand = {
     y
       .positional('path', { type: 'string', describe: "reports/<run-id>, a history.ndjson, or k6's --out json output of a paystorm k6 script (.json or .gz)" })
       .option('threshold', { type: 'string', array: true, describe: 'Threshold in k6 syntax, repeatable' })
+      .option('baseline', { type: 'string', describe: 'Compare with a baseline (a --save-baseline directory, a baseline.json or a run directory); regression thresholds as in paystorm run (docs/baselines.md)' })
+      .option('trend-window', { type: 'string', describe: 'Window of the drift figures and trend() thresholds (default 60s)' })
       .option('write', { type: 'boolean', default: true, describe: 'Rewrite the reports beside the history (--no-write to only print)' })
       .example('$0 check reports/latest', 'Judge the latest run again')
       .example('$0 check run.k6.json.gz', 'Judge a k6 run (k6 run --out json=run.k6.json.gz dist/k6/mixed.js); reports go to run.k6.paystorm/'),
@@ -22,7 +24,14 @@ export const checkCommand: PaystormCommand = {
     const history = k6 ? k6.historyPath : historyFileOf(args.path);
     let summary;
     try {
-      summary = await judgeHistory(history, { thresholds: args.threshold ?? [], scenarioThresholds: (n) => scenarioByName(n)?.thresholds ?? [] });
+      const { loadBaseline } = await import('../../oracle/baseline.ts');
+      const { parseDuration } = await import('../duration.ts');
+      summary = await judgeHistory(history, {
+        thresholds: args.threshold ?? [],
+        scenarioThresholds: (n) => scenarioByName(n)?.thresholds ?? [],
+        ...(args.baseline !== undefined ? { baseline: { baseline: loadBaseline(args.baseline), source: args.baseline } } : {}),
+        ...(args.trendWindow !== undefined ? { trendWindowMs: parseDuration(args.trendWindow, '--trend-window') } : {}),
+      });
     } finally {
       k6?.cleanup();
     }
