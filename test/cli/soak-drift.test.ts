@@ -1,5 +1,5 @@
 /**
- * Soak drift end to end on the embedded target: a short soak (4 s windows) against the seeded
+ * Soak drift end to end on the embedded target: a short soak (2.5 s windows) against the seeded
  * slow leak (leaky-create: 60 ms more per create for each minute) fails its drift threshold with
  * exit 2; the same soak on the clean service does not breach it. The drift is in summary.json,
  * the console and report.html (per-window plots).
@@ -19,7 +19,7 @@ const DRIFT = 'trend(http_req_duration{op:create}.p50) < 10%/h';
 function soak(name: string, extra: string[]): Promise<{ code: number | null; stdout: string; summary: Summary; runDir: string }> {
   const out = join(dir, name);
   return new Promise((res, rej) => {
-    const args = ['run', 'soak', '--duration', '30s', '--trend-window', '3s', '--webhook-fail-share', '0', '--threshold', DRIFT, '--out', out, '--seed', '15', ...extra];
+    const args = ['run', 'soak', '--duration', '25s', '--trend-window', '2500ms', '--webhook-fail-share', '0', '--threshold', DRIFT, '--out', out, '--seed', '15', ...extra];
     const child = spawn(process.execPath, [join(root, 'bin/paystorm.js'), ...args], { cwd: root, env: { ...process.env, CI: 'true' } });
     let stdout = '';
     let stderr = '';
