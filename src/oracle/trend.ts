@@ -157,10 +157,10 @@ export interface DriftSeries {
 export interface DriftThresholdResult {
   expr: string;
   key: string;
-  /** The drift in the threshold's unit (%/h or %/min); null when too few windows. */
+  /** The drift in the threshold's unit; null when too few windows. */
   value: number | null;
   limit: number;
-  unit: '%/h' | '%/min';
+  unit: DriftUnit;
   pUp: number | null;
   ok: boolean;
   note: string;
@@ -224,10 +224,16 @@ export interface DriftThreshold {
   key: string;
   op: '<' | '<=';
   limit: number;
-  unit: '%/h' | '%/min';
+  unit: DriftUnit;
 }
 
-const TREND_EXPR = /^\s*trend\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\{\s*op\s*:\s*["']?([a-z_]+)["']?\s*\})?\s*\.\s*(p50|p99|rate)\s*\)\s*(<=|<)\s*(-?[0-9]+(?:\.[0-9]+)?)\s*%\s*\/\s*(h|min)\s*$/;
+/**
+ * `%/h`, `%/min`: Sen's slope as % of the series' median; `ms/h`, `ms/min` (latency) and `/h`,
+ * `/min` (in the series' own unit: ms, or a share for rates, `0.01/h` = one point an hour): absolute.
+ */
+export type DriftUnit = '%/h' | '%/min' | 'ms/h' | 'ms/min' | '/h' | '/min';
+
+const TREND_EXPR = /^\s*trend\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\{\s*op\s*:\s*["']?([a-z_]+)["']?\s*\})?\s*\.\s*(p50|p99|rate)\s*\)\s*(<=|<)\s*(-?[0-9]+(?:\.[0-9]+)?(?:e-?[0-9]+)?)\s*(%|ms)?\s*\/\s*(h|min)\s*$/;
 const TREND_METRICS: Record<string, readonly string[]> = {
   http_req_duration: ['p50', 'p99'],
   settle_time: ['p50', 'p99'],
@@ -245,16 +251,17 @@ export function parseDriftThreshold(expr: string): DriftThreshold {
   const m = TREND_EXPR.exec(expr);
   if (!m) {
     throw new ThresholdError(
-      `threshold "${expr}" is not a drift threshold of the form "trend(metric{op:NAME}.p99) < N%/h" (or %/min). Examples: "trend(http_req_duration{op:create}.p99) < 10%/h", "trend(http_req_failed.rate) < 5%/h".`,
+      `threshold "${expr}" is not a drift threshold of the form "trend(metric{op:NAME}.p99) < N%/h" (or %/min, ms/h, /h). Examples: "trend(http_req_duration{op:create}.p99) < 10%/h", "trend(settle_time.p50) < 50ms/h", "trend(http_req_failed.rate) < 0.01/h".`,
     );
   }
-  const [, metric, op, stat, cmp, num, unit] = m;
+  const [, metric, op, stat, cmp, num, kind, per] = m;
   const stats = TREND_METRICS[metric];
   if (!stats) throw new ThresholdError(`threshold "${expr}": trend() takes ${Object.keys(TREND_METRICS).join(', ')}; not ${metric}.`);
   if (!stats.includes(stat)) throw new ThresholdError(`threshold "${expr}": ${metric} has ${stats.map((s) => `.${s}`).join(', ')} per window; not .${stat}.`);
   if (op && metric !== 'http_req_duration') throw new ThresholdError(`threshold "${expr}": only http_req_duration takes {op:NAME} in trend().`);
+  if (kind === 'ms' && stat === 'rate') throw new ThresholdError(`threshold "${expr}": a rate drifts in shares, not ms: write e.g. 0.01/h (one point an hour) or 50%/h.`);
   const key = `${metric}${op ? `{op:${op}}` : ''}.${stat}`;
-  return { expr: expr.trim(), key, op: cmp as '<' | '<=', limit: Number(num), unit: unit === 'h' ? '%/h' : '%/min' };
+  return { expr: expr.trim(), key, op: cmp as '<' | '<=', limit: Number(num), unit: `${kind ?? ''}/${per}` as DriftUnit };
 }
 
 export function evaluateDrift(t: DriftThreshold, series: readonly DriftSeries[]): DriftThresholdResult {
@@ -263,11 +270,12 @@ export function evaluateDrift(t: DriftThreshold, series: readonly DriftSeries[])
   if (!s || s.mk.n < MIN_WINDOWS) {
     return { ...base, value: null, pUp: s?.mk.pUp ?? null, ok: true, note: `not judged: ${s ? s.mk.n : 0} window(s) with samples, at least ${MIN_WINDOWS} needed (a longer run or a shorter --trend-window)` };
   }
-  const perHour = s.pctPerHour ?? (s.slopePerHour > 0 ? Infinity : 0);
-  const value = t.unit === '%/h' ? perHour : perHour / 60;
+  const relative = t.unit.startsWith('%');
+  const perHour = relative ? (s.pctPerHour ?? (s.slopePerHour > 0 ? Infinity : 0)) : s.slopePerHour;
+  const value = t.unit.endsWith('/h') ? perHour : perHour / 60;
   const past = t.op === '<' ? !(value < t.limit) : !(value <= t.limit);
   const ok = !(past && s.significant);
-  const shown = Number.isFinite(value) ? `${value.toFixed(1)}${t.unit}` : `rising from 0`;
+  const shown = Number.isFinite(value) ? `${Math.abs(value) >= 0.1 || value === 0 ? value.toFixed(1) : value.toPrecision(2)}${t.unit}` : `rising from 0`;
   const note = past
     ? s.significant
       ? `drift: ${shown}, an upward trend (Mann-Kendall p ${s.mk.pUp.toExponential(1)} < ${DRIFT_ALPHA})`

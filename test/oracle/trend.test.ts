@@ -85,6 +85,19 @@ describe('drift thresholds', () => {
   it('parses %/h and %/min', () => {
     expect(parseDriftThreshold('trend(http_req_duration{op:create}.p99) < 10%/h')).toMatchObject({ key: 'http_req_duration{op:create}.p99', limit: 10, unit: '%/h' });
     expect(parseDriftThreshold('trend(http_req_failed.rate) <= 5 %/min')).toMatchObject({ key: 'http_req_failed.rate', op: '<=', unit: '%/min' });
+    expect(parseDriftThreshold('trend(settle_time.p50) < 50ms/h')).toMatchObject({ key: 'settle_time.p50', limit: 50, unit: 'ms/h' });
+    expect(parseDriftThreshold('trend(http_req_failed.rate) < 0.01/h')).toMatchObject({ limit: 0.01, unit: '/h' });
+    expect(() => parseDriftThreshold('trend(http_req_failed.rate) < 5ms/h')).toThrow(/drifts in shares, not ms/);
+  });
+
+  it('judges absolute slopes: ms per hour, shares per hour', () => {
+    const w = soak(1, 60); // +60 ms a minute = +3600 ms an hour
+    const d = computeDrift(w.figures(), w.windowMs, ['trend(http_req_duration{op:create}.p50) < 1000ms/h', 'trend(http_req_duration{op:create}.p50) < 10000ms/h', 'trend(http_req_failed.rate) < 0.01/h']);
+    expect(d.thresholds[0].ok).toBe(false);
+    expect(d.thresholds[0].value!).toBeGreaterThan(2500);
+    expect(d.thresholds[0].value!).toBeLessThan(5000);
+    expect(d.thresholds[1].ok).toBe(true);
+    expect(d.thresholds[2]).toMatchObject({ ok: true, value: 0 });
   });
   it('names what is wrong', () => {
     expect(() => parseDriftThreshold('trend(http_req_duration.p99) < 10')).toThrow(/not a drift threshold/);
