@@ -23,6 +23,8 @@ export const DRIFT_ALPHA = 0.01;
 export const MIN_WINDOWS = 6;
 /** Fewer requests than this in a window: its latency percentiles are left out of the series. */
 const MIN_WINDOW_SAMPLES = 5;
+/** Most windows kept: beyond it, neighbours are merged and the window doubles (bounded memory on any run length). */
+const MAX_WINDOWS = 1000;
 
 interface WindowState {
   ops: Map<string, Histogram>;
@@ -50,9 +52,14 @@ const newHist = () => hdr.build({ numberOfSignificantValueDigits: 2, autoResize:
 export class WindowCollector {
   private readonly windows = new Map<number, WindowState>();
   private maxT = 0;
-  constructor(readonly windowMs: number = DEFAULT_TREND_WINDOW_MS) {}
+  /** The window length: the one asked for, doubled each time the run outgrew MAX_WINDOWS. */
+  windowMs: number;
+  constructor(windowMs: number = DEFAULT_TREND_WINDOW_MS) {
+    this.windowMs = windowMs;
+  }
 
   private at(t: number): WindowState {
+    while (t / this.windowMs >= MAX_WINDOWS) this.coarsen();
     const i = Math.max(0, Math.floor(t / this.windowMs));
     let w = this.windows.get(i);
     if (!w) this.windows.set(i, (w = { ops: new Map(), requests: 0, failed: 0, limited: 0, trends: new Map() }));
@@ -77,6 +84,32 @@ export class WindowCollector {
     let h = w.trends.get(name);
     if (!h) w.trends.set(name, (h = newHist()));
     h.recordValue(Math.max(1, Math.round(ms * 1000)));
+  }
+
+  /** Merges windows 2i and 2i+1 into i (histograms add exactly) and doubles the window. */
+  private coarsen(): void {
+    const merged = new Map<number, WindowState>();
+    for (const [i, w] of [...this.windows].sort(([a], [b]) => a - b)) {
+      const j = Math.floor(i / 2);
+      const into = merged.get(j);
+      if (!into) {
+        merged.set(j, w);
+        continue;
+      }
+      into.requests += w.requests;
+      into.failed += w.failed;
+      into.limited += w.limited;
+      for (const key of ['ops', 'trends'] as const) {
+        for (const [name, h] of w[key]) {
+          const have = into[key].get(name);
+          if (have) have.add(h);
+          else into[key].set(name, h);
+        }
+      }
+    }
+    this.windows.clear();
+    for (const [i, w] of merged) this.windows.set(i, w);
+    this.windowMs *= 2;
   }
 
   /** Figures of every window, the last one only when at least half full. */

@@ -69,6 +69,16 @@ describe('drift over windows', () => {
     expect(d.thresholds[0].note).toMatch(/not judged/);
   });
 
+  it('keeps at most 1000 windows: a long run doubles the window, merging counts exactly', () => {
+    const w = new WindowCollector(1_000);
+    for (let t = 500; t < 2_500_000; t += 1_000) w.add(ex('create', t, 10, t % 4000 === 500 ? 503 : 201));
+    expect(w.windowMs).toBe(4_000);
+    const figs = w.figures();
+    expect(figs.length).toBeLessThanOrEqual(1000);
+    expect(figs[0]).toMatchObject({ t: 0, requests: 4, errorRate: 0.25 });
+    expect(figs[0].ops.create.count).toBe(4);
+  });
+
   it('counts error and 429 rates per window', () => {
     const w = new WindowCollector(1_000);
     w.add(ex('create', 100, 5, 503));
