@@ -10,7 +10,7 @@ export const compareCommand: PaystormCommand = {
     y
       .positional('base', { type: 'string', describe: 'The baseline: a --save-baseline directory, a baseline.json, or reports/<run-id>' })
       .positional('new', { type: 'string', describe: 'The run to judge against it (same forms)' })
-      .option('threshold', { type: 'string', array: true, describe: 'Regression threshold, e.g. "http_req_duration{op:create}: p(99) < baseline * 1.2", repeatable (default: every op\'s p50 < baseline * 1.5, error rate < baseline + 0.01, settle time p50 < baseline * 1.5)' })
+      .option('threshold', { type: 'string', array: true, describe: 'Regression threshold, e.g. "http_req_duration{op:create}: p(99) < baseline * 1.2", repeatable (default: every op\'s p50 < baseline * 1.5 + 5, error rate < baseline + 0.01, settle time p50 < baseline * 1.5 + 5)' })
       .option('json', { type: 'string', describe: 'Also write the comparison as JSON to this file' })
       .example('$0 compare baselines/main reports/latest', 'Gate the latest run on main\'s baseline')
       .example('$0 compare baselines/main reports/latest --threshold "http_req_duration{op:create}: p(99) < baseline * 1.2"', 'With your own regression threshold'),

@@ -36,7 +36,7 @@ export const runCommand: PaystormCommand = {
       .option('rate-limit', { type: 'number', describe: 'Embedded target: requests per window (default 120)' })
       .option('window-ms', { type: 'number', describe: 'Rate window in ms, whole seconds (embedded default 3000; with --target it declares the deployment\'s window, default the spec\'s 60000)' })
       .option('bugs', { type: 'string', describe: 'Embedded target: seeded bugs to switch on, comma-separated (see docs/reference-service.md)' })
-      .option('baseline', { type: 'string', describe: 'Compare with a saved baseline (a --save-baseline directory, a baseline.json or a run directory): regression thresholds such as "http_req_duration{op:create}: p(99) < baseline * 1.2" (default: every op\'s p99 < baseline * 1.5, error rate < baseline + 0.01); see docs/baselines.md' })
+      .option('baseline', { type: 'string', describe: 'Compare with a saved baseline (a --save-baseline directory, a baseline.json or a run directory): regression thresholds such as "http_req_duration{op:create}: p(99) < baseline * 1.2" (default: every op\'s p50 < baseline * 1.5 + 5, error rate < baseline + 0.01, settle time p50 < baseline * 1.5 + 5); see docs/baselines.md' })
       .option('save-baseline', { type: 'string', describe: 'Save this run\'s baseline (histograms and counts, a few KB) into this directory' })
       .option('trend-window', { type: 'string', describe: 'Window of the soak drift figures and trend() thresholds (default 60s)' })
       .option('variant', { type: 'string', describe: 'Embedded target: a conforming variant of the reference service, one open choice of the spec taken another way (see docs/variant-matrix.md)' })
