@@ -395,13 +395,15 @@ export function defaultRegressions(b: Baseline): string[] {
   const out: string[] = [];
   for (const [op, byClass] of Object.entries(b.latency).sort()) {
     const n = Object.values(byClass).reduce((a, s) => a + s.count, 0);
-    if (n >= 50) out.push(`http_req_duration{op:${op}}: p(50) < baseline * ${DEFAULT_FACTOR} + ${DEFAULT_FLOOR_MS}`);
+    if (n >= DEFAULT_MIN_COUNT) out.push(`http_req_duration{op:${op}}: p(50) < baseline * ${DEFAULT_FACTOR} + ${DEFAULT_FLOOR_MS}`);
   }
   out.push('http_req_failed: rate < baseline + 0.01');
-  if ((b.trends.settle_time?.count ?? 0) >= 50) out.push(`settle_time: p(50) < baseline * ${DEFAULT_FACTOR} + ${DEFAULT_FLOOR_MS}`);
+  if ((b.trends.settle_time?.count ?? 0) >= DEFAULT_MIN_COUNT) out.push(`settle_time: p(50) < baseline * ${DEFAULT_FACTOR} + ${DEFAULT_FLOOR_MS}`);
   return out;
 }
 export const DEFAULT_FACTOR = 1.5;
+/** An operation (or the settle time) gets a default threshold from this many samples in the baseline. */
+export const DEFAULT_MIN_COUNT = 30;
 /** Added to the default limits: a sub-millisecond median doubles from scheduling alone on a busy machine. */
 export const DEFAULT_FLOOR_MS = 5;
 
