@@ -21,13 +21,13 @@ import { evaluateThreshold, parseThreshold, ThresholdError, type Comparison, typ
 import { binsOf, cdfPoints, contrast, exactSampler, mannWhitneyGreater, meanSampler, percentileSampler, rateSampler, type Sampler } from './distribution.ts';
 
 export const BASELINE_FILE = 'baseline.json';
-export const BASELINE_VERSION = 1 as const;
+const BASELINE_VERSION = 1 as const;
 /** A regression needs P(new worse than base) at least this. */
 export const CONFIDENCE = 0.95;
 /** Fewer samples than this on either side: not judged (a p99 of a handful of requests is noise). */
 export const MIN_SAMPLES = 20;
 /** Latency is tested on per-second figures; fewer seconds with samples than this on either side: not judged. */
-export const MIN_SECONDS = 5;
+const MIN_SECONDS = 5;
 /** Per-second figures kept in a baseline (evenly thinned beyond it). */
 const MAX_SECONDS = 600;
 
@@ -58,7 +58,7 @@ export interface Baseline {
 export type PerSecond = Record<string, { p50: number[]; p99: number[] }>;
 
 /** Per-operation p50/p99 of every second from the run's timeline (thinned to MAX_SECONDS). */
-export function perSecondOf(m: RunMetrics): PerSecond {
+function perSecondOf(m: RunMetrics): PerSecond {
   const out: PerSecond = {};
   for (const p of m.timeline ?? []) {
     for (const [op, l] of Object.entries(p.latency ?? {})) {
@@ -153,7 +153,7 @@ export function loadBaseline(pathArg: string, field = '--baseline'): Baseline {
 }
 
 /** A baseline as RunMetrics (summaries computed from its histograms), so thresholds evaluate on it as on a run. */
-export function baselineMetrics(b: Baseline): RunMetrics {
+function baselineMetrics(b: Baseline): RunMetrics {
   const latency: RunMetrics['latency'] = {};
   for (const [op, byClass] of Object.entries(b.latency)) {
     latency[op] = {};
@@ -267,7 +267,7 @@ function classCount(m: RunMetrics, t: Threshold, classes: string[] | null): numb
 }
 
 /** The sampling model of a threshold's statistic on one run (null value: no samples). */
-export function samplerOf(m: RunMetrics, t: Threshold): Sampler | null {
+function samplerOf(m: RunMetrics, t: Threshold): Sampler | null {
   const value = evaluateThreshold(t, m).value;
   if (value === null) return null;
   switch (t.metric) {
@@ -401,11 +401,11 @@ export function defaultRegressions(b: Baseline): string[] {
   if ((b.trends.settle_time?.count ?? 0) >= DEFAULT_MIN_COUNT) out.push(`settle_time: p(50) < baseline * ${DEFAULT_FACTOR} + ${DEFAULT_FLOOR_MS}`);
   return out;
 }
-export const DEFAULT_FACTOR = 1.5;
+const DEFAULT_FACTOR = 1.5;
 /** An operation (or the settle time) gets a default threshold from this many samples in the baseline. */
-export const DEFAULT_MIN_COUNT = 30;
+const DEFAULT_MIN_COUNT = 30;
 /** Added to the default limits: a sub-millisecond median doubles from scheduling alone on a busy machine. */
-export const DEFAULT_FLOOR_MS = 5;
+const DEFAULT_FLOOR_MS = 5;
 
 // ---------------------------------------------------------------------------------------------
 // The comparison carried by summary.json (`comparison`) and rendered by every report
@@ -441,7 +441,7 @@ export interface BaselineComparison {
   plots: DistributionPlot[];
 }
 
-export const TEST_TEXT =
+const TEST_TEXT =
   'request latency: one-sided Mann-Whitney U test on per-second p50/p99 (requests in one second share the machine, seconds are near independent); rates: Beta(x+½, n−x+½) sampling distributions; settle time and webhook lag: the percentile as an order statistic (binomial rank) from the HDR histogram. A regression needs the limit passed AND confidence ≥ 95%';
 
 function row(label: string, unit: ComparisonRow['unit'], expr: string, base: Side, next: Side): ComparisonRow {

@@ -19,7 +19,7 @@ export interface Bins {
   n: number;
 }
 
-export function emptyBins(): Bins {
+function emptyBins(): Bins {
   return { values: [], cum: [], n: 0 };
 }
 
@@ -49,7 +49,7 @@ export function binsOf(encoded: readonly string[]): Bins {
 }
 
 /** The value at a rank fraction u (0..1): the smallest value with at least ceil(u·n) values at or below it. */
-export function valueAtFraction(b: Bins, u: number): number {
+function valueAtFraction(b: Bins, u: number): number {
   if (b.n === 0) return NaN;
   const rank = Math.min(b.n, Math.max(1, Math.ceil(u * b.n)));
   let lo = 0;
@@ -62,7 +62,7 @@ export function valueAtFraction(b: Bins, u: number): number {
   return b.values[lo];
 }
 
-export function meanOf(b: Bins): number {
+function meanOf(b: Bins): number {
   let s = 0;
   let prev = 0;
   for (let i = 0; i < b.values.length; i++) {

@@ -208,14 +208,14 @@ export interface Drift {
   thresholds: DriftThresholdResult[];
 }
 
-export const DRIFT_TEST_TEXT = `Mann-Kendall trend test (one-sided, upward, tie-corrected; p < ${DRIFT_ALPHA} over at least ${MIN_WINDOWS} windows) with Sen's slope`;
+const DRIFT_TEST_TEXT = `Mann-Kendall trend test (one-sided, upward, tie-corrected; p < ${DRIFT_ALPHA} over at least ${MIN_WINDOWS} windows) with Sen's slope`;
 
 /**
  * Every series the windows give: per operation p50/p99, error and 429 rates, settle time and
  * webhook lag p50/p99. The first window is warm-up (JIT, connection pools, caches) and is left
  * out once there are more than MIN_WINDOWS windows: it would read as a falling start.
  */
-export function driftSeries(all: readonly WindowFigures[]): DriftSeries[] {
+function driftSeries(all: readonly WindowFigures[]): DriftSeries[] {
   const figs = all.length > MIN_WINDOWS ? all.slice(1) : all;
   const raw = new Map<string, { unit: DriftSeries['unit']; points: [number, number][] }>();
   const push = (key: string, unit: DriftSeries['unit'], t: number, v: number) => {
@@ -297,7 +297,7 @@ export function parseDriftThreshold(expr: string): DriftThreshold {
   return { expr: expr.trim(), key, op: cmp as '<' | '<=', limit: Number(num), unit: `${kind ?? ''}/${per}` as DriftUnit };
 }
 
-export function evaluateDrift(t: DriftThreshold, series: readonly DriftSeries[]): DriftThresholdResult {
+function evaluateDrift(t: DriftThreshold, series: readonly DriftSeries[]): DriftThresholdResult {
   const s = series.find((x) => x.key === t.key);
   const base = { expr: t.expr, key: t.key, limit: t.limit, unit: t.unit };
   if (!s || s.mk.n < MIN_WINDOWS) {
