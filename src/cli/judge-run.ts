@@ -14,6 +14,7 @@ import { verdictOf } from '../oracle/verdict.ts';
 import { buildSummary } from '../oracle/summary.ts';
 import { MetricsAggregator } from '../engine/metrics.ts';
 import { RateBoundaryCollector } from '../oracle/lib/rate-boundary.ts';
+import { feedScopes, thresholdScopes } from '../oracle/threshold-scopes.ts';
 import { compareWithBaseline, defaultRegressions, isRegressionExpr, type Baseline } from '../oracle/baseline.ts';
 import { computeDrift, DEFAULT_TREND_WINDOW_MS, isDriftExpr, WindowCollector } from '../oracle/trend.ts';
 
@@ -47,12 +48,23 @@ export async function judgeHistory(historyPath: string, opts: JudgeRunOptions = 
 
   const windows = new WindowCollector(opts.trendWindowMs ?? DEFAULT_TREND_WINDOW_MS);
   const metrics = new MetricsAggregator({ onTrendSample: (name, t, ms) => windows.trend(name, t, ms) });
+  // A scenario's default thresholds judge its own traffic (src/oracle/threshold-scopes.ts); the user's judge the whole run.
+  const userExprs = new Set<string>(opts.thresholds ?? []);
+  const runScenarios = judgement.run?.scenarios ?? [];
+  const defaults = runScenarios.map((s) => ({ scenario: s.name, exprs: (s.thresholds ?? opts.scenarioThresholds?.(s.name) ?? []).filter((e) => !isRegressionExpr(e) && !isDriftExpr(e)) }));
+  const { scopes } = thresholdScopes(
+    // An expression every scenario declares judges the whole run anyway; dropped iterations are counted per run.
+    defaults.map((d) => ({ ...d, exprs: d.exprs.filter((e) => !e.trim().startsWith('dropped_iterations') && defaults.some((o) => !o.exprs.includes(e))) })),
+    userExprs,
+    () => new MetricsAggregator(),
+  );
   const faults: FaultRecord[] = [];
   const boundary = new RateBoundaryCollector();
   for await (const rec of readHistory(historyPath) as AsyncIterable<HistoryRecord>) {
     metrics.add(rec);
     windows.add(rec);
     boundary.add(rec);
+    feedScopes(scopes, rec);
     if (rec.kind === 'fault') faults.push(rec);
   }
   const run = judgement.run;
@@ -67,7 +79,11 @@ export async function judgeHistory(historyPath: string, opts: JudgeRunOptions = 
   const all = [...exprs];
   const regressionExprs = all.filter(isRegressionExpr);
   const driftExprs = all.filter(isDriftExpr);
-  const thresholds = evaluateThresholds(all.filter((e) => !isRegressionExpr(e) && !isDriftExpr(e)), snapshot);
+  const scopedExprs = new Set(scopes.flatMap((sc) => sc.exprs));
+  const thresholds = evaluateThresholds(all.filter((e) => !isRegressionExpr(e) && !isDriftExpr(e) && !scopedExprs.has(e)), snapshot);
+  for (const sc of scopes) {
+    for (const t of evaluateThresholds(sc.exprs, sc.metrics.snapshot())) thresholds.push({ ...t, scope: [...sc.scenarios].sort() });
+  }
   if (regressionExprs.length && !opts.baseline) {
     throw new PaystormError(`--threshold: "${regressionExprs[0]}" compares with a baseline: add --baseline DIR (saved by --save-baseline).`, EXIT.usage, '--threshold');
   }

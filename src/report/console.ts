@@ -7,7 +7,7 @@ import { comparisonLines, comparisonOf, driftLines, driftOf } from './comparison
 import type { InvariantStatus, Summary } from '../spec/summary.ts';
 import { sortInvariants, sortThresholds } from './order.ts';
 import { redactSummary } from './redact.ts';
-import { findingLine, formatDuration, formatValue, sortedFindings, verdictLine, verdictReason } from './verdict.ts';
+import { findingLine, formatDuration, formatValue, thresholdLabel, sortedFindings, verdictLine, verdictReason } from './verdict.ts';
 import { loadFacts, loadLines } from './load.ts';
 import { rateBoundaryLines } from './rate-boundary.ts';
 
@@ -84,7 +84,7 @@ export function renderConsole(input: Summary, opts: { color?: boolean } = {}): s
   else {
     const rows = [{ cells: ['STATUS', 'METRIC', 'EXPR', 'VALUE'], tones: ['dim', 'dim', 'dim', 'dim'] as (Tone | null)[] }];
     for (const t of sortThresholds(s.thresholds)) {
-      rows.push({ cells: [t.ok ? 'ok' : 'BREACHED', t.metric, t.expr, formatValue(t.value)], tones: [t.ok ? 'green' : 'red', null, null, null] });
+      rows.push({ cells: [t.ok ? 'ok' : 'BREACHED', t.metric, thresholdLabel(t, s.scenarios), formatValue(t.value)], tones: [t.ok ? 'green' : 'red', null, null, null] });
     }
     out.push(...alignedRows(rows, paint));
   }

@@ -6,7 +6,7 @@
 import type { InvariantResult, Summary, ThresholdResult } from '../spec/summary.ts';
 import { escapeXml, escapeXmlAttr } from './escape.ts';
 import { redactSummary } from './redact.ts';
-import { evidenceText, findingLine, formatValue, sortedFindings, verdictLine, verdictReason } from './verdict.ts';
+import { evidenceText, findingLine, formatValue, thresholdLabel, sortedFindings, verdictLine, verdictReason } from './verdict.ts';
 import { loadFacts, loadLines } from './load.ts';
 import { rateBoundaryLines } from './rate-boundary.ts';
 import { comparisonOf, driftOf } from './comparison.ts';
@@ -67,7 +67,7 @@ export function renderJUnit(input: Summary): string {
   out.push('  </testsuite>');
   out.push(`  <testsuite name="paystorm.thresholds" tests="${thr.length}" failures="${thrFailures}" errors="0" skipped="0" time="0">`);
   const why = thresholdNotes(summary);
-  for (const t of thr) out.push(...thresholdCase(t, why.get(t.expr)));
+  for (const t of thr) out.push(...thresholdCase(t, why.get(t.expr), summary.scenarios));
   out.push('  </testsuite>');
   out.push('</testsuites>');
   return out.join('\n') + '\n';
@@ -96,8 +96,8 @@ function invariantCase(i: InvariantResult): string[] {
   }
 }
 
-function thresholdCase(t: ThresholdResult, note?: string): string[] {
-  const name = `${t.metric}: ${t.expr}`;
+function thresholdCase(t: ThresholdResult, note?: string, scenarios: readonly { name: string }[] = []): string[] {
+  const name = `${t.metric}: ${thresholdLabel(t, scenarios)}`;
   const head = `    <testcase classname="paystorm.thresholds" name="${escapeXmlAttr(name)}">`;
   // Regression and drift thresholds carry their evidence: baseline, limit, confidence or trend test.
   const observed = `observed ${formatValue(t.value)}${note ? `; ${note}` : ''}`;

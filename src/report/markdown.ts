@@ -3,7 +3,7 @@ import type { InvariantStatus, Summary } from '../spec/summary.ts';
 import { escapeMdCell, mdCodeCell, mdFence } from './escape.ts';
 import { sortInvariants, sortThresholds } from './order.ts';
 import { redactSummary } from './redact.ts';
-import { evidenceText, findingLine, formatDuration, formatValue, sortedFindings, verdictLine, verdictReason } from './verdict.ts';
+import { evidenceText, findingLine, formatDuration, formatValue, thresholdLabel, sortedFindings, verdictLine, verdictReason } from './verdict.ts';
 import { loadFacts, loadLines } from './load.ts';
 import { rateBoundaryLines } from './rate-boundary.ts';
 import { comparisonHeadline, comparisonLines, comparisonOf, driftHeadline, driftLines, driftOf } from './comparison.ts';
@@ -68,7 +68,7 @@ export function renderMarkdown(input: Summary): string {
   out.push('### Thresholds', '');
   if (s.thresholds.length === 0) out.push('_No thresholds were set._', '');
   else {
-    const rows = sortThresholds(s.thresholds).map((t) => [t.ok ? '✅ ok' : '❌ breached', c(t.metric), mdCodeCell(t.expr), c(formatValue(t.value))]);
+    const rows = sortThresholds(s.thresholds).map((t) => [t.ok ? '✅ ok' : '❌ breached', c(t.metric), mdCodeCell(thresholdLabel(t, s.scenarios)), c(formatValue(t.value))]);
     out.push(...table(['Status', 'Metric', 'Expression', 'Value'], rows), '');
   }
   const cmp = comparisonOf(s);

@@ -82,6 +82,14 @@ export function formatDuration(ms: number): string {
   return `${m} min ${Math.round(s - m * 60)} s`;
 }
 
+/** A threshold as shown: its expression, and for a scenario's default, whose traffic it judged. */
+export function thresholdLabel(t: { expr: string; scope?: readonly string[] }, runScenarios: readonly { name: string }[] = []): string {
+  if (!t.scope?.length) return t.expr;
+  const others = runScenarios.map((s) => s.name).filter((n) => !t.scope!.includes(n));
+  const over = others.length > 0 && others.length < t.scope.length ? `all but ${others.join(', ')}` : t.scope.join(', ');
+  return `${t.expr} (${over} traffic)`;
+}
+
 export function formatValue(v: number | null): string {
   if (v === null) return 'n/a';
   if (Number.isInteger(v)) return String(v);

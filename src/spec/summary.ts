@@ -45,6 +45,8 @@ export const thresholdResultSchema = z.object({
   expr: z.string(),
   value: z.number().nullable(),
   ok: z.boolean(),
+  /** The scenarios whose traffic it judged, for a scenario's default threshold; absent: the whole run. */
+  scope: z.array(z.string()).optional(),
 });
 export type ThresholdResult = z.infer<typeof thresholdResultSchema>;
 

@@ -3,7 +3,7 @@ import type { RunMetrics } from '../../spec/scenario.ts';
 import type { Evidence, InvariantResult, Summary } from '../../spec/summary.ts';
 import { escapeHtml as h } from '../escape.ts';
 import { sortInvariants, sortThresholds } from '../order.ts';
-import { countResults, findingLine, formatDuration, formatMs, formatValue, sortedFindings, verdictLine, verdictReason } from '../verdict.ts';
+import { countResults, findingLine, formatDuration, formatMs, formatValue, thresholdLabel, sortedFindings, verdictLine, verdictReason } from '../verdict.ts';
 import { executorLine, loadFacts, ms } from '../load.ts';
 import { rateBoundarySvg } from '../rate-boundary.ts';
 import type { ChartSpec } from './chart-data.ts';
@@ -106,7 +106,7 @@ export function thresholdsSection(s: Summary): string {
   const body = s.thresholds.length
     ? `<table class="data" id="thresholds-table"><thead><tr><th>Status</th><th>Metric</th><th>Expression</th><th class="num">Value</th></tr></thead><tbody>
 ${sortThresholds(s.thresholds)
-  .map((t) => `<tr><td><span class="badge ${t.ok ? 'ok' : 'breached'}">${t.ok ? 'ok' : 'breached'}</span></td><td><code>${h(t.metric)}</code></td><td><code>${h(t.expr)}</code></td><td class="num">${h(formatValue(t.value))}</td></tr>`)
+  .map((t) => `<tr><td><span class="badge ${t.ok ? 'ok' : 'breached'}">${t.ok ? 'ok' : 'breached'}</span></td><td><code>${h(t.metric)}</code></td><td><code>${h(thresholdLabel(t, s.scenarios))}</code></td><td class="num">${h(formatValue(t.value))}</td></tr>`)
   .join('\n')}
 </tbody></table>`
     : '<p class="muted">No thresholds were set.</p>';
