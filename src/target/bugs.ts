@@ -47,6 +47,7 @@ export const BUGS = [
   // SM: states
   bug('sm-succeeded-to-failed', 'SM-2', 'A failed refund marks its succeeded payment failed.'),
   bug('sm-challenge-never-expires', 'SM-4', 'No expiry timer is armed for 3DS challenges: an abandoned challenge stays requires_action.'),
+  bug('sm-processor-unreachable', 'SM-6', 'The service calls its processor at an address nothing listens on (a misconfigured deployment): creates answer 201 pending and the payments never settle.'),
   bug('sm-hpp-3ds-skips-challenge', 'SM-5', 'A hosted page submitted with the 3DS card skips the challenge and succeeds.'),
   // REF: refunds
   bug('ref-not-listed', 'REF-1', 'Failed refunds are removed from the payment\'s refunds array.'),

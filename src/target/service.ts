@@ -112,7 +112,8 @@ class ReferenceService {
     this.store = new PaymentStore(bugs, this.clock);
     this.presenter = new Presenter(options.presentation, bugs);
     this.errors = new ErrorWriter(bugs);
-    this.upstream = new UpstreamClient(upstreamUrl, this.delays.upstreamTimeoutMs);
+    // sm-processor-unreachable: a deployment pointed at a dead processor address (loopback port 9, nothing listens).
+    this.upstream = new UpstreamClient(bugs['sm-processor-unreachable'] ? 'http://127.0.0.1:9' : upstreamUrl, this.delays.upstreamTimeoutMs);
     this.webhooks = new WebhookDispatcher(options.webhookUrls, options.webhookSecret, options.webhookTimeoutMs, this.delays, this.scheduler, bugs, this.clock);
     this.lifecycle = new Lifecycle(this.store, this.presenter, this.webhooks, this.upstream, this.scheduler, this.delays, bugs, options.cards, this.clock);
     this.lifecycle.returnUrlAtChallenge = options.returnUrlAt3ds;

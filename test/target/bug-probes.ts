@@ -288,6 +288,14 @@ export const PROBES: Record<BugName, Probe> = {
     const later = await c.payment(p.id);
     return violation(later!.status === 'requires_action', 'an abandoned challenge did not expire');
   },
+  'sm-processor-unreachable': async (env) => {
+    const { c } = await env.start();
+    const r = await c.create({ amount: 1000 });
+    // The processor decides in ~3 ms at this scale: a payment still pending 400 ms later never reached it.
+    await sleep(400);
+    const p = r.status === 201 ? (await c.payment(r.json.id))! : null;
+    return violation(r.status !== 201 || p!.status === 'pending', `create answered ${r.status}; the payment is ${p?.status ?? '-'} 400 ms later`);
+  },
   'sm-hpp-3ds-skips-challenge': async (env) => {
     const { s, c } = await env.start();
     const h = await c.hosted();
