@@ -5,7 +5,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { EXIT, PaystormError, type FaultRecord, type HistoryRecord, type Summary } from '../spec/index.ts';
+import { EXIT, PaystormError, type FaultRecord, type Finding, type HistoryRecord, type RunRecord, type Summary } from '../spec/index.ts';
 import { judge } from '../oracle/judge.ts';
 import { notAHistory } from './history-file.ts';
 import { readHistory } from '../oracle/read-history.ts';
@@ -17,6 +17,7 @@ import { RateBoundaryCollector } from '../oracle/lib/rate-boundary.ts';
 import { feedScopes, thresholdScopes } from '../oracle/threshold-scopes.ts';
 import { compareWithBaseline, defaultRegressions, isRegressionExpr, type Baseline } from '../oracle/baseline.ts';
 import { computeDrift, DEFAULT_TREND_WINDOW_MS, isDriftExpr, WindowCollector } from '../oracle/trend.ts';
+import { describeOffsets, type ClockOffset } from '../history/merge.ts';
 
 export interface JudgeRunOptions {
   /** Thresholds in k6 syntax, beside the ones the run's scenarios carry by default. */
@@ -109,11 +110,26 @@ export async function judgeHistory(historyPath: string, opts: JudgeRunOptions = 
     faults,
     exitCode: verdict.exitCode,
     verdict: verdict.verdict,
-    findings: judgement.findings,
+    findings: [...judgement.findings, ...shardOffsetFindings(judgement.run)],
     reason: verdict.reason,
     rateBoundary: boundary.result(),
   });
   if (comparison) summary.comparison = comparison as unknown as Record<string, unknown>;
   if (drift) summary.drift = drift as unknown as Record<string, unknown>;
   return summary;
+}
+
+/** A merged run (`paystorm merge`) reports each shard's clock offset, as the run record's facts hold it. */
+export function shardOffsetFindings(run: RunRecord | null): Finding[] {
+  const shards = run?.facts?.merge;
+  if (!Array.isArray(shards) || shards.length === 0) return [];
+  const offsets = shards as ClockOffset[];
+  const worst = Math.max(0, ...offsets.map((o) => Math.abs(o.offsetMs ?? 0)));
+  return [
+    {
+      id: 'shard-clock-offsets',
+      level: worst > 1000 || offsets.some((o) => o.offsetMs === null) ? 'warning' : 'info',
+      text: `Merged ${offsets.length} shards on the service's clock: ${describeOffsets(offsets).join('; ')}.`,
+    },
+  ];
 }
