@@ -313,6 +313,43 @@ export function timestamp(d: Date): string {
   return d.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
 }
 
+export interface CapturedRun {
+  result: RunResult | null;
+  /** Why the run threw, when it did. */
+  error: string | null;
+  exitCode: number;
+  ms: number;
+}
+
+/** One selftest run with its output captured into `<dir>/console.txt`; a run that throws is a result, not an exception. */
+export async function runCaptured(dir: string, cfg: RunConfig, runner: (cfg: RunConfig, io: RunIo) => Promise<RunResult>, signal?: AbortSignal): Promise<CapturedRun> {
+  mkdirSync(dir, { recursive: true });
+  const io = bufferIo(signal);
+  const t0 = Date.now();
+  let result: RunResult | null = null;
+  let error: string | null = null;
+  let exitCode: number = EXIT.violation;
+  try {
+    result = await runner({ ...cfg, out: dir }, io);
+    exitCode = result.exitCode;
+  } catch (e) {
+    error = (e as Error)?.message ?? String(e);
+    exitCode = e instanceof PaystormError ? e.exitCode : EXIT.violation;
+  }
+  writeFileSync(join(dir, 'console.txt'), io.text() + (error ? `\nselftest: the run threw: ${error}\n` : ''));
+  return { result, error, exitCode, ms: Date.now() - t0 };
+}
+
+/** Writes a selftest report as JSON into `outDir` and, when asked, its Markdown matrix. */
+export function writeSelftestFiles(outDir: string, jsonName: string, report: { matrixPath: string | null }, markdown: () => string): void {
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, jsonName), JSON.stringify(report, null, 2) + '\n');
+  if (report.matrixPath) {
+    mkdirSync(dirname(report.matrixPath), { recursive: true });
+    writeFileSync(report.matrixPath, markdown());
+  }
+}
+
 export interface Task {
   label: string;
   /** Bigger runs first. */
@@ -353,24 +390,8 @@ export async function runSelftest(opts: SelftestOptions = {}): Promise<SelftestR
   const total = bugs.length + cleanPresentations.length;
   let done = 0;
 
-  const runOne = async (name: string, cfg: RunConfig): Promise<{ result: RunResult | null; error: string | null; exitCode: number; ms: number }> => {
-    const dir = join(outDir, safeName(name));
-    mkdirSync(dir, { recursive: true });
-    const io = bufferIo(opts.signal);
-    const t0 = Date.now();
-    let result: RunResult | null = null;
-    let error: string | null = null;
-    let exitCode: number = EXIT.violation;
-    try {
-      result = await runner({ maxDuration: `${Math.ceil(runCapMs / 1000)}s`, ...cfg, ...opts.runOverrides, seed, out: dir }, io);
-      exitCode = result.exitCode;
-    } catch (e) {
-      error = (e as Error)?.message ?? String(e);
-      exitCode = e instanceof PaystormError ? e.exitCode : EXIT.violation;
-    }
-    writeFileSync(join(dir, 'console.txt'), io.text() + (error ? `\nselftest: the run threw: ${error}\n` : ''));
-    return { result, error, exitCode, ms: Date.now() - t0 };
-  };
+  const runOne = (name: string, cfg: RunConfig) =>
+    runCaptured(join(outDir, safeName(name)), { maxDuration: `${Math.ceil(runCapMs / 1000)}s`, ...cfg, ...opts.runOverrides, seed }, runner, opts.signal);
 
   const tasks: Task[] = [];
   for (const p of cleanPresentations) {
@@ -468,12 +489,7 @@ export async function runSelftest(opts: SelftestOptions = {}): Promise<SelftestR
     outDir,
     matrixPath: interrupted ? null : matrixPath,
   };
-  mkdirSync(outDir, { recursive: true });
-  writeFileSync(join(outDir, 'selftest.json'), JSON.stringify(report, null, 2) + '\n');
-  if (report.matrixPath) {
-    mkdirSync(dirname(report.matrixPath), { recursive: true });
-    writeFileSync(report.matrixPath, renderMatrix(report));
-  }
+  writeSelftestFiles(outDir, 'selftest.json', report, () => renderMatrix(report));
   return report;
 }
 

@@ -5,13 +5,12 @@
  * (src/target/variants.ts) runs the full default suite and must end with zero failed
  * invariants and exit 0. The result is a table, an exit code and docs/variant-matrix.md.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { EXIT, PaystormError, type Presentation } from '../spec/index.ts';
 import { VARIANTS, type ServiceVariant } from '../target/variants.ts';
 import type { RunConfig } from './config.ts';
 import { executeRun, type RunIo, type RunResult } from './run.ts';
-import { bufferIo, DEFAULT_RUN_CAP_MS, pool, prng, safeName, timestamp, type PresentationChoice, type Task } from './selftest.ts';
+import { DEFAULT_RUN_CAP_MS, pool, prng, runCaptured, safeName, timestamp, writeSelftestFiles, type PresentationChoice, type Task } from './selftest.ts';
 
 export const DEFAULT_VARIANT_MATRIX_PATH = 'docs/variant-matrix.md';
 
@@ -106,23 +105,8 @@ export async function runVariantMatrix(opts: VariantMatrixOptions = {}): Promise
     label: `${v.name}-${p}`,
     weight: 1,
     run: async () => {
-      const name = `${v.name}-${p}`;
-      const dir = join(outDir, safeName(name));
-      mkdirSync(dir, { recursive: true });
-      const io = bufferIo(opts.signal);
-      const t0 = Date.now();
-      let result: RunResult | null = null;
-      let error: string | null = null;
-      let exitCode: number = EXIT.violation;
-      try {
-        const cfg: RunConfig = { maxDuration: `${Math.ceil(runCapMs / 1000)}s`, scenarios: [], bugs: [], variant: v.name, ...(v.options.presentation ? {} : { presentation: p }), ...opts.runOverrides, seed, out: dir };
-        result = await runner(cfg, io);
-        exitCode = result.exitCode;
-      } catch (e) {
-        error = (e as Error)?.message ?? String(e);
-        exitCode = e instanceof PaystormError ? e.exitCode : EXIT.violation;
-      }
-      writeFileSync(join(dir, 'console.txt'), io.text() + (error ? `\nselftest: the run threw: ${error}\n` : ''));
+      const cfg: RunConfig = { maxDuration: `${Math.ceil(runCapMs / 1000)}s`, scenarios: [], bugs: [], variant: v.name, ...(v.options.presentation ? {} : { presentation: p }), ...opts.runOverrides, seed };
+      const { result, error, exitCode, ms } = await runCaptured(join(outDir, safeName(`${v.name}-${p}`)), cfg, runner, opts.signal);
       const summary = result?.summary ?? null;
       const failing = (summary?.invariants ?? []).filter((i) => i.status === 'fail' || i.status === 'error').map((i) => i.id);
       const declared = new Set((summary?.scenarios ?? []).flatMap((s) => s.rules));
@@ -137,7 +121,7 @@ export async function runVariantMatrix(opts: VariantMatrixOptions = {}): Promise
         failing,
         notExercisedDeclared,
         runDir: result?.runDir ?? null,
-        durationMs: Date.now() - t0,
+        durationMs: ms,
         incomplete,
         error,
       };
@@ -163,12 +147,7 @@ export async function runVariantMatrix(opts: VariantMatrixOptions = {}): Promise
     outDir,
     matrixPath: interrupted ? null : matrixPath,
   };
-  mkdirSync(outDir, { recursive: true });
-  writeFileSync(join(outDir, 'variants.json'), JSON.stringify(report, null, 2) + '\n');
-  if (report.matrixPath) {
-    mkdirSync(dirname(report.matrixPath), { recursive: true });
-    writeFileSync(report.matrixPath, renderVariantMatrix(report));
-  }
+  writeSelftestFiles(outDir, 'variants.json', report, () => renderVariantMatrix(report));
   return report;
 }
 
