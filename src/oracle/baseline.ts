@@ -17,7 +17,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { EXIT, PaystormError, type LatencySummary, type RunMetrics, type Summary } from '../spec/index.ts';
 import { summarizeEncoded } from '../engine/metrics.ts';
-import { evaluateThreshold, parseThreshold, ThresholdError, type Comparison, type Threshold } from './thresholds.ts';
+import { compare, evaluateThreshold, parseThreshold, ThresholdError, type Comparison, type Threshold } from './thresholds.ts';
 import { binsOf, cdfPoints, contrast, exactSampler, mannWhitneyGreater, meanSampler, percentileSampler, rateSampler, type Sampler } from './distribution.ts';
 
 export const BASELINE_FILE = 'baseline.json';
@@ -226,22 +226,6 @@ export interface RegressionResult {
 
 const HIGHER_IS_WORSE = new Set<Comparison>(['<', '<=']);
 
-function compare(a: number, op: Comparison, b: number): boolean {
-  switch (op) {
-    case '<':
-      return a < b;
-    case '<=':
-      return a <= b;
-    case '>':
-      return a > b;
-    case '>=':
-      return a >= b;
-    case '==':
-      return a === b;
-    case '!=':
-      return a !== b;
-  }
-}
 
 /** The encoded histograms a latency/trend threshold reads. */
 function histogramsOf(m: RunMetrics, t: Threshold): string[] {

@@ -101,7 +101,8 @@ export function parseThreshold(expr: string): Threshold {
   return { expr: expr.trim(), metric, tags, aggregate: agg as Aggregate, percentile, op: (opText === '===' ? '==' : opText) as Comparison, value };
 }
 
-function compare(a: number, op: Comparison, b: number): boolean {
+/** `a op b` for a threshold's comparison. */
+export function compare(a: number, op: Comparison, b: number): boolean {
   switch (op) {
     case '<':
       return a < b;
