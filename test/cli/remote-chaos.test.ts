@@ -8,7 +8,6 @@
  * --upstream-timeout.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +18,7 @@ import { executeRun } from '../../src/cli/run.ts';
 import { startToxiproxyServer } from '../../src/chaos/proxy/index.ts';
 import { spawn } from 'node:child_process';
 import { resolveRunConfig, type RunConfig } from '../../src/cli/config.ts';
+import { portBelowEphemeralRange } from './ports.ts';
 
 const sink = () => {
   let text = '';
@@ -27,29 +27,8 @@ const sink = () => {
   return w;
 };
 
-function canListen(port: number): Promise<boolean> {
-  return new Promise((res) => {
-    const s = createServer();
-    s.once('error', () => res(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => res(true)));
-  });
-}
-
 /** A free port below the kernel's ephemeral range (the service must know the proxy's port before the proxy exists). */
-async function freePort(): Promise<number> {
-  let low = 32768;
-  try {
-    low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low;
-  } catch {
-    // Not Linux.
-  }
-  const from = Math.max(1024, Math.min(20000, low - 5000));
-  for (let i = 0; i < 100; i++) {
-    const port = from + Math.floor(Math.random() * (low - from));
-    if (await canListen(port)) return port;
-  }
-  throw new Error('no free port');
-}
+const freePort = () => portBelowEphemeralRange('127.0.0.1');
 
 /**
  * The Toxiproxy server the documented command points --toxiproxy at: the real binary when

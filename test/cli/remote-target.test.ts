@@ -12,40 +12,13 @@ import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_TEST_CARDS } from '../../src/spec/index.ts';
 import { DEFAULT_KEYS } from '../../src/target/index.ts';
+import { portBelowEphemeralRange } from './ports.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = join(root, 'bin/paystorm.js');
 const SECRET = 'whsec_remoteTargetTest000000000000';
 
-function canListen(port: number): Promise<boolean> {
-  return new Promise((res) => {
-    const s = createServer();
-    s.once('error', () => res(false));
-    s.listen(port, '0.0.0.0', () => s.close(() => res(true)));
-  });
-}
-
-/**
- * A port for --webhook-port. The target must be told it before paystorm's receiver starts, so
- * port 0 cannot serve here. Ports the kernel hands out for port 0, and for outgoing connections,
- * come from its ephemeral range: one picked there was taken by a parallel test's connection
- * before the receiver bound it (EADDRINUSE on a clean-clone CI run). So pick below that range,
- * at random, checked free on all interfaces as the receiver binds.
- */
-async function receiverPort(): Promise<number> {
-  let low = 32768;
-  try {
-    low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low;
-  } catch {
-    // Not Linux: keep the usual lower bound.
-  }
-  const from = Math.max(1024, Math.min(20000, low - 5000));
-  for (let i = 0; i < 100; i++) {
-    const port = from + Math.floor(Math.random() * (low - from));
-    if (await canListen(port)) return port;
-  }
-  throw new Error(`no free port below the ephemeral range (${from}-${low - 1})`);
-}
+const receiverPort = () => portBelowEphemeralRange();
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((res) => {

@@ -6,13 +6,13 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_TEST_CARDS } from '../../src/spec/index.ts';
 import { DEFAULT_KEYS } from '../../src/target/index.ts';
+import { portBelowEphemeralRange } from './ports.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = join(root, 'bin/paystorm.js');
@@ -26,29 +26,7 @@ afterAll(() => {
   for (const c of children) c.kill('SIGTERM');
 });
 
-function canListen(port: number): Promise<boolean> {
-  return new Promise((res) => {
-    const s = createServer();
-    s.once('error', () => res(false));
-    s.listen(port, '0.0.0.0', () => s.close(() => res(true)));
-  });
-}
-
-/** A free port below the kernel's ephemeral range (the target must know it before the receiver binds). */
-async function receiverPort(): Promise<number> {
-  let low = 32768;
-  try {
-    low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low;
-  } catch {
-    // Not Linux: keep the usual lower bound.
-  }
-  const from = Math.max(1024, Math.min(20000, low - 5000));
-  for (let i = 0; i < 100; i++) {
-    const port = from + Math.floor(Math.random() * (low - from));
-    if (await canListen(port)) return port;
-  }
-  throw new Error(`no free port below the ephemeral range (${from}-${low - 1})`);
-}
+const receiverPort = () => portBelowEphemeralRange();
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((res) => {
