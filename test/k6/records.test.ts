@@ -223,7 +223,7 @@ describe('the scripts record what the oracle needs (shim against the reference s
   it('mixed with ref-refunded-at-partial: fails on the invariant citing REF-6', async () => {
     const bug = await startReferenceService({ port: 0, presentation: 'B', timeScale: 0.02, bugs: ['ref-refunded-at-partial'] });
     try {
-      const s = await judgeK6(await k6Json('mixed', { TARGET: bug.url, KEYS, MIX: 'direct:1', CARD_MIX: 'succeeds:1', REFUND_SHARE: '1' }, { iterations: 6 }));
+      const s = await judgeK6(await k6Json('mixed', { TARGET: bug.url, KEYS, MIX: 'direct:1', CARD_MIX: 'succeeds:1', REFUND_SHARE: '1' }, { iterations: 12 }));
       expect(s.verdict).toBe('fail');
       expect(failedCiting(s, 'REF-6')).toEqual(['refunded-at-when-full']);
     } finally {
