@@ -24,7 +24,7 @@ describe('paystorm run chaos (embedded proxy)', () => {
     const out = mkdtempSync(join(tmpdir(), 'paystorm-chaos-'));
     const stdout = sink();
     const stderr = sink();
-    const result = await executeRun(resolveRunConfig({ scenarios: ['chaos'], duration: '60s', seed: 9, out }, null), { stdout, stderr });
+    const result = await executeRun(resolveRunConfig({ scenarios: ['chaos'], duration: '30s', seed: 9, out }, null), { stdout, stderr });
     const summary = result.summary!;
     const bad = summary.invariants.filter((i) => i.status === 'fail' || i.status === 'error');
     expect(bad.map((i) => `${i.id}: ${i.examples[0]?.message ?? i.error}`), stdout.text()).toEqual([]);
