@@ -4,7 +4,7 @@
  * variant that really breaks the rule, so the fix did not blind the invariant.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { create, ex, err, judgeOne, refundReq, refundObj, resetSeq, retrieve, pay } from './fixtures.ts';
+import { create, ex, err, judgeOne, list, refundReq, refundObj, resetSeq, retrieve, pay } from './fixtures.ts';
 
 const P = 'pay_00000000-0000-4000-8000-0000000000aa';
 const cardMeta = { expMonth: 12, expYear: 2039, cvcLength: 3, holderName: 'Ada Lovelace' };
@@ -120,5 +120,14 @@ describe('one refund sent on both refund paths under one Idempotency-Key', () =>
   it('a second refund from the other path is still caught', async () => {
     const v = await verdicts([first(), other({ r: { id: R2, amount: 300 } })]);
     expect(v['refund-idempotency']).toBe('fail');
+  });
+});
+
+describe('FT-3 and payments made before the run', () => {
+  it("does not count a payment created in the run's first second that no create answered with (the presentation probe's, made just before the run)", async () => {
+    const start = 1_700_000_000; // RUN_WALL in seconds
+    const probe = 'pay_probe';
+    const r = await judgeOne('retry-no-double-charge', [create({ idemKey: 'k', status: 0 }), create({ idemKey: 'k', id: 'pay_a', t: 100, attempt: 1 }), list(['pay_a', probe], { t: 300, created: [start + 1, start] })]);
+    expect(r.violations).toBe(0);
   });
 });
