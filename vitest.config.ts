@@ -7,8 +7,9 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // Tests start real servers on loopback; two cores, so keep parallelism modest.
+    // Tests start real servers on loopback and mostly wait on timers (load ~1 on two cores with two
+    // workers): three workers took the suite from 348 s to 252 s on this machine with every test passing.
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: 3,
   },
 });
