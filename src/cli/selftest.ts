@@ -495,7 +495,8 @@ export async function runSelftest(opts: SelftestOptions = {}): Promise<SelftestR
 
 // ---------------------------------------------------------------- output
 
-function cell(s: string): string {
+/** A Markdown table cell: pipes escaped, one line. */
+export function cell(s: string): string {
   return s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 

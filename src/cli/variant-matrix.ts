@@ -10,7 +10,7 @@ import { EXIT, PaystormError, type Presentation } from '../spec/index.ts';
 import { VARIANTS, type ServiceVariant } from '../target/variants.ts';
 import type { RunConfig } from './config.ts';
 import { executeRun, type RunIo, type RunResult } from './run.ts';
-import { DEFAULT_RUN_CAP_MS, pool, prng, runCaptured, safeName, timestamp, writeSelftestFiles, type PresentationChoice, type Task } from './selftest.ts';
+import { cell, DEFAULT_RUN_CAP_MS, pool, prng, runCaptured, safeName, timestamp, writeSelftestFiles, type PresentationChoice, type Task } from './selftest.ts';
 
 export const DEFAULT_VARIANT_MATRIX_PATH = 'docs/variant-matrix.md';
 
@@ -149,10 +149,6 @@ export async function runVariantMatrix(opts: VariantMatrixOptions = {}): Promise
   };
   writeSelftestFiles(outDir, 'variants.json', report, () => renderVariantMatrix(report));
   return report;
-}
-
-function cell(s: string): string {
-  return s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
 export function renderVariantMatrix(r: VariantMatrixReport): string {
