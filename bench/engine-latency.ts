@@ -13,8 +13,10 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { makeKeySecrets } from '../src/client/index.ts';
-import { HistoryWriter, MetricsAggregator, RunClock, runScenarios } from '../src/engine/index.ts';
-import { parseKeyArg, type ExchangeRecord, type ExecutorSpec, type HistoryRecord } from '../src/spec/index.ts';
+import { MetricsAggregator, RunClock, runScenarios } from '../src/engine/index.ts';
+import { HistoryWriter } from '../src/history/index.ts';
+import { parseKeyArg, type ExecutorSpec } from '../src/spec/index.ts';
+import { type ExchangeRecord, type HistoryRecord } from '../src/history/index.ts';
 import { BENCH_KEY, PAYMENT_BODY, PAY_ID, arg, fmt, median, runChild, stopChild } from './engine-lib.ts';
 
 const SELF = fileURLToPath(import.meta.url);

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeKeySecrets } from '../src/client/index.ts';
-import { HistoryWriter, MetricsAggregator, RunClock, runScenarios } from '../src/engine/index.ts';
+import { MetricsAggregator, RunClock, runScenarios } from '../src/engine/index.ts';
+import { HistoryWriter } from '../src/history/index.ts';
 import { parseKeyArg } from '../src/spec/index.ts';
 import { BENCH_KEY, PAY_ID, arg, fmt, runChild, startNginx } from './engine-lib.ts';
 

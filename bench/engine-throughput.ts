@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { HttpTransport, makeKeySecrets } from '../src/client/index.ts';
-import { HistoryWriter, MetricsAggregator, RunClock, runScenarios } from '../src/engine/index.ts';
+import { MetricsAggregator, RunClock, runScenarios } from '../src/engine/index.ts';
+import { HistoryWriter } from '../src/history/index.ts';
 import { parseKeyArg } from '../src/spec/index.ts';
 import { BENCH_KEY, PAY_ID, SteadyRate, arg, fmt, median, runChild, startNginx } from './engine-lib.ts';
 

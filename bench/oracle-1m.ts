@@ -15,8 +15,10 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { judge, readHistory } from '../src/oracle/index.ts';
-import { HISTORY_VERSION, type CanonicalPayment, type ExchangeRecord, type HistoryRecord, type RunRecord } from '../src/spec/index.ts';
+import { judge } from '../src/oracle/index.ts';
+import { readHistory } from '../src/history/index.ts';
+import { type CanonicalPayment } from '../src/spec/index.ts';
+import { HISTORY_VERSION, type ExchangeRecord, type HistoryRecord, type RunRecord } from '../src/history/index.ts';
 
 const TOTAL = Number(process.argv[2] ?? 1_000_000);
 const WALL = Date.UTC(2030, 0, 1);

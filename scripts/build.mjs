@@ -7,7 +7,7 @@
  *
  * Each module's `import.meta.url` is replaced by its source file's URL, so files read
  * beside a module at run time (the HTML report's page.js and styles.css, the history
- * worker that history-writer.ts bundles on its own) are still found under src/.
+ * worker that writer.ts bundles on its own) are still found under src/.
  *
  * dist/cli/.stamp is written last: bin/paystorm.js uses the build only when the stamp is
  * newer than every file under src/ and scenarios/ (else it runs src through tsx).

@@ -1,7 +1,7 @@
 /**
  * What a k6 run hands to paystorm's oracle: every exchange as a paystorm history v1
  * exchange record (docs/history-format.md), built by the same code the paystorm client
- * uses (src/client/exchange.ts: rate headers, error object, canonical payment / refund /
+ * uses (src/history/exchange-record.ts: rate headers, error object, canonical payment / refund /
  * list page, shape problems, leaks, redacted snippet), carried by a k6 custom Counter.
  *
  * Carrier (documented k6 outputs only): `paystorm_exchange`, a Counter; each point has
@@ -18,8 +18,8 @@
 import { Counter } from 'k6/metrics';
 import exec from 'k6/execution';
 import { sha256 } from 'k6/crypto';
-import { failureRecord, responseRecord, type ExchangeMeta } from '../../src/client/exchange.ts';
-import { LeakScanner } from '../../src/client/leaks.ts';
+import { failureRecord, responseRecord, type ExchangeMeta } from '../../src/history/exchange-record.ts';
+import { LeakScanner } from '../../src/history/leak-scanner.ts';
 import type { Operation } from '../../src/spec/operations.ts';
 import { LIMITS } from '../../src/spec/limits.ts';
 import type { KeyConfig } from './config.ts';
@@ -216,7 +216,6 @@ export function recordExchange(x: Exchange): void {
               location: h['location'] ?? null,
               date: h['date'] ?? null,
             },
-            rawHeaders: [],
             body: x.responseBody,
           },
           scanner,

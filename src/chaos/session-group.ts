@@ -4,7 +4,8 @@
  * client proxy after (it forwards to the service), so they are two sessions.
  * A schedule's steps go to the session that owns the step's proxy.
  */
-import type { FaultRecord, FaultStep } from '../spec/index.ts';
+import type { FaultStep } from '../spec/index.ts';
+import type { FaultRecord } from '../history/index.ts';
 import type { ChaosSession } from './session.ts';
 
 export interface ChaosGroup {

@@ -3,13 +3,8 @@
  * schedules it runs through them, and the cleanup that removes everything it added —
  * on normal exit, on SIGINT/SIGTERM, and when a step throws.
  */
-import {
-  EXIT,
-  PaystormError,
-  type FaultRecord,
-  type FaultStep,
-  type ProxySpec,
-} from '../spec/index.ts';
+import { EXIT, PaystormError, type FaultStep, type ProxySpec } from '../spec/index.ts';
+import { type FaultRecord } from '../history/index.ts';
 import { ToxiproxyDriver, type ProxyState, type ToxicState } from './driver.ts';
 import { installCleanupHooks } from './exit-hooks.ts';
 import { runWindows, TOXIC_PREFIX, toxicName } from './schedule.ts';

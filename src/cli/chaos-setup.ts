@@ -6,7 +6,8 @@
  * (exit 3, naming the flag to add); a step of the default suite's chaos phase is skipped, its
  * rules are not declared, and the reason goes into the run record (`faultsSkipped`).
  */
-import { EXIT, PaystormError, type FaultRunInfo, type FaultStep, type RunRecord, type Scenario } from '../spec/index.ts';
+import { EXIT, PaystormError, type FaultRunInfo, type FaultStep, type Scenario } from '../spec/index.ts';
+import { type RunRecord } from '../history/index.ts';
 
 export type SkippedFault = NonNullable<RunRecord['faultsSkipped']>[number];
 

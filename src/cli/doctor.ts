@@ -4,15 +4,8 @@
  * 4 the target (or Toxiproxy) is unreachable or not this API.
  */
 import { request } from 'undici';
-import {
-  API_PATHS,
-  EXIT,
-  LIMITS,
-  signPayload,
-  type CardsFile,
-  type ParsedKey,
-  type WebhookRecord,
-} from '../spec/index.ts';
+import { API_PATHS, EXIT, LIMITS, signPayload, type CardsFile, type ParsedKey } from '../spec/index.ts';
+import { type WebhookRecord } from '../history/index.ts';
 import { probeRateLimit, detectTargetPresentation } from '../client/index.ts';
 import { startWebhookReceiver } from '../webhooks/index.ts';
 

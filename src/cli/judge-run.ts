@@ -5,10 +5,11 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { EXIT, PaystormError, type FaultRecord, type Finding, type HistoryRecord, type RunRecord, type Summary } from '../spec/index.ts';
+import { EXIT, PaystormError, type Finding, type Summary } from '../spec/index.ts';
+import { type FaultRecord, type HistoryRecord, type RunRecord } from '../history/index.ts';
 import { judge } from '../oracle/judge.ts';
-import { notAHistory } from './history-file.ts';
-import { readHistory } from '../oracle/read-history.ts';
+import { notAHistory } from '../history/sniff.ts';
+import { readHistory } from '../history/reader.ts';
 import { evaluateThresholds } from '../oracle/thresholds.ts';
 import { verdictOf } from '../oracle/verdict.ts';
 import { buildSummary } from '../oracle/summary.ts';

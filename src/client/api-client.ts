@@ -6,25 +6,9 @@
  * card numbers only as last four / outcome / brand.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  API_PATHS,
-  LIMITS,
-  directCreateBody,
-  hostedCreateBody,
-  type ApiClient,
-  type CallOptions,
-  type CanonicalPayment,
-  type CreateOptions,
-  type ExchangeRecord,
-  type ExchangeResult,
-  type KeyHandle,
-  type ListParams,
-  type PaymentInput,
-  type Presentation,
-  type RawRequest,
-  type ThreeDsResult,
-} from '../spec/index.ts';
-import type { ExchangeMeta } from './exchange.ts';
+import { API_PATHS, LIMITS, directCreateBody, hostedCreateBody, type ApiClient, type CallOptions, type CanonicalPayment, type CreateOptions, type ExchangeResult, type KeyHandle, type ListParams, type PaymentInput, type Presentation, type RawRequest, type ThreeDsResult } from '../spec/index.ts';
+import { type ExchangeRecord } from '../history/index.ts';
+import type { ExchangeMeta } from '../history/exchange-record.ts';
 import { RunStoppedError, type RequestGate } from './gate.ts';
 import { pollUntilSettled, type PollContext, type PollOptions } from './polling.ts';
 import { Result, type Recorder } from './recording.ts';

@@ -4,12 +4,13 @@
  * be built (recording.ts).
  */
 import { randomBytes } from 'node:crypto';
-import type { ApiClient, ExchangeRecord, KeyHandle, Presentation } from '../spec/index.ts';
+import type { ApiClient, KeyHandle, Presentation } from '../spec/index.ts';
+import type { ExchangeRecord } from '../history/index.ts';
 import { UndiciApiClient } from './api-client.ts';
-import type { ExchangeOffload } from './exchange.ts';
+import type { ExchangeOffload } from '../history/exchange-record.ts';
 import type { RequestGate } from './gate.ts';
 import type { KeySecret } from './keys.ts';
-import { LeakScanner } from './leaks.ts';
+import { LeakScanner } from '../history/leak-scanner.ts';
 import type { Result } from './recording.ts';
 import type { Clock } from './timing.ts';
 import { HttpTransport } from './transport.ts';

@@ -6,7 +6,5 @@ export { carriesLivemodeTrue } from './recording.ts';
 export { isRetryable, retryBackoffMs } from './retry.ts';
 export { abortableSleep, roundUs, type Clock } from './timing.ts';
 export * from './transport.ts';
-export * from './exchange.ts';
-export * from './leaks.ts';
 export * from './detect.ts';
 export * from './keys.ts';

@@ -2,9 +2,10 @@
  * Recording: each answered exchange becomes one history record, built after the caller has
  * been answered (or handed raw to the history writer's worker), in completion order.
  */
-import { HISTORY_VERSION, type CanonicalPayment, type ExchangeRecord, type ExchangeResult, type Operation, type Sent } from '../spec/index.ts';
-import { failureRecord, parseDateHeader, parseRateHeaders, parseRetryAfter, responseRecord, type ExchangeMeta, type ExchangeOffload } from './exchange.ts';
-import type { LeakScanner } from './leaks.ts';
+import { type CanonicalPayment, type ExchangeResult, type Operation } from '../spec/index.ts';
+import { HISTORY_VERSION, type ExchangeRecord, type Sent } from '../history/index.ts';
+import { failureRecord, parseDateHeader, parseRateHeaders, parseRetryAfter, responseRecord, type ExchangeMeta, type ExchangeOffload } from '../history/exchange-record.ts';
+import type { LeakScanner } from '../history/leak-scanner.ts';
 import { headersObject, type FailureKind, type RawResponse } from './transport.ts';
 
 /** Where results are recorded (the ClientFactory): the sink, the leak scanner, the offload, the queue of pending records. */

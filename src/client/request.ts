@@ -3,21 +3,8 @@
  * history record says was sent. Secrets are not handled here: the caller passes the headers.
  */
 import { createHash } from 'node:crypto';
-import {
-  API_PATHS,
-  HPP_FORM_FIELDS,
-  REFUND_PATHS,
-  THREE_DS_RESULT_PARAM,
-  cardBrand,
-  type CardOutcome,
-  type ExchangeRecord,
-  type ListParams,
-  type Operation,
-  type PaymentInput,
-  type RawRequest,
-  type Sent,
-  type ThreeDsResult,
-} from '../spec/index.ts';
+import { API_PATHS, HPP_FORM_FIELDS, REFUND_PATHS, THREE_DS_RESULT_PARAM, cardBrand, type CardOutcome, type ListParams, type Operation, type PaymentInput, type RawRequest, type ThreeDsResult } from '../spec/index.ts';
+import { type ExchangeRecord, type Sent } from '../history/index.ts';
 
 /** One request as the client sends it (every attempt of it alike). */
 export interface SendSpec {

@@ -1,5 +1,6 @@
 /** The spec's client retry policy: what to retry, and how long to wait before the next attempt. */
-import { LIMITS, type ExchangeRecord } from '../spec/index.ts';
+import { LIMITS } from '../spec/index.ts';
+import { type ExchangeRecord } from '../history/index.ts';
 
 /** Retry back-off for attempt n (0-based): 1 s doubling to 30 s, scaled, at least 20 ms. */
 export function retryBackoffMs(attempt: number, timeScale: number): number {

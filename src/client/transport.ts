@@ -8,26 +8,12 @@
 import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
 
-export type FailureKind = 'timeout' | 'reset' | 'refused' | 'other';
+export type { FailureKind, PickedHeaders } from '../history/exchange-record.ts';
+import type { AnsweredResponse, FailureKind, PickedHeaders } from '../history/exchange-record.ts';
 
-/** Headers paystorm reads from every response (the rest stay raw until asked for). */
-export interface PickedHeaders {
-  contentType: string | null;
-  rateLimit: string | null;
-  rateRemaining: string | null;
-  rateReset: string | null;
-  retryAfter: string | null;
-  location: string | null;
-  /** The Date header (the server's clock, whole seconds): the oracle estimates the server's clock offset from it. */
-  date?: string | null;
-}
-
-export interface RawResponse {
-  status: number;
-  picked: PickedHeaders;
+export interface RawResponse extends AnsweredResponse {
   /** Flat [name, value, ...] as received. */
   rawHeaders: Buffer[];
-  body: string;
 }
 
 export type SendCallback = (res: RawResponse | null, failure: FailureKind | null, error: Error | null) => void;

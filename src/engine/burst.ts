@@ -6,24 +6,11 @@
  * Retry-After, error object, normalized body).
  */
 import autocannon from 'autocannon';
-import {
-  API_PATHS,
-  type BurstSpec,
-  type Operation,
-  type Sent,
-} from '../spec/index.ts';
+import { API_PATHS, type BurstSpec, type Operation } from '../spec/index.ts';
+import { type Sent } from '../history/index.ts';
 import { createHash } from 'node:crypto';
-import {
-  abortableSleep,
-  classifyFailure,
-  failureRecord,
-  responseRecord,
-  RunStoppedError,
-  roundUs,
-  type ClientFactory,
-  type ExchangeMeta,
-  type PickedHeaders,
-} from '../client/index.ts';
+import { abortableSleep, classifyFailure, RunStoppedError, roundUs, type ClientFactory, type PickedHeaders } from '../client/index.ts';
+import { failureRecord, responseRecord, type ExchangeMeta } from '../history/index.ts';
 
 export interface BurstResult {
   sent: number;
@@ -111,7 +98,7 @@ export async function runBurst(factory: ClientFactory, spec: BurstSpec, timeoutM
 
   const record = (meta: ExchangeMeta, status: number, bodyText: string, headers: Record<string, unknown>) => {
     const tEnd = roundUs(clock.now());
-    const parsed = responseRecord(meta, tEnd, { status, picked: pickFromObject(headers), rawHeaders: [], body: bodyText }, factory.scanner);
+    const parsed = responseRecord(meta, tEnd, { status, picked: pickFromObject(headers), body: bodyText }, factory.scanner);
     factory.sink(parsed.record);
     statuses[status] = (statuses[status] ?? 0) + 1;
     recorded++;

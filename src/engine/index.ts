@@ -1,6 +1,5 @@
 /** paystorm's load engine: clock, history writer, metrics, executors, burst, progress, run loop. */
 export * from './clock.ts';
-export * from './history-writer.ts';
 export * from './metrics.ts';
 export * from './executors.ts';
 export * from './burst.ts';

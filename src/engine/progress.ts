@@ -4,7 +4,7 @@
  * waits for and how long). In CI (no TTY, or CI=true): a plain line every few seconds, so logs
  * stay readable.
  */
-import type { HistoryRecord } from '../spec/index.ts';
+import type { HistoryRecord } from '../history/index.ts';
 
 export interface ProgressStream {
   write(chunk: string): unknown;

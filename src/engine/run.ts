@@ -7,26 +7,13 @@
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
-import {
-  HISTORY_VERSION,
-  type BurstSpec,
-  type CardOutcome,
-  type EndRecord,
-  type ExecutorSpec,
-  type FaultRunInfo,
-  type FaultStep,
-  type KeyHandle,
-  type KeyInfo,
-  type RunRecord,
-  type Scenario,
-  type ScenarioContext,
-  type TargetInfo,
-} from '../spec/index.ts';
+import { type BurstSpec, type CardOutcome, type ExecutorSpec, type FaultRunInfo, type FaultStep, type KeyHandle, type Scenario, type ScenarioContext, type TargetInfo } from '../spec/index.ts';
+import { HISTORY_VERSION, type EndRecord, type KeyInfo, type RunRecord } from '../history/index.ts';
 import { ClientFactory, RunStoppedError, abortableSleep, type KeySecret, type RequestGate } from '../client/index.ts';
 import type { RunClock } from './clock.ts';
 import { runBurst } from './burst.ts';
 import { runExecutor, type IterationFn } from './executors.ts';
-import type { HistoryWriter } from './history-writer.ts';
+import type { HistoryWriter } from '../history/writer.ts';
 import type { MetricsAggregator } from './metrics.ts';
 import type { Progress } from './progress.ts';
 

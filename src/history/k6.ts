@@ -24,7 +24,8 @@ import { createReadStream, closeSync, openSync, readSync, statSync } from 'node:
 import { createGunzip } from 'node:zlib';
 import { StringDecoder } from 'node:string_decoder';
 import { basename } from 'node:path';
-import { EXIT, HISTORY_VERSION, PaystormError, exchangeRecordSchema, OPERATIONS, type EndRecord, type ExchangeRecord, type HistoryRecord, type KeyInfo, type RunRecord } from '../spec/index.ts';
+import { EXIT, PaystormError, OPERATIONS } from '../spec/index.ts';
+import { HISTORY_VERSION, exchangeRecordSchema, type EndRecord, type ExchangeRecord, type HistoryRecord, type KeyInfo, type RunRecord } from './index.ts';
 import { K6_SCRIPT_RULES } from './k6-scripts.ts';
 
 export const K6_RECORD_METRIC = 'paystorm_exchange';

@@ -1,5 +1,5 @@
 /** Builds the OracleContext from the run record (the first record of a history). */
-import type { HistoryRecord, KeyInfo, RunRecord } from '../spec/index.ts';
+import type { HistoryRecord, KeyInfo, RunRecord } from '../history/index.ts';
 import { Ledger } from './ledger.ts';
 import type { OracleContext } from './types.ts';
 

@@ -2,7 +2,6 @@
 export type { Invariant, InvariantCheck, InvariantOutcome, OracleContext, OutcomeStatus } from './types.ts';
 export { INVARIANTS } from './invariants/index.ts';
 export { judge, type Judgement, type JudgeOptions } from './judge.ts';
-export { readHistory, HistoryFile, FULLY_VALIDATED_LINES, type HistoryReadStats, type ReadHistoryOptions } from './read-history.ts';
 export { parseThreshold, evaluateThreshold, evaluateThresholds, mergeThresholds, ThresholdError, type Threshold } from './thresholds.ts';
 export { verdictOf, unexercisedDeclaredRules, type Verdict, type VerdictInput } from './verdict.ts';
 export { buildSummary, type SummaryInput } from './summary.ts';

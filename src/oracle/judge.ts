@@ -2,7 +2,8 @@
  * Runs every invariant over one pass of the history. An invariant that throws
  * becomes `error` (with its stack) and stops receiving records; the others go on.
  */
-import { OPERATIONS, type EndRecord, type Finding, type HistoryRecord, type InvariantResult, type RunRecord } from '../spec/index.ts';
+import { OPERATIONS, type Finding, type InvariantResult } from '../spec/index.ts';
+import { type EndRecord, type HistoryRecord, type RunRecord } from '../history/index.ts';
 import { createContext } from './context.ts';
 import { DriverLinks } from './lib/driver-links.ts';
 import { INVARIANTS } from './invariants/index.ts';

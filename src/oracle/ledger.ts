@@ -4,21 +4,8 @@
  * what was sent for it, every status observed for each payment and refund (as
  * order-independent spans), the fault windows and the run's end.
  */
-import {
-  PAYMENT_STATUSES,
-  REFUND_STATUSES,
-  TERMINAL_STATUSES,
-  type CanonicalPayment,
-  type CanonicalRefund,
-  type CardOutcome,
-  type EndRecord,
-  type ExchangeRecord,
-  type FaultRecord,
-  type HistoryRecord,
-  type KeyInfo,
-  type PaymentStatus,
-  type RefundStatus,
-} from '../spec/index.ts';
+import { PAYMENT_STATUSES, REFUND_STATUSES, TERMINAL_STATUSES, type CanonicalPayment, type CanonicalRefund, type CardOutcome, type PaymentStatus, type RefundStatus } from '../spec/index.ts';
+import { type EndRecord, type ExchangeRecord, type FaultRecord, type HistoryRecord, type KeyInfo } from '../history/index.ts';
 import { authVariant, createdObjectId, errorCode, is2xx, isApiCall, scopeOf } from './lib/exchange.ts';
 import { Columns } from './lib/columns.ts';
 import { StatusSpans } from './lib/status-spans.ts';

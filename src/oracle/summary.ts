@@ -1,5 +1,6 @@
 /** summary.json (schema v1, src/spec/summary.ts) from a judged run. */
-import { SUMMARY_VERSION, type EndRecord, type FaultRecord, type Finding, type InvariantResult, type LoadResult, type RateBoundary, type RunMetrics, type RunRecord, type Summary, type ThresholdResult } from '../spec/index.ts';
+import { SUMMARY_VERSION, type Finding, type InvariantResult, type LoadResult, type RateBoundary, type RunMetrics, type Summary, type ThresholdResult } from '../spec/index.ts';
+import { type EndRecord, type FaultRecord, type RunRecord } from '../history/index.ts';
 import { limitWhy } from './lib/rate-boundary.ts';
 
 export interface SummaryInput {

@@ -9,7 +9,8 @@
  * same pass as the run's own metrics; each exchange goes to the scopes holding its scenario,
  * every other record (webhooks, faults) to all of them.
  */
-import type { HistoryRecord, RunMetrics } from '../spec/index.ts';
+import type { RunMetrics } from '../spec/index.ts';
+import type { HistoryRecord } from '../history/index.ts';
 
 export interface MetricsSink {
   add(rec: HistoryRecord): void;

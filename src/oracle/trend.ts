@@ -14,7 +14,7 @@
  */
 import * as hdr from 'hdr-histogram-js';
 import type { Histogram } from 'hdr-histogram-js';
-import type { HistoryRecord } from '../spec/index.ts';
+import type { HistoryRecord } from '../history/index.ts';
 import { ThresholdError } from './thresholds.ts';
 import { normalUpperTail } from './distribution.ts';
 

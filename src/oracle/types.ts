@@ -3,7 +3,8 @@
  * rules.md ids it covers, a title, and a check that sees every history record
  * once (streaming) and then says pass, fail or not-exercised, with evidence.
  */
-import type { CardOutcome, Evidence, Finding, HistoryRecord, KeyInfo, Operation, Presentation, RunRecord } from '../spec/index.ts';
+import type { CardOutcome, Evidence, Finding, Operation, Presentation } from '../spec/index.ts';
+import type { HistoryRecord, KeyInfo, RunRecord } from '../history/index.ts';
 import type { Ledger } from './ledger.ts';
 
 export type OutcomeStatus = 'pass' | 'fail' | 'not-exercised';

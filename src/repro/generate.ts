@@ -5,8 +5,9 @@
  */
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { ExchangeRecord, HistoryRecord, RunRecord, Summary } from '../spec/index.ts';
-import { readHistory } from '../oracle/read-history.ts';
+import type { Summary } from '../spec/index.ts';
+import type { ExchangeRecord, HistoryRecord, RunRecord } from '../history/index.ts';
+import { readHistory } from '../history/reader.ts';
 import { buildPlan, isSetupFor, referencedPayments, type ReproPlan, type ViolationRef } from './plan.ts';
 import { renderBash } from './script.ts';
 

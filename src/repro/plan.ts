@@ -10,21 +10,8 @@
  * description or metadata, so a replay's objects are told apart from an earlier run's).
  * The bash script (script.ts) and the replay (replay.ts) fill them in.
  */
-import {
-  API_PATHS,
-  BAD_INPUT_CASES,
-  DEFAULT_TEST_CARDS,
-  REFUND_PATHS,
-  directCreateBody,
-  hostedCreateBody,
-  listQueryString,
-  validBadInputBase,
-  type CardOutcome,
-  type Evidence,
-  type ExchangeRecord,
-  type PaymentInput,
-  type Sent,
-} from '../spec/index.ts';
+import { API_PATHS, BAD_INPUT_CASES, DEFAULT_TEST_CARDS, REFUND_PATHS, directCreateBody, hostedCreateBody, listQueryString, validBadInputBase, type CardOutcome, type Evidence, type PaymentInput } from '../spec/index.ts';
+import { type ExchangeRecord, type Sent } from '../history/index.ts';
 
 export interface ReproRequest {
   /** Seq of the record it rebuilds (0 for steps the plan adds, e.g. a final retrieve). */

@@ -7,7 +7,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ClientFactory, type KeySecret } from '../client/index.ts';
 import { judge } from '../oracle/judge.ts';
-import { HISTORY_VERSION, isTerminal, type CardsFile, type ExchangeRecord, type HistoryRecord, type InvariantResult, type PaymentStatus, type Presentation, type RunRecord, type Sent } from '../spec/index.ts';
+import { isTerminal, type CardsFile, type InvariantResult, type PaymentStatus, type Presentation } from '../spec/index.ts';
+import { HISTORY_VERSION, type ExchangeRecord, type HistoryRecord, type RunRecord, type Sent } from '../history/index.ts';
 import type { ReproPlan, ReproRequest, ReproWait } from './plan.ts';
 
 export interface ReplayOptions {

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { PaystormError, EXIT } from './exit-codes.ts';
-import type { FaultRecord } from './history.ts';
+import type { FaultRecord } from '../history/schema.ts';
 
 /** Toxiproxy's toxic types, plus `down` (the proxy disabled: connections refused). */
 export const FAULT_TYPES = ['latency', 'timeout', 'reset_peer', 'bandwidth', 'slow_close', 'slicer', 'limit_data', 'down'] as const;

@@ -11,7 +11,6 @@ export * from './sandbox.ts';
 export * from './refund.ts';
 export * from './operations.ts';
 export * from './payment.ts';
-export * from './history.ts';
 export * from './summary.ts';
 export * from './metrics.ts';
 export * from './exit-codes.ts';

@@ -4,7 +4,7 @@
  * Users write their own scenarios against this file, so keep it stable.
  */
 import type { CardOutcome } from './cards.ts';
-import type { ExchangeRecord, KeyInfo } from './history.ts';
+import type { ExchangeRecord, KeyInfo } from '../history/schema.ts';
 import type { PaymentInput, InputShape } from './inputs.ts';
 import type { CanonicalPayment } from './payment.ts';
 import type { Presentation } from './payment.ts';

@@ -4,7 +4,7 @@
  * their last four only, so the record never holds them.
  */
 import { SECRET_KEY_PATTERN } from '../spec/index.ts';
-import { LeakScanner } from '../client/leaks.ts';
+import { LeakScanner } from '../history/leak-scanner.ts';
 
 export function buildLeakScanner(secrets: readonly string[] = [], cardNumbers: readonly string[] = []): LeakScanner {
   const scanner = new LeakScanner(secrets.map((s) => ({ secret: s, label: `…${s.slice(-4)}` })));

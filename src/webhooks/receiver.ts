@@ -6,16 +6,9 @@
  */
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import {
-  EXIT,
-  LIMITS,
-  PaystormError,
-  SIGNATURE_HEADER,
-  verifySignature,
-  type SignatureVerdict,
-  type WebhookRecord,
-} from '../spec/index.ts';
-import type { LeakScanner } from '../client/leaks.ts';
+import { EXIT, LIMITS, PaystormError, SIGNATURE_HEADER, verifySignature, type SignatureVerdict } from '../spec/index.ts';
+import { type WebhookRecord } from '../history/index.ts';
+import type { LeakScanner } from '../history/leak-scanner.ts';
 import { AnswerBook, type Answer } from './answer.ts';
 import { readEnvelope, type EnvelopeReading } from './envelope.ts';
 import { buildLeakScanner, findLeaks, redactBody } from './leaks.ts';

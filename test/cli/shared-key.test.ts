@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { RunRecord } from '../../src/spec/index.ts';
+import type { RunRecord } from '../../src/history/index.ts';
 import { DEFAULT_KEYS } from '../../src/target/index.ts';
 import { executeRun } from '../../src/cli/run.ts';
 import { resolveRunConfig, type RunConfig } from '../../src/cli/config.ts';

@@ -1,9 +1,11 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClientFactory, detectTargetPresentation, makeKeySecrets, parseRateHeaders, parseRetryAfter, probeRateLimit, RunStoppedError } from '../../src/client/index.ts';
+import { ClientFactory, detectTargetPresentation, makeKeySecrets, probeRateLimit, RunStoppedError } from '../../src/client/index.ts';
+import { parseRateHeaders, parseRetryAfter } from '../../src/history/index.ts';
 import { RunClock } from '../../src/engine/index.ts';
-import { exchangeRecordSchema, parseKeyArg, type ExchangeRecord, type PaymentInput } from '../../src/spec/index.ts';
+import { parseKeyArg, type PaymentInput } from '../../src/spec/index.ts';
+import { exchangeRecordSchema, type ExchangeRecord } from '../../src/history/index.ts';
 import { PAY_ID, RATE_HEADERS_OK, paymentB, sendJson, startStub, type Stub } from '../engine/stub.ts';
 
 const SECRET = 'svc_test_sk_clientSECRETkey9876';

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeKeySecrets } from '../../src/client/index.ts';
-import { HistoryWriter, RunClock, burstOperation, runScenarios } from '../../src/engine/index.ts';
-import { historyRecordSchema, parseKeyArg, type ExchangeRecord, type HistoryRecord } from '../../src/spec/index.ts';
+import { RunClock, burstOperation, runScenarios } from '../../src/engine/index.ts';
+import { HistoryWriter } from '../../src/history/index.ts';
+import { parseKeyArg } from '../../src/spec/index.ts';
+import { historyRecordSchema, type ExchangeRecord, type HistoryRecord } from '../../src/history/index.ts';
 import { PAY_ID, paymentB, sendJson, startStub, type Stub } from './stub.ts';
 
 const SECRET = 'svc_test_sk_burstKEY5555';

@@ -1,16 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeKeySecrets } from '../../src/client/index.ts';
-import {
-  HistoryWriter,
-  MetricsAggregator,
-  RunClock,
-  arrivalSchedule,
-  decodeHistogram,
-  runExecutor,
-  runScenarios,
-  type RunScenariosOptions,
-} from '../../src/engine/index.ts';
-import { parseKeyArg, type EndRecord, type ExchangeRecord, type HistoryRecord, type Scenario, type ScenarioContext } from '../../src/spec/index.ts';
+import { MetricsAggregator, RunClock, arrivalSchedule, decodeHistogram, runExecutor, runScenarios, type RunScenariosOptions } from '../../src/engine/index.ts';
+import { HistoryWriter } from '../../src/history/index.ts';
+import { parseKeyArg, type Scenario, type ScenarioContext } from '../../src/spec/index.ts';
+import { type EndRecord, type ExchangeRecord, type HistoryRecord } from '../../src/history/index.ts';
 import { PAY_ID, paymentB, sendJson, startStub, type Stub } from './stub.ts';
 
 const KEYS = makeKeySecrets([parseKeyArg('m1:svc_test_sk_execTESTkey0001'), parseKeyArg('m2:svc_test_sk_execTESTkey0002')]);

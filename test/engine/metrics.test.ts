@@ -10,7 +10,8 @@ import {
   seededRandom,
   summarizeEncoded,
 } from '../../src/engine/index.ts';
-import { HISTORY_VERSION, type CanonicalPayment, type ExchangeRecord, type FaultRecord, type PaymentStatus, type RunRecord, type WebhookRecord } from '../../src/spec/index.ts';
+import { type CanonicalPayment, type PaymentStatus } from '../../src/spec/index.ts';
+import { HISTORY_VERSION, type ExchangeRecord, type FaultRecord, type RunRecord, type WebhookRecord } from '../../src/history/index.ts';
 
 function payment(id: string, status: PaymentStatus): CanonicalPayment {
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Progress, isCi } from '../../src/engine/index.ts';
-import { HISTORY_VERSION, type ExchangeRecord } from '../../src/spec/index.ts';
+import { HISTORY_VERSION, type ExchangeRecord } from '../../src/history/index.ts';
 
 function rec(status: number, failure: ExchangeRecord['failure'] = null): ExchangeRecord {
   return { v: HISTORY_VERSION, kind: 'exchange', seq: 1, scenario: 's', op: 'list', key: 'k', sent: {}, tIntended: 0, tStart: 0, tEnd: 1, wall: 0, status, contentType: null, rate: null, retryAfter: null, json: false, error: null, payment: null, refund: null, list: null, failure };

@@ -21,7 +21,8 @@ import { K6_SCRIPT_RULES } from '../../src/history/k6-scripts.ts';
 import { k6RunDirOf } from '../../src/history/k6-history.ts';
 import { estimateOffset, mergeShards } from '../../src/history/merge.ts';
 import { judgeHistory } from '../../src/cli/judge-run.ts';
-import type { ExchangeRecord, HistoryRecord, RunRecord, Summary } from '../../src/spec/index.ts';
+import type { Summary } from '../../src/spec/index.ts';
+import type { ExchangeRecord, HistoryRecord, RunRecord } from '../../src/history/index.ts';
 import { ROOT, buildBundles, removeBundles, runShim } from './helpers.ts';
 
 const SAMPLES = join(ROOT, '..', 'shared', 'samples', 'k6');

@@ -6,7 +6,8 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { judge } from '../../src/oracle/index.ts';
-import { BAD_INPUT_CASES, badInputCasesFor, type HistoryRecord, type Presentation } from '../../src/spec/index.ts';
+import { BAD_INPUT_CASES, badInputCasesFor, type Presentation } from '../../src/spec/index.ts';
+import { type HistoryRecord } from '../../src/history/index.ts';
 import { create, err, ex, judgeOne, resetSeq, retrieve, runRec } from './fixtures.ts';
 
 beforeEach(() => resetSeq());

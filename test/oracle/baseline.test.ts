@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MetricsAggregator } from '../../src/engine/metrics.ts';
-import { HISTORY_VERSION, type ExchangeRecord, type RunMetrics, type Summary } from '../../src/spec/index.ts';
+import { type RunMetrics, type Summary } from '../../src/spec/index.ts';
+import { HISTORY_VERSION, type ExchangeRecord } from '../../src/history/index.ts';
 import {
   baselineFromSummary,
   compareWithBaseline,

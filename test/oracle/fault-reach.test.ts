@@ -7,7 +7,8 @@
  * warnings that carry the reason.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Finding, HistoryRecord, RunRecord } from '../../src/spec/index.ts';
+import type { Finding } from '../../src/spec/index.ts';
+import type { HistoryRecord, RunRecord } from '../../src/history/index.ts';
 import { judge } from '../../src/oracle/judge.ts';
 import { create, fault, resetSeq, retrieve, runRec } from './fixtures.ts';
 

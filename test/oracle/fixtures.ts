@@ -1,19 +1,6 @@
 /** Small record factories so each oracle test reads as the history it feeds. */
-import {
-  ERROR_CODES,
-  HISTORY_VERSION,
-  type CanonicalPayment,
-  type CanonicalRefund,
-  type EndRecord,
-  type ErrorInfo,
-  type ExchangeRecord,
-  type FaultRecord,
-  type HistoryRecord,
-  type InvariantResult,
-  type RunRecord,
-  type Sent,
-  type WebhookRecord,
-} from '../../src/spec/index.ts';
+import { ERROR_CODES, type CanonicalPayment, type CanonicalRefund, type InvariantResult } from '../../src/spec/index.ts';
+import { HISTORY_VERSION, type EndRecord, type ErrorInfo, type ExchangeRecord, type FaultRecord, type HistoryRecord, type RunRecord, type Sent, type WebhookRecord } from '../../src/history/index.ts';
 import { judge } from '../../src/oracle/index.ts';
 
 /** Epoch ms of run time 0. */

@@ -5,7 +5,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { judge } from '../../src/oracle/index.ts';
-import type { HistoryRecord } from '../../src/spec/index.ts';
+import type { HistoryRecord } from '../../src/history/index.ts';
 import { K, create, err, judgeOne, pay, refundObj, refundReq, resetSeq, retrieve, runRec } from './fixtures.ts';
 
 const P = 'pay_00000000-0000-4000-8000-000000000001';

@@ -4,7 +4,7 @@
  * limit's lower bound on owned and shared keys.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ExchangeRecord, HistoryRecord, RunRecord } from '../../src/spec/index.ts';
+import type { ExchangeRecord, HistoryRecord, RunRecord } from '../../src/history/index.ts';
 import { judge } from '../../src/oracle/index.ts';
 import { ServerClock } from '../../src/oracle/lib/server-clock.ts';
 import { RUN_WALL, K, endRec, err, ex, judgeOne, rate, resetSeq, runRec } from './fixtures.ts';

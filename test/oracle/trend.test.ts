@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HISTORY_VERSION, type ExchangeRecord } from '../../src/spec/index.ts';
+import { HISTORY_VERSION, type ExchangeRecord } from '../../src/history/index.ts';
 import { computeDrift, mannKendall, parseDriftThreshold, senSlope, WindowCollector } from '../../src/oracle/trend.ts';
 import { rng } from '../../src/oracle/distribution.ts';
 

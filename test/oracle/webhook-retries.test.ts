@@ -5,7 +5,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { endRec, judgeOne, pay, resetSeq, webhook } from './fixtures.ts';
-import type { WebhookRecord } from '../../src/spec/index.ts';
+import type { WebhookRecord } from '../../src/history/index.ts';
 import { judge } from '../../src/oracle/index.ts';
 import { runRec } from './fixtures.ts';
 

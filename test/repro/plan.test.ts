@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { buildPlan, type ViolationRef } from '../../src/repro/plan.ts';
 import { bashWord, renderBash } from '../../src/repro/script.ts';
-import type { ExchangeRecord } from '../../src/spec/index.ts';
+import type { ExchangeRecord } from '../../src/history/index.ts';
 
 const KEY = 'acme/test/…b605';
 function rec(p: Partial<ExchangeRecord> & Pick<ExchangeRecord, 'seq' | 'op' | 'tStart' | 'tEnd' | 'status'>): ExchangeRecord {

@@ -6,7 +6,8 @@
  * and every declared rule was exercised.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CODES, IN_FLIGHT_409_CODE, REFUND_SUBCODE_PATTERN, isTerminal, type ExchangeRecord, type Presentation } from '../../src/spec/index.ts';
+import { ERROR_CODES, IN_FLIGHT_409_CODE, REFUND_SUBCODE_PATTERN, isTerminal, type Presentation } from '../../src/spec/index.ts';
+import { type ExchangeRecord } from '../../src/history/index.ts';
 import { DEFAULT_SUITE } from '../../scenarios/index.ts';
 import { judge, unexercisedDeclaredRules } from '../../src/oracle/index.ts';
 import { paramMatches, badInputCasesFor } from '../../src/spec/bad-inputs.ts';

@@ -2,18 +2,10 @@
  * Runs scenarios against the embedded reference service with an in-memory history:
  * small limit and window, a small time scale, paystorm's webhook receiver wired in.
  */
-import {
-  DEFAULT_TEST_CARDS,
-  parseKeyArg,
-  type ExchangeRecord,
-  type HistoryRecord,
-  type Presentation,
-  type Scenario,
-  type TargetInfo,
-  type WebhookRecord,
-  CARD_OUTCOMES,
-} from '../../src/spec/index.ts';
-import { RunClock, HistoryWriter, runScenarios, makeRunRecord, type RunOutcome } from '../../src/engine/index.ts';
+import { DEFAULT_TEST_CARDS, parseKeyArg, type Presentation, type Scenario, type TargetInfo, CARD_OUTCOMES } from '../../src/spec/index.ts';
+import { type ExchangeRecord, type HistoryRecord, type WebhookRecord } from '../../src/history/index.ts';
+import { RunClock, runScenarios, makeRunRecord, type RunOutcome } from '../../src/engine/index.ts';
+import { HistoryWriter } from '../../src/history/index.ts';
 import { makeKeySecrets } from '../../src/client/index.ts';
 import { startReferenceService, startProcessor, DEFAULT_KEYS, DEFAULT_WEBHOOK_SECRET, type KeyConfig } from '../../src/target/index.ts';
 import { scaledDelays } from '../../src/target/options.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { normalizePayment, validatePaymentShape, detectPresentation, parseKeyArg, redactKeys, signPayload, verifySignature, luhnValid, DEFAULT_TEST_CARDS, historyRecordSchema, HISTORY_VERSION } from '../../src/spec/index.ts';
+import { normalizePayment, validatePaymentShape, detectPresentation, parseKeyArg, redactKeys, signPayload, verifySignature, luhnValid, DEFAULT_TEST_CARDS } from '../../src/spec/index.ts';
+import { historyRecordSchema, HISTORY_VERSION } from '../../src/history/index.ts';
 
 const paymentB = {
   id: 'pay_0f8fad5b-d9cb-469f-a165-70867728950e',

@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startWebhookReceiver, type WebhookReceiver, type WebhookReceiverOptions } from '../../src/webhooks/index.ts';
-import { signPayload, webhookRecordSchema, type WebhookRecord } from '../../src/spec/index.ts';
+import { signPayload } from '../../src/spec/index.ts';
+import { webhookRecordSchema, type WebhookRecord } from '../../src/history/index.ts';
 
 const SECRET = 'whsec_paystorm_test_secret';
 const API_KEY = 'svc_test_sk_4f9a8b7c6d5e3456';

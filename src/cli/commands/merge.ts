@@ -10,8 +10,9 @@ import type { PaystormCommand } from './types.ts';
 import { historyFileOf, judgeHistory } from '../judge-run.ts';
 import { writeReports, renderConsole } from '../../report/index.ts';
 import { scenarioByName } from '../../../scenarios/index.ts';
-import { EXIT, PaystormError, type HistoryRecord } from '../../spec/index.ts';
-import { readHistory } from '../../oracle/read-history.ts';
+import { EXIT, PaystormError } from '../../spec/index.ts';
+import { type HistoryRecord } from '../../history/index.ts';
+import { readHistory } from '../../history/reader.ts';
 import { convertK6, k6FileKind, summaryExportError, toNdjson } from '../../history/k6.ts';
 import { describeOffsets, mergeShards, type Shard } from '../../history/merge.ts';
 

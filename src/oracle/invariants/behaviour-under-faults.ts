@@ -1,4 +1,4 @@
-import { type FaultRecord } from '../../spec/index.ts';
+import { type FaultRecord } from '../../history/index.ts';
 import type { Invariant } from '../types.ts';
 import { authVariant, errorCode, isApiCall, isAuthenticatedAnswer, is2xx } from '../lib/exchange.ts';
 import { Columns } from '../lib/columns.ts';

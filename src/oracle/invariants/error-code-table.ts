@@ -1,4 +1,5 @@
-import { ERROR_CODES, ERROR_TYPES, REFUND_PATH_NOT_SERVED_STATUSES, type Evidence, type ExchangeRecord } from '../../spec/index.ts';
+import { ERROR_CODES, ERROR_TYPES, REFUND_PATH_NOT_SERVED_STATUSES, type Evidence } from '../../spec/index.ts';
+import { type ExchangeRecord } from '../../history/index.ts';
 import type { Invariant } from '../types.ts';
 import { errorCode, errorType, isApiCall } from '../lib/exchange.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';

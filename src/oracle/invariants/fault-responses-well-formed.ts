@@ -1,4 +1,5 @@
-import { ALLOWED_5XX, type FaultRecord } from '../../spec/index.ts';
+import { ALLOWED_5XX } from '../../spec/index.ts';
+import { type FaultRecord } from '../../history/index.ts';
 import type { Invariant, InvariantOutcome } from '../types.ts';
 import { errorCode, isCreate } from '../lib/exchange.ts';
 import { Columns } from '../lib/columns.ts';

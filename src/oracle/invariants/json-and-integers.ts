@@ -1,4 +1,4 @@
-import { leakKind } from '../../spec/index.ts';
+import { leakKind } from '../../history/index.ts';
 import type { Invariant } from '../types.ts';
 import { isApiCall } from '../lib/exchange.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';

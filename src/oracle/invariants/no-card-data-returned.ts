@@ -1,4 +1,4 @@
-import { leakKind } from '../../spec/index.ts';
+import { leakKind } from '../../history/index.ts';
 import type { Invariant } from '../types.ts';
 import { Findings, evidence } from '../lib/findings.ts';
 import { observedPayment } from '../lib/observations.ts';

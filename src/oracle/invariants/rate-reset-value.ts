@@ -1,4 +1,5 @@
-import type { Evidence, ExchangeRecord, Finding } from '../../spec/index.ts';
+import type { Evidence, Finding } from '../../spec/index.ts';
+import type { ExchangeRecord } from '../../history/index.ts';
 import type { Invariant } from '../types.ts';
 import { isAuthenticatedAnswer } from '../lib/exchange.ts';
 import { Findings, MAX_EXAMPLES, evidence, show } from '../lib/findings.ts';

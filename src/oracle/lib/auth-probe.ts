@@ -1,5 +1,5 @@
 /** Auth probes (AUTH-1..3): a request whose Authorization header was deliberately wrong must get 401 invalid_api_key. */
-import type { ExchangeRecord } from '../../spec/index.ts';
+import type { ExchangeRecord } from '../../history/index.ts';
 import type { Invariant } from '../types.ts';
 import { authVariant, errorCode, errorType } from './exchange.ts';
 import { Findings, evidence, show } from './findings.ts';

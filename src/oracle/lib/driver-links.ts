@@ -6,7 +6,7 @@
  * Matching by path, not full URL, also holds when paystorm reached the service through a
  * proxy on another host.
  */
-import type { HistoryRecord } from '../../spec/index.ts';
+import type { HistoryRecord } from '../../history/index.ts';
 
 export class DriverLinks {
   private readonly byPath = new Map<string, string>();

@@ -1,5 +1,6 @@
 /** Small readings of an exchange record that many invariants share. */
-import { OPERATION_SCOPE, type ExchangeRecord, type IdempotencyScope, type Operation } from '../../spec/index.ts';
+import { OPERATION_SCOPE, type IdempotencyScope, type Operation } from '../../spec/index.ts';
+import { type ExchangeRecord } from '../../history/index.ts';
 
 /** The sandbox driver's requests (3DS completion, hosted form) are not /v1 API calls. */
 export function isDriverOp(op: Operation): boolean {

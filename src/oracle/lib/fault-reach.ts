@@ -11,7 +11,8 @@
  * time-out (`upstreamTimeoutMs`) cannot make a processor call time out, and fault steps that
  * were skipped (`faultsSkipped`) get a `fault-skipped:<scenario>/<proxy>` warning with the reason.
  */
-import type { ExchangeRecord, FaultRecord, Finding, RunRecord } from '../../spec/index.ts';
+import type { Finding } from '../../spec/index.ts';
+import type { ExchangeRecord, FaultRecord, RunRecord } from '../../history/index.ts';
 import type { OracleContext } from '../types.ts';
 import { Columns } from './columns.ts';
 

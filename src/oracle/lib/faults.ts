@@ -1,5 +1,5 @@
 /** Fault windows (from fault records) against times of the run. */
-import type { FaultRecord } from '../../spec/index.ts';
+import type { FaultRecord } from '../../history/index.ts';
 
 export type FaultLink = FaultRecord['link'];
 

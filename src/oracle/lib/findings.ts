@@ -1,5 +1,6 @@
 /** Counting what an invariant judged and keeping a few violations as evidence. */
-import type { Evidence, ExchangeRecord, Finding, WebhookRecord } from '../../spec/index.ts';
+import type { Evidence, Finding } from '../../spec/index.ts';
+import type { ExchangeRecord, WebhookRecord } from '../../history/index.ts';
 import type { InvariantOutcome } from '../types.ts';
 
 export const MAX_EXAMPLES = 5;

@@ -2,7 +2,7 @@
  * Reads and refunds of a payment that another mode (AUTH-8) or another merchant
  * (SEC-1) owns must get 404 resource_missing; lists must never show it.
  */
-import type { ExchangeRecord, KeyInfo } from '../../spec/index.ts';
+import type { ExchangeRecord, KeyInfo } from '../../history/index.ts';
 import type { PaymentFacts } from '../ledger.ts';
 import type { Invariant, OracleContext } from '../types.ts';
 import { errorCode, is2xx } from './exchange.ts';

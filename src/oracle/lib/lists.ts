@@ -1,5 +1,6 @@
 /** Reading list requests and the payments a list should show. */
-import { LIMITS, TERMINAL_STATUSES, type ExchangeRecord, type PaymentStatus } from '../../spec/index.ts';
+import { LIMITS, TERMINAL_STATUSES, type PaymentStatus } from '../../spec/index.ts';
+import { type ExchangeRecord } from '../../history/index.ts';
 import type { PaymentFacts } from '../ledger.ts';
 import type { OracleContext } from '../types.ts';
 

@@ -1,5 +1,6 @@
 /** Records that show a payment in full: an exchange's answer or a webhook's data.payment. */
-import type { CanonicalPayment, ExchangeRecord, HistoryRecord, WebhookRecord } from '../../spec/index.ts';
+import type { CanonicalPayment } from '../../spec/index.ts';
+import type { ExchangeRecord, HistoryRecord, WebhookRecord } from '../../history/index.ts';
 
 export type PaymentObservation = (ExchangeRecord | WebhookRecord) & { payment: CanonicalPayment };
 

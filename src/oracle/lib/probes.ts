@@ -6,7 +6,8 @@
  * A probe no rule demands an answer for (`badInput.expectation` `lenient-ok`), or a Direct API
  * create in the other presentation's input shape, is never a violation: a 2xx is an observation.
  */
-import type { ExchangeRecord, Presentation } from '../../spec/index.ts';
+import type { Presentation } from '../../spec/index.ts';
+import type { ExchangeRecord } from '../../history/index.ts';
 import { errorCode, is2xx, isCreate, isInconclusive } from './exchange.ts';
 import { evidence, show, type Findings } from './findings.ts';
 

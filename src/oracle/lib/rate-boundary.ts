@@ -5,7 +5,8 @@
  * Reports show it; the verdict never depends on it (the rate invariants judge RL-1/RL-2).
  */
 import { LIMITS } from '../../spec/limits.ts';
-import type { ExchangeRecord, HistoryRecord, RateBoundary, RunRecord } from '../../spec/index.ts';
+import type { RateBoundary } from '../../spec/index.ts';
+import type { ExchangeRecord, HistoryRecord, RunRecord } from '../../history/index.ts';
 
 const SCENARIO = 'rate-limit';
 /** Groups whose admitted request, with remaining = limit - 1, opens a window the edge probes then close. */

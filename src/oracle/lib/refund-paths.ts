@@ -5,7 +5,8 @@
  * the service (no 2xx, 4xx other than 404/405, or 422). Otherwise it is served (or untried).
  * The refund rules (REF-*, SEC-1, AUTH-8, ERR-2, REF-7) judge refunds on served paths alone.
  */
-import { REFUND_PATH_NOT_SERVED_STATUSES, type ExchangeRecord, type RefundPath } from '../../spec/index.ts';
+import { REFUND_PATH_NOT_SERVED_STATUSES, type RefundPath } from '../../spec/index.ts';
+import { type ExchangeRecord } from '../../history/index.ts';
 import { refundPathOf, type Ledger, type RefundRequest } from '../ledger.ts';
 import type { OracleContext } from '../types.ts';
 import { isRefundRequest } from './exchange.ts';

@@ -13,7 +13,7 @@
  * its lag behind. The upper bound is therefore the 1st percentile of the per-exchange upper
  * bounds, and at least the third smallest from 20 answers on (the smallest below), not their minimum.
  */
-import type { ExchangeRecord } from '../../spec/index.ts';
+import type { ExchangeRecord } from '../../history/index.ts';
 
 export interface ServerClockEstimate {
   /** Server clock minus ours, ms (positive: the server is ahead). */

@@ -1,5 +1,5 @@
 /** Webhook delivery helpers. */
-import type { WebhookRecord } from '../../spec/index.ts';
+import type { WebhookRecord } from '../../history/index.ts';
 import type { OracleContext } from '../types.ts';
 
 /** The receiver answered 2xx in time. */

@@ -1,4 +1,4 @@
-import type { ExchangeRecord } from '../../../src/spec/index.ts';
+import type { ExchangeRecord } from '../../../src/history/index.ts';
 import { err, ex, K, rate } from '../fixtures.ts';
 import type { CaseTable } from './types.ts';
 

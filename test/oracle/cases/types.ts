@@ -1,4 +1,4 @@
-import type { HistoryRecord, RunRecord } from '../../../src/spec/index.ts';
+import type { HistoryRecord, RunRecord } from '../../../src/history/index.ts';
 
 /** One invariant's two histories: one that keeps its rule, one that breaks it. */
 export interface InvariantCase {

@@ -6,10 +6,10 @@
  */
 import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { captureRecord } from '../client/exchange.ts';
-import { LeakScanner } from '../client/leaks.ts';
+import { captureRecord } from './exchange-record.ts';
+import { LeakScanner } from './leak-scanner.ts';
 import { NdjsonFile } from './ndjson-file.ts';
-import { CAPTURE_SLOTS, TAG_CAPTURE, TAG_CARD, TAG_KEY, TAG_LINE, captureCost, lineCost, readCapture, type Slot, type ToWorker } from './history-offload.ts';
+import { CAPTURE_SLOTS, TAG_CAPTURE, TAG_CARD, TAG_KEY, TAG_LINE, captureCost, lineCost, readCapture, type Slot, type ToWorker } from './worker-protocol.ts';
 
 const port = parentPort!;
 // Run below the main thread: a closed-model loop stalls whenever its thread (or the target on a

@@ -1,5 +1,5 @@
 /** The protocol between the history writer (main thread) and its worker thread. */
-import type { ExchangeCapture } from '../client/exchange.ts';
+import type { ExchangeCapture } from './exchange-record.ts';
 
 /**
  * Items go to the worker flat, as primitives in one array per batch (structured

@@ -3,7 +3,7 @@
  * batch buffers, handed to the OS in one `writev` when a batch fills or a timer
  * fires, at explicit file offsets (so a synchronous flush at exit can never
  * reorder lines). Used by the history writer on the main thread, or by its
- * worker thread (src/engine/history-worker.ts) when the writer offloads.
+ * worker thread (src/history/worker.ts) when the writer offloads.
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, write as fsWrite, writev as fsWritev, writeSync } from 'node:fs';
 import { dirname } from 'node:path';

@@ -2,9 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { judge, readHistory } from '../../src/oracle/index.ts';
-import type { HistoryRecord } from '../../src/spec/index.ts';
-import { endRec, err, ex, runRec } from './fixtures.ts';
+import { judge } from '../../src/oracle/index.ts';
+import { readHistory } from '../../src/history/index.ts';
+import type { HistoryRecord } from '../../src/history/index.ts';
+import { endRec, err, ex, runRec } from '../oracle/fixtures.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'paystorm-oracle-'));
 function file(name: string, lines: string[]): string {

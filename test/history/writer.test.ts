@@ -3,9 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeKeySecrets } from '../../src/client/index.ts';
-import { HistoryWriter, MetricsAggregator, RunClock, historyPath, makeRunRecord, newRunId, runScenarios } from '../../src/engine/index.ts';
-import { HISTORY_VERSION, historyRecordSchema, parseKeyArg, type ExchangeRecord, type HistoryRecord, type WebhookRecord } from '../../src/spec/index.ts';
-import { PAY_ID, paymentB, sendJson, startStub, type Stub } from './stub.ts';
+import { MetricsAggregator, RunClock, historyPath, makeRunRecord, newRunId, runScenarios } from '../../src/engine/index.ts';
+import { HistoryWriter } from '../../src/history/index.ts';
+import { parseKeyArg } from '../../src/spec/index.ts';
+import { HISTORY_VERSION, historyRecordSchema, type ExchangeRecord, type HistoryRecord, type WebhookRecord } from '../../src/history/index.ts';
+import { PAY_ID, paymentB, sendJson, startStub, type Stub } from '../engine/stub.ts';
 
 const SECRET = 'svc_test_sk_historyKEY4321';
 const KEYS = makeKeySecrets([parseKeyArg(`m1:${SECRET}`), parseKeyArg('m2:svc_live_sk_otherKEY0000')]);

@@ -4,7 +4,7 @@
  * what was expected (exit 3), and nothing is written.
  */
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { HISTORY_VERSION } from '../spec/history-version.ts';
+import { HISTORY_VERSION } from './version.ts';
 
 const EXPECTED = `expected a paystorm history: NDJSON, one record a line, the first {"v":${HISTORY_VERSION},"kind":"run",...} (reports/<run-id>/history.ndjson)`;
 /** Files up to this size are read whole to tell a JSON document from a broken history. */

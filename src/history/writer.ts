@@ -1,12 +1,12 @@
 /**
- * Streams history records (format v1, src/spec/history.ts) as NDJSON while the
+ * Streams history records (format v1, src/history/schema.ts) as NDJSON while the
  * run goes. Records are never dropped: when the disk is slower than the run,
  * batches queue up and `needsDrain` turns true so executors can wait on
  * `drained()` before starting more work (back-pressure). Batches are written at
  * explicit file offsets so a synchronous flush at exit can never reorder lines.
  *
  * Offload mode (opt-in, `offload: true`): serializing and writing happen on a
- * worker thread (src/engine/history-worker.ts), and the client hands it raw
+ * worker thread (src/history/worker.ts), and the client hands it raw
  * exchanges (`writeCapture`) whose records the worker builds. Lines keep the
  * order in which they were queued here (seq order). Listeners still get every
  * record on this thread, synchronously and in that same order; for a raw
@@ -16,10 +16,10 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { buildSync } from 'esbuild';
-import type { ExchangeRecord, HistoryRecord } from '../spec/index.ts';
-import type { ExchangeCapture, ExchangeOffload } from '../client/exchange.ts';
+import type { ExchangeRecord, HistoryRecord } from './index.ts';
+import type { ExchangeCapture, ExchangeOffload } from './exchange-record.ts';
 import { NdjsonFile } from './ndjson-file.ts';
-import { TAG_CARD, TAG_KEY, TAG_LINE, captureCost, lineCost, pushCapture, type FromWorker, type Slot } from './history-offload.ts';
+import { TAG_CARD, TAG_KEY, TAG_LINE, captureCost, lineCost, pushCapture, type FromWorker, type Slot } from './worker-protocol.ts';
 
 export type RecordListener = (record: HistoryRecord) => void;
 
@@ -46,13 +46,13 @@ export interface HistoryWriterOptions {
 let bundled: string | null = null;
 
 /**
- * The worker's code: history-worker.ts and what it imports, bundled once per
+ * The worker's code: worker.ts and what it imports, bundled once per
  * process with esbuild into one CommonJS script, so the thread needs no
  * TypeScript loader (a loader costs a thread and an isolate of its own).
  */
 export function workerSource(): string {
   if (bundled === null) {
-    const out = buildSync({ entryPoints: [fileURLToPath(new URL('./history-worker.ts', import.meta.url))], bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent' });
+    const out = buildSync({ entryPoints: [fileURLToPath(new URL('./worker.ts', import.meta.url))], bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent' });
     bundled = out.outputFiles[0].text;
   }
   return bundled;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { notAHistory } from '../../src/cli/history-file.ts';
+import { notAHistory } from '../../src/history/sniff.ts';
 import { historyFileOf } from '../../src/cli/judge-run.ts';
 import { EXIT, PaystormError } from '../../src/spec/index.ts';
 

@@ -7,12 +7,12 @@
  * fractional); `wall` fields are Unix epoch milliseconds.
  */
 import { z } from 'zod';
-import { OPERATIONS } from './operations.ts';
-import { CARD_OUTCOMES } from './cards.ts';
-import { EVENT_TYPES } from './events.ts';
-import { PAYMENT_STATUSES, REFUND_STATUSES } from './statuses.ts';
+import { OPERATIONS } from '../spec/operations.ts';
+import { CARD_OUTCOMES } from '../spec/cards.ts';
+import { EVENT_TYPES } from '../spec/events.ts';
+import { PAYMENT_STATUSES, REFUND_STATUSES } from '../spec/statuses.ts';
 
-import { HISTORY_VERSION } from './history-version.ts';
+import { HISTORY_VERSION } from './version.ts';
 
 export { HISTORY_VERSION };
 
@@ -201,7 +201,7 @@ export type Sent = z.infer<typeof sentSchema>;
 export const FAILURE_KINDS = ['timeout', 'reset', 'refused', 'other'] as const;
 
 /**
- * What a `leaks` entry reports. The scanners (src/client/leaks.ts, src/webhooks/leaks.ts) write
+ * What a `leaks` entry reports. The scanners (src/history/leak-scanner.ts, src/webhooks/leaks.ts) write
  * phrases such as `api key … echoed`, `secret key … in body`, `full number of card …1234 echoed`,
  * `full card number at card.number`, `cvc returned at card.cvc`, `non-integer amount at amount`;
  * an entry may also start `<kind>:`. card_number and cvc break PAY-9 and SEC-2, api_key SEC-2,

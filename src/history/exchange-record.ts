@@ -4,16 +4,40 @@
  * normalized payment / refund / list page, shape problems, leaks, and a
  * redacted evidence snippet where the record needs one.
  */
+// Node's types for the type-check of k6's bundle (which shares this file): the schema's zod types name URL.
+/// <reference types="node" />
 // Direct module imports (not the spec index): this file is bundled into the history worker, which
 // must not load the schema library with it.
 import { ERROR_BODY_FIELDS } from '../spec/errors.ts';
 import { REFUND_ID_PREFIX } from '../spec/refund.ts';
-import { HISTORY_VERSION } from '../spec/history-version.ts';
+import { HISTORY_VERSION } from './version.ts';
 import { normalizeList, normalizePayment, normalizeRefund, detectPresentation, validatePaymentShape, type CanonicalPayment } from '../spec/payment.ts';
-import type { ErrorInfo, ExchangeRecord, Sent } from '../spec/history.ts';
+import type { ErrorInfo, ExchangeRecord, Sent } from './schema.ts';
+import type { FAILURE_KINDS } from './schema.ts';
 import type { Operation } from '../spec/operations.ts';
-import type { LeakScanner } from './leaks.ts';
-import type { FailureKind, PickedHeaders, RawResponse } from './transport.ts';
+import type { LeakScanner } from './leak-scanner.ts';
+
+/** Why no response came (the transport's failure kinds, as the record keeps them). */
+export type FailureKind = (typeof FAILURE_KINDS)[number];
+
+/** Headers paystorm reads from every response (the rest stay raw until asked for). */
+export interface PickedHeaders {
+  contentType: string | null;
+  rateLimit: string | null;
+  rateRemaining: string | null;
+  rateReset: string | null;
+  retryAfter: string | null;
+  location: string | null;
+  /** The Date header (the server's clock, whole seconds): the oracle estimates the server's clock offset from it. */
+  date?: string | null;
+}
+
+/** What a record is built from: the status, the picked headers and the body as text. */
+export interface AnsweredResponse {
+  status: number;
+  picked: PickedHeaders;
+  body: string;
+}
 
 /** What is known about an exchange before the answer. */
 export interface ExchangeMeta {
@@ -59,7 +83,7 @@ export interface ExchangeOffload {
 
 /** Builds the record of a capture (the same record the client would have built). */
 export function captureRecord(c: ExchangeCapture, scanner: LeakScanner): ExchangeRecord {
-  const r = c.picked === null ? failureRecord(c.meta, c.tEnd, c.failure ?? 'other') : responseRecord(c.meta, c.tEnd, { status: c.status, picked: c.picked, rawHeaders: [], body: c.body }, scanner).record;
+  const r = c.picked === null ? failureRecord(c.meta, c.tEnd, c.failure ?? 'other') : responseRecord(c.meta, c.tEnd, { status: c.status, picked: c.picked, body: c.body }, scanner).record;
   r.seq = c.seq;
   return r;
 }
@@ -173,7 +197,7 @@ export function failureRecord(meta: ExchangeMeta, tEnd: number, failure: Failure
   return r;
 }
 
-export function responseRecord(meta: ExchangeMeta, tEnd: number, res: RawResponse, scanner: LeakScanner): ParsedExchange {
+export function responseRecord(meta: ExchangeMeta, tEnd: number, res: AnsweredResponse, scanner: LeakScanner): ParsedExchange {
   const r = baseRecord(meta, tEnd);
   const p = res.picked;
   r.status = res.status;

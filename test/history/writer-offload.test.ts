@@ -9,9 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClientFactory, carriesLivemodeTrue, makeKeySecrets } from '../../src/client/index.ts';
-import { HistoryWriter, RunClock } from '../../src/engine/index.ts';
-import { exchangeRecordSchema, parseKeyArg, type ExchangeRecord, type HistoryRecord, type PaymentInput } from '../../src/spec/index.ts';
-import { PAY_ID, RATE_HEADERS_OK, paymentB, sendJson, startStub, type Stub } from './stub.ts';
+import { RunClock } from '../../src/engine/index.ts';
+import { HistoryWriter } from '../../src/history/index.ts';
+import { parseKeyArg, type PaymentInput } from '../../src/spec/index.ts';
+import { exchangeRecordSchema, type ExchangeRecord, type HistoryRecord } from '../../src/history/index.ts';
+import { PAY_ID, RATE_HEADERS_OK, paymentB, sendJson, startStub, type Stub } from '../engine/stub.ts';
 
 const SECRET = 'svc_test_sk_offloadSECRETkey4321';
 const KEYS = makeKeySecrets([parseKeyArg(`shop:${SECRET}`)]);
@@ -138,7 +140,7 @@ describe('history offload (records built on the worker thread)', () => {
 
 describe('history worker bundle', () => {
   it('loads no schema library: the worker holds only what building records needs (memory bound)', async () => {
-    const { workerSource } = await import('../../src/engine/history-writer.ts');
+    const { workerSource } = await import('../../src/history/writer.ts');
     const src = workerSource();
     expect(src).toContain('captureRecord');
     expect(src).not.toMatch(/node_modules\/zod/);

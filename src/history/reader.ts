@@ -13,7 +13,8 @@
  */
 import { isAscii } from 'node:buffer';
 import { createReadStream } from 'node:fs';
-import { EXIT, HISTORY_VERSION, PaystormError, historyRecordSchema, type HistoryRecord } from '../spec/index.ts';
+import { EXIT, PaystormError } from '../spec/index.ts';
+import { HISTORY_VERSION, historyRecordSchema, type HistoryRecord } from './index.ts';
 
 const KINDS = new Set(['run', 'exchange', 'webhook', 'fault', 'end']);
 /** Lines validated in full with the zod schema; later exchange and webhook lines get the cheap check only. */
