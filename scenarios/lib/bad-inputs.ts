@@ -6,7 +6,7 @@
  * payment (they are all refused, so one payment serves them all).
  */
 import type { CallOptions, RawRequest, ScenarioContext } from '../../src/spec/scenario.ts';
-import type { ExchangeRecord } from '../../src/spec/history.ts';
+import type { ExchangeRecord } from '../../src/history/schema.ts';
 import { BAD_INPUT_CASES, REFUND_BASE_PAYMENT_AMOUNT, badInputCasesFor, listQueryString, validBadInputBase, type BadInputCase } from '../../src/spec/bad-inputs.ts';
 import { API_PATHS } from '../../src/spec/operations.ts';
 import { REFUND_PATHS } from '../../src/spec/refund.ts';

@@ -11,7 +11,7 @@ import type { CanonicalPayment } from '../../src/spec/payment.ts';
 import { isTerminal } from '../../src/spec/statuses.ts';
 import { LIMITS } from '../../src/spec/limits.ts';
 import type { ThreeDsResult } from '../../src/spec/sandbox.ts';
-import type { ExchangeRecord } from '../../src/spec/history.ts';
+import type { ExchangeRecord } from '../../src/history/schema.ts';
 import { DEFAULT_SHARE, pacerFor, sleepAbortable, type Pacer } from './pace.ts';
 import { refundPathFor, servedRefundPaths, type ServedRefundPaths } from './refund-path.ts';
 

@@ -5,7 +5,7 @@
  * uses live keys only for read-only and single-payment checks.
  */
 import type { KeyHandle, ScenarioContext } from '../../src/spec/scenario.ts';
-import type { KeyInfo } from '../../src/spec/history.ts';
+import type { KeyInfo } from '../../src/history/schema.ts';
 
 type KeyLike = Pick<KeyInfo, 'merchant' | 'mode' | 'directApi' | 'label'>;
 

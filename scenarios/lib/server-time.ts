@@ -4,7 +4,7 @@
  * few seconds off would be probed around the wrong second. Learned from the Date headers of
  * answers, as the oracle does (src/oracle/lib/server-clock.ts).
  */
-import type { ExchangeRecord } from '../../src/spec/index.ts';
+import type { ExchangeRecord } from '../../src/history/index.ts';
 import { ServerClock } from '../../src/oracle/lib/server-clock.ts';
 
 export class ServerTime {
