@@ -9,6 +9,7 @@ import { EXIT, PaystormError, type Finding, type Summary } from '../spec/index.t
 import { type FaultRecord, type HistoryRecord, type RunRecord } from '../history/index.ts';
 import { judge } from '../oracle/judge.ts';
 import { notAHistory } from '../history/sniff.ts';
+import { HISTORY_FILES, historyFileIn } from '../history/format.ts';
 import { readHistory } from '../history/reader.ts';
 import { evaluateThresholds } from '../oracle/thresholds.ts';
 import { verdictOf } from '../oracle/verdict.ts';
@@ -36,9 +37,9 @@ export interface JudgeRunOptions {
 
 /** `reports/<run-id>` or a history file -> the history file's path, once its start looks like a history. */
 export function historyFileOf(pathArg: string): string {
-  if (!existsSync(pathArg)) throw new PaystormError(`no run directory or history file at ${pathArg}. Pass reports/<run-id> or a history.ndjson.`, EXIT.usage);
-  const p = statSync(pathArg).isDirectory() ? join(pathArg, 'history.ndjson') : pathArg;
-  if (!existsSync(p)) throw new PaystormError(`${pathArg} holds no history.ndjson. Pass the directory of a paystorm run (reports/<run-id>).`, EXIT.usage);
+  if (!existsSync(pathArg)) throw new PaystormError(`no run directory or history file at ${pathArg}. Pass reports/<run-id> or a history file (history.bin.gz, history.ndjson).`, EXIT.usage);
+  const p = statSync(pathArg).isDirectory() ? historyFileIn(pathArg) : pathArg;
+  if (p === null) throw new PaystormError(`${pathArg} holds no history (${HISTORY_FILES.join(', ')}). Pass the directory of a paystorm run (reports/<run-id>).`, EXIT.usage);
   const wrong = notAHistory(p);
   if (wrong) throw new PaystormError(`${p}: ${wrong}`, EXIT.usage, 'history');
   return p;

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { DEFAULT_TEST_CARDS, EXIT, PaystormError, CARD_OUTCOMES, LIMITS, parseKeyArg, parseProxyArg, parseFaultSchedule, type CardOutcome, type CardsFile, type ParsedKey, type Presentation, type Scenario, type ScenarioEnv, type Summary, type TargetInfo } from '../spec/index.ts';
 import { type FaultRecord, type HistoryRecord, type KeyInfo, type WebhookRecord } from '../history/index.ts';
 import { RunClock, MetricsAggregator, Progress, runScenarios, makeRunRecord, newRunId, faultRunInfo } from '../engine/index.ts';
-import { HistoryWriter } from '../history/index.ts';
+import { HISTORY_FILE, HistoryWriter } from '../history/index.ts';
 import { probeRateLimit, detectTargetPresentation, carriesLivemodeTrue, type KeySecret } from '../client/index.ts';
 import { openChaosSession, groupSessions, ToxiproxyDriver, ToxiproxyApiError, type ChaosGroup, type ChaosSession } from '../chaos/index.ts';
 import { startToxiproxyServer } from '../chaos/proxy/index.ts';
@@ -388,7 +388,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
     const challengeTimeoutMs =
       cfg.challengeTimeout !== undefined ? parseDuration(cfg.challengeTimeout, '--challenge-timeout') : embedded ? (variant?.options.challengeExpiryMs ?? embeddedChallengeTimeoutMs(timeScale)) : undefined;
     // Offload: records are built, serialized and written on a worker thread, off the load loop's thread.
-    const history = (writer = new HistoryWriter({ path: join(runDir, 'history.ndjson'), offload: true }));
+    const history = (writer = new HistoryWriter({ path: join(runDir, HISTORY_FILE), offload: true }));
     history.write({
       ...makeRunRecord({
         runId,
@@ -447,7 +447,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
       webhooks: receiver ? { url: receiver.url, deliveries: () => receiver!.count(), ackTimeoutMs: embedded ? EMBEDDED_WEBHOOK_ACK_MS : LIMITS.webhookAckTimeoutMs } : null,
       // A mid-run report (soak): the history so far, judged and rendered into <run>/snapshot/.
       snapshot: async (label: string) => {
-        const summary = await judgeHistory(join(runDir, 'history.ndjson'), { interrupted: false, thresholds: cfg.thresholds ?? [], scenarioThresholds: (name) => scenarioByName(name)?.thresholds ?? [], onWarning: () => {}, ...judgeExtras });
+        const summary = await judgeHistory(join(runDir, HISTORY_FILE), { interrupted: false, thresholds: cfg.thresholds ?? [], scenarioThresholds: (name) => scenarioByName(name)?.thresholds ?? [], onWarning: () => {}, ...judgeExtras });
         const dir = join(runDir, 'snapshot');
         await writeReports(dir, summary, { latestDir: dir });
         progress.log(`snapshot (${label}): ${summary.invariants.filter((i) => i.status === 'fail').length} failing invariant(s), report in ${dir}`);
@@ -476,7 +476,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
   await cleanup();
   await writer!.close();
   const interrupted = io.signal?.aborted ?? false;
-  const summary = await judgeHistory(join(runDir, 'history.ndjson'), {
+  const summary = await judgeHistory(join(runDir, HISTORY_FILE), {
     thresholds: cfg.thresholds ?? [],
     scenarioThresholds: (name) => scenarioByName(name)?.thresholds ?? [],
     interrupted,

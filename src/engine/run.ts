@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import { type BurstSpec, type CardOutcome, type ExecutorSpec, type FaultRunInfo, type FaultStep, type KeyHandle, type Scenario, type ScenarioContext, type TargetInfo } from '../spec/index.ts';
-import { HISTORY_VERSION, type EndRecord, type KeyInfo, type RunRecord } from '../history/index.ts';
+import { HISTORY_FILE, HISTORY_VERSION, type EndRecord, type KeyInfo, type RunRecord } from '../history/index.ts';
 import { ClientFactory, RunStoppedError, abortableSleep, type KeySecret, type RequestGate } from '../client/index.ts';
 import type { RunClock } from './clock.ts';
 import { runBurst } from './burst.ts';
@@ -162,7 +162,7 @@ export function newRunId(now: Date = new Date()): string {
 }
 
 export function historyPath(runId: string, reportsDir = 'reports'): string {
-  return join(reportsDir, runId, 'history.ndjson');
+  return join(reportsDir, runId, HISTORY_FILE);
 }
 
 export interface MakeRunRecordOptions {

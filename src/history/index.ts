@@ -11,3 +11,4 @@ export { readHistory, HistoryFile, FULLY_VALIDATED_LINES, type HistoryReadStats,
 export { notAHistory } from './sniff.ts';
 export * from './exchange-record.ts';
 export { LeakScanner } from './leak-scanner.ts';
+export { HISTORY_FILE, HISTORY_FILES, encodingOf, historyFileIn, type HistoryEncoding } from './format.ts';

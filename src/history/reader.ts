@@ -1,5 +1,7 @@
 /**
- * Streams a history.ndjson file record by record. Every line is checked for its
+ * Streams a history file record by record, in whichever encoding its bytes show
+ * (src/history/format.ts): gzip or not, binary frames (src/history/codec.ts) or NDJSON.
+ * For NDJSON: Every line is checked for its
  * format version and kind; the first lines, and every run, fault and end record,
  * are validated in full against the v1 schema (validating all of a million
  * exchanges would cost more than judging them). A last line cut short by an
@@ -12,7 +14,9 @@
  * line with any other non-ASCII byte is decoded as UTF-8 instead.
  */
 import { isAscii } from 'node:buffer';
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
+import { createGunzip } from 'node:zlib';
+import { BINARY_MAGIC, CodecError, RecordDecoder } from './codec.ts';
 import { EXIT, PaystormError } from '../spec/index.ts';
 import { HISTORY_VERSION, historyRecordSchema, type HistoryRecord } from './index.ts';
 
@@ -68,6 +72,100 @@ export class HistoryFile implements AsyncIterable<HistoryRecord> {
 
   /** The records a chunk of the file at a time (what `judge` reads, to spare a promise per record). */
   async *batches(): AsyncGenerator<HistoryRecord[]> {
+    const gzip = this.startsWithGzip();
+    const raw = createReadStream(this.path, { highWaterMark: this.opts.chunkBytes ?? 1 << 21 });
+    const input: AsyncIterable<Buffer> = gzip ? raw.pipe(createGunzip({ chunkSize: 1 << 18 })) : raw;
+    if (gzip) raw.on('error', (e) => (input as NodeJS.ReadWriteStream).emit('error', e));
+    const it = input[Symbol.asyncIterator]();
+    // The first bytes say which records follow.
+    let head: Buffer = Buffer.alloc(0);
+    let done = false;
+    try {
+      while (head.length < BINARY_MAGIC.length && !done) {
+        const r = await it.next();
+        if (r.done) done = true;
+        else head = head.length ? Buffer.concat([head, r.value]) : r.value;
+      }
+    } catch (e) {
+      this.readError(e);
+    }
+    async function* chunks(): AsyncGenerator<Buffer> {
+      if (head.length) yield head;
+      if (done) return;
+      for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
+    }
+    if (head.subarray(0, BINARY_MAGIC.length).equals(BINARY_MAGIC)) {
+      head = head.subarray(BINARY_MAGIC.length);
+      yield* this.binaryBatches(chunks());
+    } else yield* this.ndjsonBatches(chunks());
+  }
+
+  private startsWithGzip(): boolean {
+    let fd: number;
+    try {
+      fd = openSync(this.path, 'r');
+    } catch (e) {
+      this.readError(e);
+    }
+    try {
+      const b = Buffer.alloc(2);
+      return readSync(fd, b, 0, 2, 0) === 2 && b[0] === 0x1f && b[1] === 0x8b;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** A read or decompression error, as the user should see it. */
+  private readError(e: unknown): never {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new PaystormError(`${this.path}: no such history file. Pass the history of a run (reports/<run>/history.bin.gz).`, EXIT.usage, 'history');
+    if (code === 'Z_DATA_ERROR') throw new PaystormError(`${this.path}: the gzip data is damaged (${(e as Error).message}); the file is not a whole paystorm history.`, EXIT.usage, 'history');
+    throw e;
+  }
+
+  private truncatedGzip(e: unknown): boolean {
+    return (e as NodeJS.ErrnoException).code === 'Z_BUF_ERROR';
+  }
+
+  /** Binary frames: decoded a chunk at a time; a frame cut short at the very end is a truncated run. */
+  private async *binaryBatches(input: AsyncIterable<Buffer>): AsyncGenerator<HistoryRecord[]> {
+    const full = this.opts.fullyValidatedLines ?? FULLY_VALIDATED_LINES;
+    const decoder = new RecordDecoder();
+    let rest: Buffer | null = null;
+    let n = 0;
+    let cut = false;
+    try {
+      for await (const chunk of input) {
+        const buf: Buffer = rest ? Buffer.concat([rest, chunk]) : chunk;
+        const objs: unknown[] = [];
+        let upTo: number;
+        try {
+          upTo = decoder.frames(buf, 0, buf.length, objs);
+        } catch (e) {
+          if (e instanceof CodecError) fail(this.path, n + objs.length + 1, `record ${n + objs.length + 1} does not decode (${e.message}): the file is damaged`);
+          throw e;
+        }
+        rest = upTo < buf.length ? Buffer.from(buf.subarray(upTo)) : null;
+        const out: HistoryRecord[] = new Array(objs.length);
+        for (let i = 0; i < objs.length; i++) {
+          n++;
+          out[i] = this.check(objs[i], n, n <= full);
+        }
+        this.stats.lines = n;
+        if (out.length) yield out;
+      }
+    } catch (e) {
+      if (this.truncatedGzip(e)) cut = true;
+      else this.readError(e);
+    }
+    if (rest || cut) {
+      this.stats.truncated = { line: n + 1, text: rest ? `a binary record cut short (${rest.length} bytes)` : 'the gzip stream ends early' };
+      this.opts.onWarning?.(`${this.path}: record ${n + 1} is cut short (an interrupted run?); judged the ${this.stats.records} complete records before it`);
+    }
+  }
+
+  /** NDJSON lines. */
+  private async *ndjsonBatches(input: AsyncIterable<Buffer>): AsyncGenerator<HistoryRecord[]> {
     const full = this.opts.fullyValidatedLines ?? FULLY_VALIDATED_LINES;
     // A line that did not parse: fatal unless it turns out to be the last one.
     let pending: { line: number; text: string } | null = null;
@@ -113,8 +211,7 @@ export class HistoryFile implements AsyncIterable<HistoryRecord> {
       }
     };
     try {
-      const input = createReadStream(this.path, { highWaterMark: this.opts.chunkBytes ?? 1 << 21 });
-      for await (const chunk of input as AsyncIterable<Buffer>) {
+      for await (const chunk of input) {
         const out: HistoryRecord[] = [];
         let from = 0;
         if (rest) {
@@ -144,8 +241,8 @@ export class HistoryFile implements AsyncIterable<HistoryRecord> {
         if (out.length) yield out;
       }
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new PaystormError(`${this.path}: no such history file. Pass the history.ndjson of a run (reports/<run>/history.ndjson).`, EXIT.usage, 'history');
-      throw e;
+      // A gzip stream that ends early: an interrupted run; its last line is then the cut one.
+      if (!this.truncatedGzip(e)) this.readError(e);
     }
     if (rest) {
       const out: HistoryRecord[] = [];

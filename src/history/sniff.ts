@@ -4,9 +4,11 @@
  * what was expected (exit 3), and nothing is written.
  */
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { HISTORY_VERSION } from './version.ts';
+import { BINARY_MAGIC } from './codec.ts';
 
-const EXPECTED = `expected a paystorm history: NDJSON, one record a line, the first {"v":${HISTORY_VERSION},"kind":"run",...} (reports/<run-id>/history.ndjson)`;
+const EXPECTED = `expected a paystorm history: the history.bin.gz of a run (reports/<run-id>/history.bin.gz), or NDJSON, one record a line, the first {"v":${HISTORY_VERSION},"kind":"run",...}`;
 /** Files up to this size are read whole to tell a JSON document from a broken history. */
 const WHOLE_JSON_MAX_BYTES = 32 * 1024 * 1024;
 
@@ -31,7 +33,17 @@ export function notAHistory(path: string): string | null {
   try {
     const buf = Buffer.alloc(Math.min(size, 64 * 1024));
     const n = readSync(fd, buf, 0, buf.length, 0);
-    head = buf.toString('utf8', 0, n);
+    let bytes = buf.subarray(0, n);
+    if (n >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
+      // gzip: look at what it holds (a start is enough; a cut-off member still gives its first bytes).
+      try {
+        bytes = gunzipSync(bytes, { finishFlush: 2 /* Z_SYNC_FLUSH */ });
+      } catch {
+        return `the file starts as gzip but does not decompress, so it is damaged or not a paystorm history; ${EXPECTED}.`;
+      }
+    }
+    if (bytes.subarray(0, BINARY_MAGIC.length).equals(BINARY_MAGIC)) return null;
+    head = bytes.toString('utf8');
   } finally {
     closeSync(fd);
   }

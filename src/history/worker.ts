@@ -8,7 +8,9 @@ import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { captureRecord } from './exchange-record.ts';
 import { LeakScanner } from './leak-scanner.ts';
-import { NdjsonFile } from './ndjson-file.ts';
+import { BatchFile } from './batch-file.ts';
+import { BINARY_MAGIC, RecordEncoder } from './codec.ts';
+import type { HistoryEncoding } from './format.ts';
 import { CAPTURE_SLOTS, TAG_CAPTURE, TAG_CARD, TAG_KEY, TAG_LINE, captureCost, lineCost, readCapture, type Slot, type ToWorker } from './worker-protocol.ts';
 
 const port = parentPort!;
@@ -20,14 +22,23 @@ try {
 } catch {
   // Not permitted or not supported: run at the same priority.
 }
-const data = workerData as { path: string; batchBytes?: number; flushIntervalMs?: number };
-const file = new NdjsonFile(data.path, {
+const data = workerData as { path: string; batchBytes?: number; flushIntervalMs?: number; encoding: HistoryEncoding };
+const file = new BatchFile(data.path, {
   ...(data.batchBytes !== undefined ? { batchBytes: data.batchBytes } : {}),
   ...(data.flushIntervalMs !== undefined ? { flushIntervalMs: data.flushIntervalMs } : {}),
   onWritten: (cost) => {
     if (cost > 0) port.postMessage({ ack: cost });
   },
+  gzip: data.encoding.gzip,
 });
+const encoder = data.encoding.records === 'binary' ? new RecordEncoder() : null;
+if (encoder !== null) file.bytes(BINARY_MAGIC);
+
+/** One record into the file, in its encoding (`line`: the record as JSON when the main thread sent it so). */
+function put(record: unknown, line: string | null, cost: number): void {
+  if (encoder !== null) file.bytes(encoder.encode(record ?? JSON.parse(line!)), cost);
+  else file.line(line ?? JSON.stringify(record), cost);
+}
 const scanner = new LeakScanner();
 
 function onItems(a: Slot[]): void {
@@ -36,7 +47,7 @@ function onItems(a: Slot[]): void {
     switch (a[i]) {
       case TAG_LINE: {
         const line = a[i + 1] as string;
-        file.line(line, lineCost(line));
+        put(null, line, lineCost(line));
         i += 2;
         break;
       }
@@ -51,16 +62,16 @@ function onItems(a: Slot[]): void {
       case TAG_CAPTURE: {
         const c = readCapture(a, i);
         i += CAPTURE_SLOTS;
-        let line: string;
+        let rec: unknown;
         try {
-          line = JSON.stringify(captureRecord(c, scanner));
+          rec = captureRecord(c, scanner);
         } catch (err) {
           // Cannot happen for a well-formed capture; the main thread reports it once.
           port.postMessage({ buildError: (err as Error)?.message ?? String(err) });
           port.postMessage({ ack: captureCost(c.body) });
           break;
         }
-        file.line(line, captureCost(c.body));
+        put(rec, null, captureCost(c.body));
         break;
       }
       default:

@@ -1,6 +1,7 @@
 /**
- * Streams history records (format v1, src/history/schema.ts) as NDJSON while the
- * run goes. Records are never dropped: when the disk is slower than the run,
+ * Streams history records (format v1, src/history/schema.ts) while the run goes, encoded
+ * as the file's name says (src/history/format.ts): NDJSON, or compact binary frames
+ * (src/history/codec.ts), optionally gzip-compressed. Records are never dropped: when the disk is slower than the run,
  * batches queue up and `needsDrain` turns true so executors can wait on
  * `drained()` before starting more work (back-pressure). Batches are written at
  * explicit file offsets so a synchronous flush at exit can never reorder lines.
@@ -18,7 +19,9 @@ import { Worker } from 'node:worker_threads';
 import { buildSync } from 'esbuild';
 import type { ExchangeRecord, HistoryRecord } from './index.ts';
 import type { ExchangeCapture, ExchangeOffload } from './exchange-record.ts';
-import { NdjsonFile } from './ndjson-file.ts';
+import { BatchFile } from './batch-file.ts';
+import { BINARY_MAGIC, RecordEncoder } from './codec.ts';
+import { encodingOf } from './format.ts';
 import { TAG_CARD, TAG_KEY, TAG_LINE, captureCost, lineCost, pushCapture, type FromWorker, type Slot } from './worker-protocol.ts';
 
 export type RecordListener = (record: HistoryRecord) => void;
@@ -71,7 +74,9 @@ export class HistoryWriter implements ExchangeOffload {
   readonly path: string | null;
   private seq = 0;
   private readonly listeners: RecordListener[] = [];
-  private readonly file: NdjsonFile | null = null;
+  private readonly file: BatchFile | null = null;
+  /** Binary encoding on this thread (main-thread mode of a binary file). */
+  private readonly encoder: RecordEncoder | null = null;
   private readonly highWater: number;
   private drainWaiters: (() => void)[] = [];
   private closed = false;
@@ -98,17 +103,23 @@ export class HistoryWriter implements ExchangeOffload {
     }
     if (opts.onRecord) this.listeners.push(opts.onRecord);
     if (!this.path) return;
+    const encoding = encodingOf(this.path);
     if (opts.offload !== true) {
-      this.file = new NdjsonFile(this.path, {
+      this.file = new BatchFile(this.path, {
         ...(opts.batchBytes !== undefined ? { batchBytes: opts.batchBytes } : {}),
         ...(opts.flushIntervalMs !== undefined ? { flushIntervalMs: opts.flushIntervalMs } : {}),
         onWritten: () => this.wakeDrainWaiters(),
+        gzip: encoding.gzip,
       });
+      if (encoding.records === 'binary') {
+        this.encoder = new RecordEncoder();
+        this.file.bytes(BINARY_MAGIC);
+      }
       return;
     }
     this.worker = new Worker(workerSource(), {
       eval: true,
-      workerData: { path: this.path, batchBytes: opts.batchBytes, flushIntervalMs: opts.flushIntervalMs },
+      workerData: { path: this.path, batchBytes: opts.batchBytes, flushIntervalMs: opts.flushIntervalMs, encoding },
       // A small young generation: the worker's garbage is short-lived lines and captures (RSS bound).
       resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
       execArgv: process.env.PAYSTORM_PROF_WORKER ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.PAYSTORM_PROF_WORKER] : [],
@@ -165,7 +176,10 @@ export class HistoryWriter implements ExchangeOffload {
       (record as { seq: number }).seq = seq;
     }
     this.written++;
-    if (this.file !== null) this.file.line(JSON.stringify(record));
+    if (this.file !== null) {
+      if (this.encoder !== null) this.file.bytes(this.encoder.encode(record));
+      else this.file.line(JSON.stringify(record));
+    }
     else if (this.worker !== null) {
       const line = JSON.stringify(record);
       this.outstanding += lineCost(line);

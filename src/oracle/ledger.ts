@@ -114,6 +114,8 @@ export class Ledger {
   readonly idem = new Map<string, IdemRequest[]>();
   /** Refund requests by payment id. */
   readonly refundRequests = new Map<string, RefundRequest[]>();
+  /** Every refund request in arrival order (what the refund-path tally reads incrementally). */
+  readonly refundRequestLog: RefundRequest[] = [];
   /** The first failed observation of each payment: its failure / decline code. */
   readonly failureCodes = new Map<string, { code: string | null; seq: number }>();
   /** Payments seen waiting on a 3DS challenge (`next_action.reason` three_d_secure). */
@@ -276,7 +278,7 @@ export class Ledger {
     let list = this.refundRequests.get(paymentId);
     if (!list) this.refundRequests.set(paymentId, (list = []));
     const rid = x.error?.request_id;
-    list.push({
+    const q: RefundRequest = {
       seq: x.seq,
       key: x.key,
       paymentId,
@@ -294,7 +296,9 @@ export class Ledger {
       group: x.group,
       badInput: x.sent.badInput !== undefined,
       amountSent: x.sent.amount,
-    });
+    };
+    list.push(q);
+    this.refundRequestLog.push(q);
   }
 
   private registerPayment(x: ExchangeRecord, p: CanonicalPayment, scope: string): void {

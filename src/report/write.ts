@@ -4,7 +4,7 @@
  * reader never sees a half-written latest directory mixed with an older run's files.
  */
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { summarySchema, type Summary } from '../spec/summary.ts';
 import { renderHtml } from './html/render.ts';
@@ -12,10 +12,9 @@ import { renderJUnit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
 import { redactSummary } from './redact.ts';
 import { REPRO_DIR, writeRepros } from '../repro/generate.ts';
+import { historyFileIn } from '../history/format.ts';
 
 export const REPORT_FILES = ['summary.json', 'junit.xml', 'summary.md', 'report.html'] as const;
-/** Copied to latest with the reports when the run directory has it. */
-export const HISTORY_FILE = 'history.ndjson';
 
 export interface WriteReportsOptions {
   /** Where the latest copy goes; default: `latest` next to runDir. */
@@ -27,9 +26,10 @@ export interface WriteReportsOptions {
 /** Returns every file written: the run directory's first, then the latest copies. */
 export async function writeReports(runDir: string, summary: Summary, opts: WriteReportsOptions = {}): Promise<{ files: string[] }> {
   // A repro script per violation example, from the run's history (docs/repro.md); the examples link them.
-  if (opts.repro !== false && (await isFile(join(runDir, HISTORY_FILE)))) {
+  const history = historyFileIn(runDir);
+  if (opts.repro !== false && history !== null) {
     try {
-      await writeRepros(join(runDir, HISTORY_FILE), summary);
+      await writeRepros(history, summary);
     } catch (e) {
       process.stderr.write(`paystorm: repro scripts were not written: ${(e as Error).message}\n`);
     }
@@ -53,7 +53,8 @@ export async function writeReports(runDir: string, summary: Summary, opts: Write
   const latestDir = opts.latestDir ?? join(dirname(resolve(runDir)), 'latest');
   if (resolve(latestDir) === resolve(runDir)) return { files };
   const toCopy: string[] = [...REPORT_FILES];
-  if (await isFile(join(runDir, HISTORY_FILE))) toCopy.push(HISTORY_FILE);
+  // Copied to latest with the reports when the run directory has it.
+  if (history !== null) toCopy.push(basename(history));
   for (const f of await readdir(join(runDir, REPRO_DIR)).catch(() => [] as string[])) toCopy.push(join(REPRO_DIR, f));
   files.push(...(await publishLatest(runDir, latestDir, toCopy)));
   return { files };
@@ -91,10 +92,3 @@ async function publishLatest(runDir: string, latestDir: string, names: string[])
   return names.map((n) => join(latestDir, n));
 }
 
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
-}

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { executeRun } from '../../src/cli/run.ts';
 import { resolveRunConfig } from '../../src/cli/config.ts';
 import { Writable } from 'node:stream';
+import { historyPathOf, historyRecords, historyText } from '../history-file.ts';
 
 const sink = () => {
   let text = '';
@@ -39,7 +40,7 @@ describe('paystorm run chaos (embedded proxy)', () => {
     expect(types).toContain('client:latency');
     for (const f of summary.faults) expect(f.tEnd).toBeGreaterThan(f.tStart);
     // The history says which requests ran inside which window: the windows are there to match them against.
-    const history = readFileSync(join(result.runDir!, 'history.ndjson'), 'utf8');
+    const history = historyText(result.runDir!);
     expect(history.match(/"kind":"fault"/g)!.length).toBe(summary.faults.length);
   }, 240_000);
 });

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { summarySchema } from '../../src/spec/index.ts';
+import { historyPathOf, historyRecords, historyText } from '../history-file.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = join(root, 'bin/paystorm.js');
@@ -124,7 +125,7 @@ describe.concurrent('bad input is refused before any load (exit 3), and nothing 
     writeFileSync(join(dir, 'history.ndjson'), '');
     const empty = await paystorm(['check', dir]);
     expect(empty.code).toBe(3);
-    expect(empty.stderr).toMatch(/history.ndjson: the file is empty: there is nothing to judge.*expected a paystorm history: NDJSON/);
+    expect(empty.stderr).toMatch(/history.ndjson: the file is empty: there is nothing to judge.*expected a paystorm history: the history.bin.gz of a run/);
     const report = await paystorm(['report', dir]);
     expect(report.code).toBe(3);
     expect(report.stderr).toMatch(/history.ndjson: the file is empty/);
@@ -161,7 +162,7 @@ describe('runs against the embedded target', () => {
     expect(r.stderr + r.stdout).not.toMatch(/svc_test_sk_acme/);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const runDir = join(dir, onlyRun(dir));
-    for (const f of ['summary.json', 'junit.xml', 'summary.md', 'report.html', 'history.ndjson']) {
+    for (const f of ['summary.json', 'junit.xml', 'summary.md', 'report.html', 'history.bin.gz']) {
       expect(existsSync(join(runDir, f)), f).toBe(true);
       expect(existsSync(join(dir, 'latest', f)), `latest/${f}`).toBe(true);
     }
@@ -170,7 +171,7 @@ describe('runs against the embedded target', () => {
     expect(summary.complete).toBe(true);
     expect(summary.invariants.some((i) => i.rules.includes('IDEM-6') && i.status === 'pass')).toBe(true);
     // No key secret in any artifact.
-    const history = readFileSync(join(runDir, 'history.ndjson'), 'utf8');
+    const history = historyText(runDir);
     expect(history).not.toMatch(/_sk_[A-Za-z0-9]{8,}/);
     // The run record declares the embedded service's 3DS time-out (SM-4) and its endpoint per mode (WH-10).
     const run = JSON.parse(history.slice(0, history.indexOf('\n')));
@@ -224,7 +225,7 @@ describe('runs against the embedded target', () => {
     expect(summary.exitCode).toBe(130);
     expect(summary.metrics.requests).toBeGreaterThan(0);
     // Every exchange counted live reached the file (the history worker flushes on the way out).
-    const lines = readFileSync(join(dir, 'latest', 'history.ndjson'), 'utf8').trimEnd().split('\n');
+    const lines = historyText(join(dir, 'latest')).trimEnd().split('\n');
     const exchanges = lines.filter((l) => l.startsWith('{"v":1,"kind":"exchange"'));
     expect(exchanges.length).toBe(summary.metrics.requests);
     expect(JSON.parse(lines[lines.length - 1]).kind).toBe('end');

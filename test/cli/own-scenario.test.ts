@@ -12,6 +12,7 @@ import { executeRun, selectScenarios } from '../../src/cli/run.ts';
 import { bufferIo } from '../../src/cli/selftest.ts';
 import { judgeHistory } from '../../src/cli/judge-run.ts';
 import { EXIT, PaystormError } from '../../src/spec/index.ts';
+import { historyPathOf, historyRecords, historyText } from '../history-file.ts';
 
 const root = join(import.meta.dirname, '../..');
 const example = join(root, 'docs/examples/checkout-smoke.ts');
@@ -69,11 +70,11 @@ describe('scenario files', () => {
     expect(r.summary!.scenarios.map((s) => s.name)).toEqual(['checkout-smoke']);
     expect(r.summary!.thresholds.map((t) => t.expr)).toEqual(['http_req_failed: rate<0.01']);
     for (const id of ['create-returns-payment', 'settles-within-bound']) expect(r.summary!.invariants.find((i) => i.id === id)!.status).toBe('pass');
-    const history = readFileSync(join(r.runDir!, 'history.ndjson'), 'utf8');
+    const history = historyText(r.runDir!);
     const run = JSON.parse(history.slice(0, history.indexOf('\n')));
     expect(run.scenarios[0].thresholds).toEqual(['http_req_failed: rate<0.01']);
     // check has no scenario code for checkout-smoke: the thresholds come from the history.
-    const again = await judgeHistory(join(r.runDir!, 'history.ndjson'), { scenarioThresholds: () => [] });
+    const again = await judgeHistory(historyPathOf(r.runDir!), { scenarioThresholds: () => [] });
     expect(again.thresholds.map((t) => t.expr)).toEqual(['http_req_failed: rate<0.01']);
     expect(again.verdict).toBe('pass');
   });

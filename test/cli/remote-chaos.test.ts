@@ -20,6 +20,7 @@ import { startToxiproxyServer } from '../../src/chaos/proxy/index.ts';
 import { spawn } from 'node:child_process';
 import { resolveRunConfig, type RunConfig } from '../../src/cli/config.ts';
 import { portBelowEphemeralRange } from './ports.ts';
+import { historyPathOf, historyRecords, historyText } from '../history-file.ts';
 
 const sink = () => {
   let text = '';
@@ -89,7 +90,7 @@ async function run(cfg: RunConfig) {
   const stderr = sink();
   const out = mkdtempSync(join(tmpdir(), 'paystorm-remote-chaos-'));
   const result = await executeRun(resolveRunConfig({ target: serviceUrl, keys, cards: { ...DEFAULT_TEST_CARDS }, windowMs: 3000, seed: 5, out, ...cfg }, null), { stdout, stderr });
-  const history = readFileSync(join(result.runDir!, 'history.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as HistoryRecord);
+  const history = historyRecords(result.runDir!);
   return { result, summary: result.summary!, stdout: stdout.text(), stderr: stderr.text(), history };
 }
 

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_TEST_CARDS } from '../../src/spec/index.ts';
 import { DEFAULT_KEYS } from '../../src/target/index.ts';
 import { portBelowEphemeralRange } from './ports.ts';
+import { historyPathOf, historyRecords, historyText } from '../history-file.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = join(root, 'bin/paystorm.js');
@@ -63,7 +64,7 @@ async function remoteWebhooksRun(name: string, bugs: string[]) {
   const r = await run(['run', 'webhooks', '--target', target, ...keyArgs, '--cards', cardsFile, '--webhook-port', String(port), '--webhook-secret', SECRET, '--duration', '8s', '--out', out, '--seed', '9']);
   serve.kill('SIGTERM');
   const summary = JSON.parse(readFileSync(join(out, 'latest', 'summary.json'), 'utf8'));
-  const history = readFileSync(join(out, 'latest', 'history.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const history = historyRecords(join(out, 'latest')) as any[];
   const inv = (id: string) => summary.invariants.find((i: { id: string }) => i.id === id);
   return { r, summary, history, inv };
 }

@@ -12,6 +12,7 @@ import type { RunRecord } from '../../src/history/index.ts';
 import { DEFAULT_KEYS } from '../../src/target/index.ts';
 import { executeRun } from '../../src/cli/run.ts';
 import { resolveRunConfig, type RunConfig } from '../../src/cli/config.ts';
+import { historyPathOf, historyRecords, historyText } from '../history-file.ts';
 
 const sink = () => new Writable({ write(_c, _e, cb) { cb(); } });
 const arg = (i: number) => `${DEFAULT_KEYS[i].merchant}:${DEFAULT_KEYS[i].key}`;
@@ -22,7 +23,7 @@ const probed = arg(3);
 async function run(cfg: RunConfig) {
   const out = mkdtempSync(join(tmpdir(), 'paystorm-shared-key-'));
   const result = await executeRun(resolveRunConfig({ scenarios: ['rate-limit'], bugs: ['rl-early-429'], seed: 3, out, ...cfg }, null), { stdout: sink(), stderr: sink() });
-  const run = JSON.parse(readFileSync(join(result.runDir!, 'history.ndjson'), 'utf8').split('\n')[0]) as RunRecord;
+  const run = JSON.parse(historyText(result.runDir!).split('\n')[0]) as RunRecord;
   return { summary: result.summary!, run, exitCode: result.exitCode };
 }
 

@@ -16,7 +16,7 @@ const file = (name: string, text: string) => {
 
 describe('notAHistory', () => {
   it('names what the file looks like and what was expected', () => {
-    expect(notAHistory(file('empty.ndjson', ''))).toMatch(/^the file is empty: there is nothing to judge.*expected a paystorm history: NDJSON, one record a line, the first \{"v":1,"kind":"run"/);
+    expect(notAHistory(file('empty.ndjson', ''))).toMatch(/^the file is empty: there is nothing to judge.*expected a paystorm history: the history.bin.gz of a run \(reports\/<run-id>\/history.bin.gz\), or NDJSON, one record a line, the first \{"v":1,"kind":"run"/);
     expect(notAHistory(file('blank.ndjson', '\n  \n'))).toMatch(/^the file is empty \(only white space\)/);
     expect(notAHistory(file('pkg.json', JSON.stringify({ name: 'x', version: '1', scripts: {} }, null, 2)))).toMatch(/^the file is one JSON document \(a JSON object with keys name, version, scripts\), not a paystorm history/);
     expect(notAHistory(file('arr.json', '[\n1,\n2\n]'))).toMatch(/one JSON document \(a JSON array of 2 items\)/);

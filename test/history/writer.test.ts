@@ -1,3 +1,5 @@
+import { gunzipSync } from 'node:zlib';
+import { historyRecords, historyText } from '../history-file.ts';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,11 +83,11 @@ function readLines(path: string): unknown[] {
 }
 
 describe('HistoryWriter', () => {
-  it('streams a whole run to reports/<run-id>/history.ndjson; every line validates as history v1', async () => {
+  it('streams a whole run to reports/<run-id>/history.bin.gz; every record validates as history v1', async () => {
     stub = await startStub((req, res) => (req.method === 'POST' ? sendJson(res, 201, paymentB(PAY_ID)) : sendJson(res, 200, paymentB(PAY_ID, 'succeeded'))));
     const runId = newRunId();
     const path = historyPath(runId, join(tmp(), 'reports'));
-    expect(path.endsWith(join(runId, 'history.ndjson'))).toBe(true);
+    expect(path.endsWith(join(runId, 'history.bin.gz'))).toBe(true);
     const writer = HistoryWriter.open(path);
     const clock = new RunClock();
     const target = { url: stub.url, embedded: false, presentation: 'B' as const, rateLimit: { limit: 500, windowMs: 60_000 } };
@@ -110,14 +112,15 @@ describe('HistoryWriter', () => {
     const outcome = await runScenarios({ scenarios, target, keys: KEYS, cards: {}, clock, writer, caps: { maxRequests: 1000, maxDurationMs: 30_000 }, seed: 3, timeScale: 1, metrics, log: () => {}, runRecord });
     await writer.close();
 
-    const lines = readLines(path);
+    const lines = historyRecords(path);
     expect(lines.length).toBe(1 + outcome.requests + 1);
     const parsed = lines.map((l) => historyRecordSchema.parse(l));
     expect(parsed[0].kind).toBe('run');
     expect(parsed.at(-1)).toMatchObject({ kind: 'end', complete: true, reason: 'done', requests: 202 });
     const seqs = parsed.filter((r) => r.kind === 'exchange').map((r) => (r as ExchangeRecord).seq);
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
-    const text = readFileSync(path, 'utf8');
+    // Neither in the records nor anywhere in the file's bytes (strings are stored as UTF-8).
+    const text = historyText(path) + gunzipSync(readFileSync(path)).toString('latin1');
     expect(text).not.toContain(SECRET);
     expect(text).not.toContain('4242424242424242');
     expect(parsed[0]).toMatchObject({ keys: [{ label: 'm1/test/…4321', merchant: 'm1', mode: 'test' }, { mode: 'live' }] });

@@ -24,6 +24,7 @@ import { judgeHistory } from '../../src/cli/judge-run.ts';
 import type { Summary } from '../../src/spec/index.ts';
 import type { ExchangeRecord, HistoryRecord, RunRecord } from '../../src/history/index.ts';
 import { ROOT, buildBundles, removeBundles, runShim } from './helpers.ts';
+import { historyPathOf, historyRecords, historyText } from '../history-file.ts';
 
 const SAMPLES = join(ROOT, '..', 'shared', 'samples', 'k6');
 const SAMPLE_JSON = join(SAMPLES, 'mixed-clean.k6.json.gz');
@@ -299,7 +300,7 @@ describe('paystorm merge: two k6 shards and one paystorm run, judged as one', ()
       ]);
       // Alone, a short paystorm run may leave rules of its scenario unexercised (exit 1); merged, the shards cover them.
       expect([0, 1], ps.out).toContain(ps.code);
-      expect(existsSync(join(work, 'ps-run', 'latest', 'history.ndjson'))).toBe(true);
+      expect(existsSync(join(work, 'ps-run', 'latest', 'history.bin.gz'))).toBe(true);
       writeFileSync(`${s2}.gz`, gzipSync(readFileSync(s2)));
       const out = join(work, 'merged');
       const r = await cli(['merge', s1, `${s2}.gz`, join(work, 'ps-run', 'latest'), '--out', out]);
@@ -312,7 +313,7 @@ describe('paystorm merge: two k6 shards and one paystorm run, judged as one', ()
       const ex = merged.filter((x): x is ExchangeRecord => x.kind === 'exchange');
       const [c1, c2] = await Promise.all([convertK6(s1), convertK6(s2)]);
       const count = (rs: HistoryRecord[]) => rs.filter((x) => x.kind === 'exchange').length;
-      const psCount = readFileSync(join(work, 'ps-run', 'latest', 'history.ndjson'), 'utf8').split('\n').filter((l) => l.includes('"kind":"exchange"')).length;
+      const psCount = historyText(join(work, 'ps-run', 'latest')).split('\n').filter((l) => l.includes('"kind":"exchange"')).length;
       expect(ex.length).toBe(count(c1.records) + count(c2.records) + psCount);
       // Interleaved: renumbered in completion order, and the shards overlap in time.
       for (let i = 1; i < ex.length; i++) expect(ex[i].tEnd).toBeGreaterThanOrEqual(ex[i - 1].tEnd);

@@ -1,4 +1,4 @@
-/** `paystorm check <run-dir | history.ndjson>`: re-runs the oracle over a saved history. */
+/** `paystorm check <run-dir | history file>`: re-runs the oracle over a saved history. */
 import { dirname } from 'node:path';
 import type { PaystormCommand } from './types.ts';
 import { historyFileOf, judgeHistory } from '../judge-run.ts';
@@ -8,10 +8,10 @@ import { k6HistoryOf } from '../../history/k6-history.ts';
 
 export const checkCommand: PaystormCommand = {
   command: 'check <path>',
-  describe: 'Judge a saved run again (a run directory or its history.ndjson); rewrites its reports',
+  describe: 'Judge a saved run again (a run directory or its history file); rewrites its reports',
   builder: (y) =>
     y
-      .positional('path', { type: 'string', describe: "reports/<run-id>, a history.ndjson, or k6's --out json output of a paystorm k6 script (.json or .gz)" })
+      .positional('path', { type: 'string', describe: "reports/<run-id>, a history file (history.bin.gz, .ndjson), or k6's --out json output of a paystorm k6 script (.json or .gz)" })
       .option('threshold', { type: 'string', array: true, describe: 'Threshold in k6 syntax, repeatable' })
       .option('baseline', { type: 'string', describe: 'Compare with a baseline (a --save-baseline directory, a baseline.json or a run directory); regression thresholds as in paystorm run (docs/baselines.md)' })
       .option('trend-window', { type: 'string', describe: 'Window of the drift figures and trend() thresholds (default 60s)' })

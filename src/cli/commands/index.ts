@@ -37,8 +37,14 @@ export const commands: CommandEntry[] = [
   {
     name: 'check',
     command: 'check <path>',
-    describe: 'Judge a saved run again (a run directory or its history.ndjson); rewrites its reports',
+    describe: 'Judge a saved run again (a run directory or its history file); rewrites its reports',
     load: async () => (await import('./check.ts')).checkCommand,
+  },
+  {
+    name: 'history',
+    command: 'history <path>',
+    describe: 'Print a saved history (history.bin.gz or NDJSON) as NDJSON, one record a line',
+    load: async () => (await import('./history.ts')).historyCommand,
   },
   {
     name: 'merge',

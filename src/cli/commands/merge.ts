@@ -37,7 +37,7 @@ export const mergeCommand: PaystormCommand = {
   describe: 'Judge several shards (paystorm runs and k6 --out json files) as one run: histories interleaved by time, clock offsets estimated, one verdict',
   builder: (y) =>
     y
-      .positional('runs', { type: 'string', array: true, describe: "reports/<run-id>, a history.ndjson, or k6's --out json output of a paystorm k6 script (.json or .gz)" })
+      .positional('runs', { type: 'string', array: true, describe: "reports/<run-id>, a history file (history.bin.gz, .ndjson), or k6's --out json output of a paystorm k6 script (.json or .gz)" })
       .option('out', { type: 'string', describe: 'Folder for the merged history.ndjson and the reports (default reports/merge-<time>)' })
       .option('threshold', { type: 'string', array: true, describe: 'Threshold in k6 syntax, repeatable' })
       .example('$0 merge shard-0.k6.json.gz shard-1.k6.json.gz reports/latest --out reports/merged', 'Two k6 shards and one paystorm run, judged as one'),

@@ -14,7 +14,7 @@ export const reportCommand: PaystormCommand = {
   builder: (y) =>
     y
       .positional('dir', { type: 'string', describe: 'reports/<run-id>' })
-      .option('from-history', { type: 'boolean', default: false, describe: 'Judge history.ndjson again instead of reading summary.json' })
+      .option('from-history', { type: 'boolean', default: false, describe: 'Judge the run history again instead of reading summary.json' })
       .example('$0 report reports/20261122-101500-ab12', 'Rewrite report.html and the others'),
   handler: async (args) => {
     const dir: string = args.dir;
@@ -25,7 +25,7 @@ export const reportCommand: PaystormCommand = {
       try {
         raw = JSON.parse(readFileSync(summaryPath, 'utf8'));
       } catch (e) {
-        throw new PaystormError(`${summaryPath} is not JSON (${(e as Error).message}); expected the summary.json a paystorm run writes. Use --from-history to rebuild it from history.ndjson.`, EXIT.usage);
+        throw new PaystormError(`${summaryPath} is not JSON (${(e as Error).message}); expected the summary.json a paystorm run writes. Use --from-history to rebuild it from the run's history.`, EXIT.usage);
       }
       const parsed = summarySchema.safeParse(raw);
       if (!parsed.success) throw new PaystormError(`${summaryPath} is not a summary.json v1:\n${formatIssues(parsed.error.issues, '  ')}\nUse --from-history to rebuild it.`, EXIT.usage);

@@ -35,7 +35,7 @@ export const reproCommand: PaystormCommand = {
   describe: "Replay one violation's repro against a target and say whether it still reproduces",
   builder: (y) =>
     y
-      .positional('run', { type: 'string', describe: 'reports/<run-id> (with summary.json and history.ndjson)' })
+      .positional('run', { type: 'string', describe: 'reports/<run-id> (with summary.json and its history)' })
       .positional('violation', { type: 'string', describe: 'violation id <invariant>-<n>, as in the reports and repro/<id>.sh' })
       .option('target', { type: 'string', describe: 'Base URL of the service (default: the embedded reference service)' })
       .option('key', { type: 'string', array: true, describe: '[merchant:]KEY, in the order of the repro\'s PAYSTORM_KEY, PAYSTORM_KEY_2, ...' })

@@ -24,36 +24,39 @@ export interface RefundPathFacts {
   routed: RefundRequest[];
 }
 
-const cache = new WeakMap<Ledger, { requests: number; facts: Record<RefundPath, RefundPathFacts> }>();
+/** The tally so far, per ledger, and how many of its refund requests (in arrival order) it has read. */
+const tallies = new WeakMap<Ledger, { read: number; facts: Record<RefundPath, RefundPathFacts> }>();
 
-function count(l: Ledger): number {
-  let n = 0;
-  for (const reqs of l.refundRequests.values()) n += reqs.length;
-  return n;
-}
-
-/** Served or not, per path; computed from the ledger's refund requests (cached until more arrive). */
+/**
+ * Served or not, per path, from the ledger's refund requests. Kept as a running tally: refund
+ * exchanges ask for every request, so recounting them all each time would be quadratic in the run.
+ * A request is classified when first read (its payment's owner is known by then: it was created first).
+ */
 export function refundPaths(ctx: OracleContext): Record<RefundPath, RefundPathFacts> {
-  const n = count(ctx.ledger);
-  const hit = cache.get(ctx.ledger);
-  if (hit && hit.requests === n) return hit.facts;
-  const facts: Record<RefundPath, RefundPathFacts> = {
-    payment: { path: 'payment', tried: 0, served: true, refusals: [], routed: [] },
-    refunds: { path: 'refunds', tried: 0, served: true, refusals: [], routed: [] },
-  };
-  for (const reqs of ctx.ledger.refundRequests.values()) {
-    for (const q of reqs) {
-      if (refundInconclusive(q)) continue;
-      const f = facts[q.path];
-      f.tried++;
-      if (REFUND_PATH_NOT_SERVED_STATUSES.includes(q.status)) {
-        if (sameOwner(ctx, q)) f.refusals.push(q);
-      } else f.routed.push(q);
-    }
+  let tally = tallies.get(ctx.ledger);
+  if (!tally) {
+    tally = {
+      read: 0,
+      facts: {
+        payment: { path: 'payment', tried: 0, served: true, refusals: [], routed: [] },
+        refunds: { path: 'refunds', tried: 0, served: true, refusals: [], routed: [] },
+      },
+    };
+    tallies.set(ctx.ledger, tally);
   }
-  for (const f of Object.values(facts)) f.served = !(f.refusals.length > 0 && f.routed.length === 0);
-  cache.set(ctx.ledger, { requests: n, facts });
-  return facts;
+  const log = ctx.ledger.refundRequestLog;
+  if (tally.read === log.length) return tally.facts;
+  for (; tally.read < log.length; tally.read++) {
+    const q = log[tally.read];
+    if (refundInconclusive(q)) continue;
+    const f = tally.facts[q.path];
+    f.tried++;
+    if (REFUND_PATH_NOT_SERVED_STATUSES.includes(q.status)) {
+      if (sameOwner(ctx, q)) f.refusals.push(q);
+    } else f.routed.push(q);
+  }
+  for (const f of Object.values(tally.facts)) f.served = !(f.refusals.length > 0 && f.routed.length === 0);
+  return tally.facts;
 }
 
 /** Whether a refund request's path is served (true for paths the run never showed unserved). */

@@ -1,23 +1,28 @@
 /**
- * An append-only NDJSON file: lines are UTF-8 encoded straight into pooled
- * batch buffers, handed to the OS in one `writev` when a batch fills or a timer
- * fires, at explicit file offsets (so a synchronous flush at exit can never
- * reorder lines). Used by the history writer on the main thread, or by its
- * worker thread (src/history/worker.ts) when the writer offloads.
+ * An append-only history file: NDJSON lines (UTF-8 encoded straight into pooled batch
+ * buffers) or binary frames (src/history/codec.ts), handed to the OS in one `writev` when a
+ * batch fills or a timer fires, at explicit file offsets (so a synchronous flush at exit can
+ * never reorder them). With `gzip`, each batch is written as a gzip member of its own (a
+ * file of members is one gzip stream to every reader, `zcat` included), so a synchronous
+ * flush at exit still leaves a whole file. Used by the history writer on the main thread, or
+ * by its worker thread (src/history/worker.ts) when the writer offloads.
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, write as fsWrite, writev as fsWritev, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { constants as zlibConstants, gzipSync } from 'node:zlib';
 
-export interface NdjsonFileOptions {
+export interface BatchFileOptions {
   /** Lines are encoded straight into buffers of this size (default 256 KiB) ... */
   batchBytes?: number;
   /** ... handed to the OS when full or after this long (default 200 ms). */
   flushIntervalMs?: number;
   /** Called after each write completes with the sum of the `cost`s of the lines it carried. */
   onWritten?: (cost: number) => void;
+  /** Compress each batch as a gzip member (level 1: the records are already compact). */
+  gzip?: boolean;
 }
 
-export class NdjsonFile {
+export class BatchFile {
   private readonly fd: number;
   private cur: Buffer;
   private curLen = 0;
@@ -32,12 +37,14 @@ export class NdjsonFile {
   private readonly timer: NodeJS.Timeout;
   private idleWaiters: (() => void)[] = [];
   private readonly onWritten: ((cost: number) => void) | undefined;
+  private readonly gzip: boolean;
   error: Error | null = null;
   private closed = false;
 
-  constructor(path: string, opts: NdjsonFileOptions = {}) {
+  constructor(path: string, opts: BatchFileOptions = {}) {
     this.batchBytes = opts.batchBytes ?? 256 * 1024;
     this.onWritten = opts.onWritten;
+    this.gzip = opts.gzip === true;
     this.cur = Buffer.allocUnsafeSlow(this.batchBytes);
     mkdirSync(dirname(path), { recursive: true });
     this.fd = openSync(path, 'w');
@@ -57,10 +64,7 @@ export class NdjsonFile {
     if (this.curLen + worst > this.cur.length) {
       this.flushPending();
       if (worst > this.cur.length) {
-        const big = Buffer.from(line + '\n', 'utf8');
-        this.queue.push(big);
-        this.queueCost.push(cost);
-        this.queuedBytes += big.length;
+        this.enqueue(this.packed(Buffer.from(line + '\n', 'utf8')), cost);
         this.pump();
         return;
       }
@@ -68,6 +72,31 @@ export class NdjsonFile {
     this.curLen += this.cur.write(line, this.curLen, 'utf8');
     this.cur[this.curLen++] = 0x0a;
     this.curCost += cost;
+  }
+
+  /** Appends bytes as they are (a binary frame); copied, so the caller may reuse `bytes`. */
+  bytes(bytes: Buffer, cost = 0): void {
+    if (this.curLen + bytes.length > this.cur.length) {
+      this.flushPending();
+      if (bytes.length > this.cur.length) {
+        this.enqueue(this.packed(Buffer.from(bytes)), cost);
+        this.pump();
+        return;
+      }
+    }
+    this.curLen += bytes.copy(this.cur, this.curLen);
+    this.curCost += cost;
+  }
+
+  /** A batch as it goes to disk: itself, or its gzip member. */
+  private packed(batch: Buffer): Buffer {
+    return this.gzip ? gzipSync(batch, { level: 1, memLevel: 9, strategy: zlibConstants.Z_DEFAULT_STRATEGY }) : batch;
+  }
+
+  private enqueue(buf: Buffer, cost: number): void {
+    this.queue.push(buf);
+    this.queueCost.push(cost);
+    this.queuedBytes += buf.length;
   }
 
   flushPending(): void {
@@ -79,9 +108,15 @@ export class NdjsonFile {
       }
       return;
     }
-    this.queue.push(this.cur.subarray(0, this.curLen));
-    this.queueCost.push(this.curCost);
-    this.queuedBytes += this.curLen;
+    if (this.gzip) {
+      // Compressed into a buffer of its own: the batch buffer is free again at once.
+      this.enqueue(this.packed(this.cur.subarray(0, this.curLen)), this.curCost);
+      this.curLen = 0;
+      this.curCost = 0;
+      this.pump();
+      return;
+    }
+    this.enqueue(this.cur.subarray(0, this.curLen), this.curCost);
     this.cur = this.spare.pop() ?? Buffer.allocUnsafeSlow(this.batchBytes);
     this.curLen = 0;
     this.curCost = 0;
@@ -152,7 +187,7 @@ export class NdjsonFile {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
-    const buf = Buffer.concat([...this.queue, this.cur.subarray(0, this.curLen)]);
+    const buf = Buffer.concat([...this.queue, this.curLen > 0 ? this.packed(this.cur.subarray(0, this.curLen)) : Buffer.alloc(0)]);
     this.queue.length = 0;
     this.curLen = 0;
     if (buf.length > 0) {

@@ -1,0 +1,100 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BINARY_MAGIC, RecordDecoder, RecordEncoder } from '../../src/history/codec.ts';
+import { HistoryWriter, readHistory, type HistoryRecord } from '../../src/history/index.ts';
+import { PaystormError } from '../../src/spec/index.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'paystorm-codec-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** What JSON would give back: the codec's contract. */
+const viaJson = (v: unknown) => JSON.parse(JSON.stringify(v));
+
+function roundTrip(values: unknown[]): unknown[] {
+  const enc = new RecordEncoder();
+  const frames = Buffer.concat(values.map((v) => enc.encode(v)));
+  const out: unknown[] = [];
+  expect(new RecordDecoder().frames(frames, 0, frames.length, out)).toBe(frames.length);
+  return out;
+}
+
+describe('history codec', () => {
+  it('gives back exactly what JSON gives back, for awkward values', () => {
+    const values = [
+      { a: 0, b: -0, c: NaN, d: Infinity, e: -1, f: 2 ** 53 - 1, g: -(2 ** 53) + 1, h: 1e300, i: 0.1 + 0.2, j: 1312.149, k: 1795624388300.151, l: -5.5 },
+      { s: '', t: 'é…漢字😀', u: 'x'.repeat(5000), v: undefined, w: () => 1, arr: [1, undefined, 'a', null, [2, [3]], { z: 1 }] },
+      { ['__proto__']: { polluted: true }, constructor: 'c', 'with space': 1, '0': 'zero' },
+      [],
+      'a bare string',
+      null,
+      { nested: { deeper: { deepest: [true, false, null] } } },
+    ];
+    const out = roundTrip(values);
+    expect(out).toEqual(values.map(viaJson));
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getPrototypeOf(out[2])).toBe(Object.prototype);
+  });
+
+  it('sends numbers of one slot as differences and gets every value back (times, seq, wall clock)', () => {
+    const recs = Array.from({ length: 2000 }, (_, i) => ({ seq: i + 1, tStart: Math.round((i * 3.7 + 0.001 * (i % 7)) * 1000) / 1000, wall: 1795624388300.151 + i * 3.7, status: i % 3 ? 200 : 429, amount: i % 2 ? 1000 : -3 }));
+    const enc = new RecordEncoder();
+    const sizes = recs.map((r) => enc.encode(r).length);
+    const out: unknown[] = [];
+    const all = Buffer.concat(recs.map((r) => new RecordEncoder().encode(r)));
+    // Each record alone (fresh encoder): no differences. Then the stream: smaller.
+    new RecordDecoder().frames(all, 0, all.length, out);
+    expect(roundTrip(recs)).toEqual(recs.map(viaJson));
+    expect(sizes.slice(1).reduce((a, b) => a + b, 0) / (recs.length - 1)).toBeLessThan(all.length / recs.length - 10);
+  });
+
+  it('keeps its tables bounded: more distinct strings than the ring and more shapes than the table still decode', () => {
+    const values = Array.from({ length: 70_000 }, (_, i) => ({ id: `pay_${i}`, [`k${i % 9000}`]: i, again: `pay_${Math.max(0, i - 3)}` }));
+    expect(roundTrip(values)).toEqual(values);
+  });
+
+  it('says where a damaged file stops decoding, and tolerates a last record cut short', async () => {
+    const enc = new RecordEncoder();
+    const run = { v: 1, kind: 'end', tEnd: 1, wall: 1, complete: true, reason: 'done', requests: 0, dropped: 0 };
+    const frame = enc.encode(run);
+    const good = Buffer.concat([BINARY_MAGIC, frame]);
+    const cut = join(dir, 'cut.bin');
+    writeFileSync(cut, Buffer.concat([good, new RecordEncoder().encode(run).subarray(0, 5)]));
+    const warnings: string[] = [];
+    const f = readHistory(cut, { onWarning: (m) => warnings.push(m) });
+    const got: HistoryRecord[] = [];
+    for await (const r of f) got.push(r);
+    expect(got).toHaveLength(1);
+    expect(f.stats.truncated).not.toBeNull();
+    expect(warnings[0]).toMatch(/record 2 is cut short/);
+
+    const bad = join(dir, 'bad.bin');
+    const damaged = Buffer.from(good);
+    damaged[BINARY_MAGIC.length + 1] = 31; // no value has tag 31: where the record starts
+    writeFileSync(bad, damaged);
+    await expect(async () => {
+      for await (const _ of readHistory(bad)) void _;
+    }).rejects.toThrow(PaystormError);
+  });
+
+  it('reads gzip members written one per batch, and NDJSON inside gzip', async () => {
+    const records: HistoryRecord[] = Array.from({ length: 3000 }, (_, i) => ({ v: 1, kind: 'end', tEnd: i, wall: i, complete: true, reason: `r${i}`, requests: i, dropped: 0 }) as HistoryRecord);
+    for (const name of ['small-batches.bin.gz', 'h.ndjson.gz', 'h.ndjson', 'h.bin']) {
+      const path = join(dir, name);
+      const w = new HistoryWriter({ path, batchBytes: 4096 });
+      for (const r of records) w.write({ ...r });
+      await w.close();
+      const back: HistoryRecord[] = [];
+      for await (const r of readHistory(path)) back.push(r);
+      expect(back, name).toEqual(records);
+    }
+    const manual = join(dir, 'manual.ndjson.gz');
+    writeFileSync(manual, Buffer.concat([gzipSync(JSON.stringify(records[0]) + '\n'), gzipSync(JSON.stringify(records[1]) + '\n')]));
+    const back: HistoryRecord[] = [];
+    for await (const r of readHistory(manual)) back.push(r);
+    expect(back).toEqual(records.slice(0, 2));
+    expect(readFileSync(join(dir, 'h.ndjson'), 'utf8').split('\n')[0]).toBe(JSON.stringify(records[0]));
+  });
+});
