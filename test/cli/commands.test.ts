@@ -7,7 +7,7 @@ import { commands } from '../../src/cli/commands/index.ts';
 
 describe('command list', () => {
   it('names, usage and description match each command module', async () => {
-    expect(commands.map((c) => c.name)).toEqual(['run', 'serve', 'scenarios', 'check', 'merge', 'report', 'repro', 'compare', 'doctor', 'selftest']);
+    expect(commands.map((c) => c.name)).toEqual(['run', 'serve', 'scenarios', 'check', 'history', 'merge', 'report', 'repro', 'compare', 'doctor', 'selftest']);
     for (const entry of commands) {
       const c = await entry.load();
       expect(c.command, entry.name).toBe(entry.command);

@@ -23,7 +23,7 @@ function roundTrip(values: unknown[]): unknown[] {
 
 describe('history codec', () => {
   it('gives back exactly what JSON gives back, for awkward values', () => {
-    const values = [
+    const values: unknown[] = [
       { a: 0, b: -0, c: NaN, d: Infinity, e: -1, f: 2 ** 53 - 1, g: -(2 ** 53) + 1, h: 1e300, i: 0.1 + 0.2, j: 1312.149, k: 1795624388300.151, l: -5.5 },
       { s: '', t: 'é…漢字😀', u: 'x'.repeat(5000), v: undefined, w: () => 1, arr: [1, undefined, 'a', null, [2, [3]], { z: 1 }] },
       { ['__proto__']: { polluted: true }, constructor: 'c', 'with space': 1, '0': 'zero' },
