@@ -13,7 +13,7 @@ import { HistoryWriter } from '../history/index.ts';
 import { probeRateLimit, detectTargetPresentation, carriesLivemodeTrue, type KeySecret } from '../client/index.ts';
 import { openChaosSession, groupSessions, ToxiproxyDriver, ToxiproxyApiError, type ChaosGroup, type ChaosSession } from '../chaos/index.ts';
 import { startToxiproxyServer } from '../chaos/proxy/index.ts';
-import { scaledDelays } from '../target/options.ts';
+import { SANDBOX_REFUND_FAIL_AMOUNT, scaledDelays } from '../target/options.ts';
 import { planFaults, scenarioSchedule, viaProxyUrl } from './chaos-setup.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../webhooks/index.ts';
 import { writeReports, renderConsole } from '../report/index.ts';
@@ -458,6 +458,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
       ...(chaos ? { chaos, extraFaults } : {}),
       faultProxies: faultPlan.faultProxies,
       ...(upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs } : {}),
+      ...(embedded ? { refundFailAmount: SANDBOX_REFUND_FAIL_AMOUNT } : {}),
       settleBoundMs,
       log: (m) => progress.log(m),
       // Deliveries after the traffic are not the run's: the receiver closes before the end record.
