@@ -25,6 +25,7 @@ import {
   CARD_FIELDS,
   CUSTOMER_B_FIELDS,
   INPUT_TABLES,
+  LIST_PARAMS,
   directCreateBody,
   hostedCreateBody,
   inputRow,
@@ -253,8 +254,9 @@ add({
 // List: limit 1..100, status from presentation B's set, created bounds are integers, a cursor that exists.
 {
   const s = (name: string) => `list/${name}`;
-  add({ case: s('limit-0'), op: 'list', rules: ['LIST-3'], mutate: () => ({ limit: '0' }), ...bad400('limit') });
-  add({ case: s('limit-101'), op: 'list', rules: ['LIST-3'], mutate: () => ({ limit: '101' }), ...bad400('limit') });
+  const { min, max } = LIST_PARAMS.limit;
+  add({ case: s(`limit-${min - 1}`), op: 'list', rules: ['LIST-3'], mutate: () => ({ limit: String(min - 1) }), ...bad400('limit') });
+  add({ case: s(`limit-${max + 1}`), op: 'list', rules: ['LIST-3'], mutate: () => ({ limit: String(max + 1) }), ...bad400('limit') });
   add({ case: s('limit-negative'), op: 'list', rules: ['LIST-3'], mutate: () => ({ limit: '-5' }), ...bad400('limit') });
   add({ case: s('limit-not-a-number'), op: 'list', rules: ['LIST-3'], mutate: () => ({ limit: 'ten' }), ...bad400('limit') });
   add({ case: s('status-unknown'), op: 'list', rules: ['LIST-6'], mutate: () => ({ status: 'bogus' }), ...bad400('status') });

@@ -8,6 +8,7 @@
  * (bad-inputs.ts) derive from them, and test/spec checks them against the spec text.
  */
 import { LIMITS } from './limits.ts';
+import { LIST_STATUS_FILTER } from './statuses.ts';
 
 export interface CardInput {
   number: string;
@@ -114,6 +115,15 @@ export const HOSTED_CREATE_FIELDS = {
   description: INPUT_TABLES.A.description,
   return_url: INPUT_TABLES.A.return_url,
 } as const satisfies Readonly<Record<string, InputRow>>;
+
+/** The query parameters of `GET /v1/payments` (the spec's list table), with their rules. */
+export const LIST_PARAMS = {
+  limit: { type: 'integer', min: LIMITS.pageLimitMin, max: LIMITS.pageLimitMax, default: LIMITS.pageLimitDefault },
+  starting_after: { type: 'string' },
+  status: { type: 'enum', values: LIST_STATUS_FILTER },
+  'created[gte]': { type: 'integer (int64)' },
+  'created[lt]': { type: 'integer (int64)' },
+} as const;
 
 /** B's return_url rule: https, or http://localhost for local development. */
 export function returnUrlAllowed(url: URL): boolean {

@@ -14,6 +14,7 @@ import {
   HOSTED_CREATE_FIELDS,
   HPP_FORM_FIELDS,
   INPUT_TABLES,
+  LIST_PARAMS,
   PAYMENT_METHOD_TYPE,
   returnUrlAllowed,
   type InputRequired,
@@ -135,5 +136,27 @@ describe('the bad-input catalog follows the input tables', () => {
     expect(expectation(`create/${shape}/merchant-reference-9-digits`)).toBe(want(rows.merchant_reference !== undefined));
     expect(expectation(`create/${shape}/return-url-plain-http`)).toBe(want(rows.return_url.httpsOrLocalhost));
     expect(expectation(`create/${shape}/currency-not-iso`)).toBe(want(rows.currency.iso4217));
+  });
+});
+
+describe('list parameters against card-payment-service.md', () => {
+  const rows = tableAfter(text, /^- Query parameters:/);
+
+  it('the same parameters in order, with their types', () => {
+    expect(Object.keys(LIST_PARAMS)).toEqual(rows.map((r) => r[0]));
+    for (const [name, type] of rows) expect(LIST_PARAMS[name as keyof typeof LIST_PARAMS].type, name).toBe(type);
+  });
+
+  it('limit bounds and default, and the status values', () => {
+    const get = (name: string) => rows.find((r) => r[0] === name)![2];
+    const { min, max, default: dflt } = LIST_PARAMS.limit;
+    expect(get('limit')).toBe(`${min} to ${max}, default ${dflt}`);
+    expect(names(get('status'))).toEqual([...LIST_PARAMS.status.values]);
+  });
+
+  it('the bad-input list cases probe just outside the limit bounds', () => {
+    const { min, max } = LIST_PARAMS.limit;
+    const limits = BAD_INPUT_CASES.filter((c) => c.op === 'list' && c.rules.includes('LIST-3')).map((c) => (c.mutate({}) as Record<string, string>).limit);
+    expect(limits).toEqual(expect.arrayContaining([String(min - 1), String(max + 1)]));
   });
 });
