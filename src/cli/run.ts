@@ -6,7 +6,7 @@
  * history is closed and judged, so nothing already measured is lost.
  */
 import { join, resolve } from 'node:path';
-import { DEFAULT_TEST_CARDS, EXIT, PaystormError, CARD_OUTCOMES, LIMITS, parseKeyArg, parseProxyArg, parseFaultSchedule, type CardOutcome, type CardsFile, type ParsedKey, type Presentation, type Scenario, type ScenarioEnv, type Summary, type TargetInfo } from '../spec/index.ts';
+import { DEFAULT_TEST_CARDS, EXIT, PaystormError, CARD_OUTCOMES, LIMITS, parseKeyArg, parseProxyArg, type CardOutcome, type CardsFile, type ParsedKey, type Presentation, type Scenario, type ScenarioEnv, type Summary, type TargetInfo } from '../spec/index.ts';
 import { type FaultRecord, type HistoryRecord, type KeyInfo, type WebhookRecord } from '../history/index.ts';
 import { RunClock, MetricsAggregator, Progress, runScenarios, makeRunRecord, newRunId, faultRunInfo } from '../engine/index.ts';
 import { HistoryWriter } from '../history/index.ts';
@@ -14,6 +14,7 @@ import { probeRateLimit, detectTargetPresentation, carriesLivemodeTrue, type Key
 import { openChaosSession, groupSessions, ToxiproxyDriver, ToxiproxyApiError, type ChaosGroup, type ChaosSession } from '../chaos/index.ts';
 import { startToxiproxyServer } from '../chaos/proxy/index.ts';
 import { SANDBOX_REFUND_FAIL_AMOUNT, scaledDelays } from '../target/options.ts';
+import { parseFaultSchedule } from '../chaos/fault-schedule.ts';
 import { planFaults, scenarioSchedule, viaProxyUrl } from './chaos-setup.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../webhooks/index.ts';
 import { writeReports, renderConsole } from '../report/index.ts';
