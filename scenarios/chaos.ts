@@ -15,7 +15,8 @@
  * chaos phase, runs three upstream toxics and the client fault in about 14 s (embedded).
  */
 import type { FaultRunInfo, Scenario, ScenarioContext, KeyHandle } from '../src/spec/scenario.ts';
-import { parseFaultSchedule, scheduleLengthMs, type FaultStep } from '../src/spec/faults.ts';
+import { scheduleLengthMs, type FaultStep } from '../src/spec/faults.ts';
+import { parseFaultSchedule } from '../src/chaos/fault-schedule.ts';
 import { api, cardFor, idemKey, nap, paymentInput, poll, pool, settleWaitMs, step, type Api } from './lib/common.ts';
 import { loadKeys } from './lib/keys.ts';
 import { runMixed } from './lib/mixed-load.ts';

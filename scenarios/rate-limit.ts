@@ -23,7 +23,7 @@ import { RATE_HEADERS } from '../src/spec/limits.ts';
 import { api, intHeader, nap, pool, step, unknownPaymentId, wallAt } from './lib/common.ts';
 import { liveKeys, loadKeys, rateLimitKey, secondTestKey } from './lib/keys.ts';
 import { rateLimitOf } from './lib/pace.ts';
-import { retryAfterSlackMs } from '../src/oracle/invariants/retry-after-honest.ts';
+import { retryAfterSlackMs } from '../src/spec/tolerances.ts';
 import { declareRules } from './lib/rules.ts';
 
 const { rules, rulesFor } = declareRules(

@@ -1,8 +1,8 @@
 /**
  * webhooks: traffic whose every object settles, so deliveries arrive at paystorm's receiver
  * (`--webhook-port`, `--webhook-secret`): succeeded and declined payments, succeeded refunds
- * and one refund of the sandbox's refund-failure amount (refund.failed on the reference
- * service, an ordinary refund elsewhere). The receiver (src/webhooks) verifies signatures,
+ * and, when the run knows one (ctx.refundFailAmount: the embedded reference service's), one
+ * refund of the sandbox's refund-failure amount for refund.failed. The receiver (src/webhooks) verifies signatures,
  * answers a share of deliveries with 500 or stalls past the target's acknowledge time,
  * dedupes by event id and records each delivery for the oracle. This scenario then waits
  * for the deliveries it caused, plus the acknowledge time and a few backoff steps so the
@@ -12,10 +12,9 @@ import type { Scenario, ScenarioContext } from '../src/spec/scenario.ts';
 import type { CardOutcome } from '../src/spec/cards.ts';
 import { isTerminal } from '../src/spec/statuses.ts';
 import { LIMITS } from '../src/spec/limits.ts';
-import { SANDBOX_REFUND_FAIL_AMOUNT } from '../src/target/options.ts';
 import { api, aborted, cardFor, nap, paymentInput, poll, pool, refundsSettled, scaled } from './lib/common.ts';
 import { liveKeyFor, loadKeys } from './lib/keys.ts';
-import { NO_RETRY_SEEN_WAIT_MS } from '../src/oracle/invariants/failed-delivery-retried.ts';
+import { NO_RETRY_SEEN_WAIT_MS } from '../src/spec/tolerances.ts';
 import { luhnValid } from '../src/spec/cards.ts';
 import { declareRules } from './lib/rules.ts';
 
@@ -66,9 +65,9 @@ async function run(ctx: ScenarioContext): Promise<void> {
     if (!p || !isTerminal(p.status)) return;
     expected++;
     if (p.status !== 'succeeded') return;
-    // Refunds on half the succeeded payments: a partial one, and the refund-failure amount.
+    // Refunds on half the succeeded payments: a partial one, and the refund-failure amount when known.
     if (i % 2 === 0) {
-      const amt = i === 0 ? SANDBOX_REFUND_FAIL_AMOUNT : 1_000;
+      const amt = i === 0 ? (ctx.refundFailAmount ?? 1_000) : 1_000;
       const rf = await a.refund(p.id, { amount: amt }, { group: 'webhooks', path: i === 0 ? 'payment' : 'refunds' });
       if (rf.status === 200 || rf.status === 201) {
         const after = await poll(ctx, a, p.id, { until: refundsSettled(amt), group: 'webhooks' });

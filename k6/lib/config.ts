@@ -8,8 +8,30 @@
 import { parseKeyArg, type Mode } from '../../src/spec/keys.ts';
 import { LIMITS } from '../../src/spec/limits.ts';
 import type { Presentation } from '../../src/spec/payment.ts';
+import { CARD_NUMBER_DESCRIPTION, CARD_NUMBER_PATTERN, CARD_OUTCOMES, DEFAULT_TEST_CARDS, type CardOutcome, type CardsFile } from '../../src/spec/cards.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Parses CARDS (the JSON of paystorm's `--cards` file) as src/cli/cards-file.ts does. Unset or empty: the defaults. */
+export function parseCards(raw: string | undefined): CardsFile {
+  if (raw === undefined || raw.trim() === '') return { ...DEFAULT_TEST_CARDS };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new Error('CARDS: not JSON. Expected an object like {"succeeds":"4242…", "do_not_honor":"…"} (the paystorm cards file).');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('CARDS: expected a JSON object of outcome -> card number.');
+  const out: CardsFile = {};
+  for (const [k, v] of Object.entries(parsed as Record<string, unknown>)) {
+    if (!(CARD_OUTCOMES as readonly string[]).includes(k)) {
+      throw new Error(`CARDS: unknown outcome "${k}"; allowed: ${CARD_OUTCOMES.join(', ')}.`);
+    }
+    if (typeof v !== 'string' || !CARD_NUMBER_PATTERN.test(v)) throw new Error(`CARDS: "${k}" must be ${CARD_NUMBER_DESCRIPTION}.`);
+    out[k as CardOutcome] = v;
+  }
+  return out;
+}
 
 export interface KeyConfig {
   /** Never print, log, tag or return this from setup(). */

@@ -21,7 +21,7 @@ import { LIMITS } from '../../src/spec/limits.ts';
 import { HPP_FORM_FIELDS, THREE_DS_RESULT_PARAM } from '../../src/spec/sandbox.ts';
 import { Api, lowerHeaders, type ApiResult } from './api.ts';
 import { recordExchange } from './record.ts';
-import { CARD_EXPECTED, cvcLength, type CardsFile } from './cards.ts';
+import { CARD_EXPECTED, cvcLength, type CardsFile } from '../../src/spec/cards.ts';
 import { REFUND_PLANS, type KeyConfig, type LoadOutcome, type MixedConfig, type RefundPlan } from './config.ts';
 import { expect } from './checks.ts';
 import { randInt } from './ids.ts';

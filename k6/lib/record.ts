@@ -23,7 +23,7 @@ import { LeakScanner } from '../../src/history/leak-scanner.ts';
 import type { Operation } from '../../src/spec/operations.ts';
 import { LIMITS } from '../../src/spec/limits.ts';
 import type { KeyConfig } from './config.ts';
-import type { CardsFile } from './cards.ts';
+import type { CardsFile } from '../../src/spec/cards.ts';
 
 export const RECORD_METRIC = 'paystorm_exchange';
 export const RECORD_TAG = 'paystorm_record';

@@ -4,7 +4,8 @@
  */
 import { readFileSync, existsSync } from 'node:fs';
 import { z } from 'zod';
-import { EXIT, PaystormError, cardsFileSchema, type CardsFile } from '../spec/index.ts';
+import { CARD_OUTCOMES, EXIT, PaystormError, type CardsFile } from '../spec/index.ts';
+import { cardsFileSchema } from './cards-file.ts';
 import { flagOf, problemsError, runProblems, type OptionProblem } from './run-checks.ts';
 
 /**
@@ -104,7 +105,7 @@ export function loadCardsFile(pathOrObject: string | CardsFile): CardsFile {
   const parsed = cardsFileSchema.safeParse(raw);
   if (!parsed.success) {
     throw new PaystormError(
-      `--cards ${pathOrObject} has bad fields (allowed: succeeds, do_not_honor, insufficient_funds, three_ds_challenge, upstream_error):\n${formatIssues(parsed.error.issues, '  ')}`,
+      `--cards ${pathOrObject} has bad fields (allowed: ${CARD_OUTCOMES.join(', ')}):\n${formatIssues(parsed.error.issues, '  ')}`,
       EXIT.usage,
       '--cards',
     );

@@ -11,7 +11,8 @@
  */
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { EXIT, PaystormError, parseKeyArg, parseProxyArg, parseFaultSchedule, type ParsedKey } from '../spec/index.ts';
+import { EXIT, PaystormError, parseKeyArg, parseProxyArg, type ParsedKey } from '../spec/index.ts';
+import { parseFaultSchedule } from '../chaos/fault-schedule.ts';
 import { parseThreshold } from '../oracle/thresholds.ts';
 import { isRegressionExpr, loadBaseline, parseRegression } from '../oracle/baseline.ts';
 import { isDriftExpr, parseDriftThreshold } from '../oracle/trend.ts';

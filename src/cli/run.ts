@@ -6,14 +6,15 @@
  * history is closed and judged, so nothing already measured is lost.
  */
 import { join, resolve } from 'node:path';
-import { DEFAULT_TEST_CARDS, EXIT, PaystormError, CARD_OUTCOMES, LIMITS, parseKeyArg, parseProxyArg, parseFaultSchedule, type CardOutcome, type CardsFile, type ParsedKey, type Presentation, type Scenario, type ScenarioEnv, type Summary, type TargetInfo } from '../spec/index.ts';
+import { DEFAULT_TEST_CARDS, EXIT, PaystormError, CARD_OUTCOMES, LIMITS, parseKeyArg, parseProxyArg, type CardOutcome, type CardsFile, type ParsedKey, type Presentation, type Scenario, type ScenarioEnv, type Summary, type TargetInfo } from '../spec/index.ts';
 import { type FaultRecord, type HistoryRecord, type KeyInfo, type WebhookRecord } from '../history/index.ts';
 import { RunClock, MetricsAggregator, Progress, runScenarios, makeRunRecord, newRunId, faultRunInfo } from '../engine/index.ts';
 import { HISTORY_FILE, HistoryWriter } from '../history/index.ts';
 import { probeRateLimit, detectTargetPresentation, carriesLivemodeTrue, type KeySecret } from '../client/index.ts';
 import { openChaosSession, groupSessions, ToxiproxyDriver, ToxiproxyApiError, type ChaosGroup, type ChaosSession } from '../chaos/index.ts';
 import { startToxiproxyServer } from '../chaos/proxy/index.ts';
-import { scaledDelays } from '../target/options.ts';
+import { SANDBOX_REFUND_FAIL_AMOUNT, scaledDelays } from '../target/options.ts';
+import { parseFaultSchedule } from '../chaos/fault-schedule.ts';
 import { planFaults, scenarioSchedule, viaProxyUrl } from './chaos-setup.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../webhooks/index.ts';
 import { writeReports, renderConsole } from '../report/index.ts';
@@ -458,6 +459,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
       ...(chaos ? { chaos, extraFaults } : {}),
       faultProxies: faultPlan.faultProxies,
       ...(upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs } : {}),
+      ...(embedded ? { refundFailAmount: SANDBOX_REFUND_FAIL_AMOUNT } : {}),
       settleBoundMs,
       log: (m) => progress.log(m),
       // Deliveries after the traffic are not the run's: the receiver closes before the end record.

@@ -3,7 +3,7 @@
  * history record says was sent. Secrets are not handled here: the caller passes the headers.
  */
 import { createHash } from 'node:crypto';
-import { API_PATHS, HPP_FORM_FIELDS, REFUND_PATHS, THREE_DS_RESULT_PARAM, cardBrand, type CardOutcome, type ListParams, type Operation, type PaymentInput, type RawRequest, type ThreeDsResult } from '../spec/index.ts';
+import { API_PATHS, HPP_FORM_FIELDS, LIST_PARAMS, REFUND_PATHS, THREE_DS_RESULT_PARAM, cardBrand, type CardOutcome, type ListParams, type Operation, type PaymentInput, type RawRequest, type ThreeDsResult } from '../spec/index.ts';
 import { type ExchangeRecord, type Sent } from '../history/index.ts';
 
 /** One request as the client sends it (every attempt of it alike). */
@@ -75,7 +75,7 @@ export function retrieveRequest(t: RequestTarget, paymentId: string, headers: st
 
 export function listRequest(t: RequestTarget, params: ListParams, headers: string[]): SendSpec {
   const q = new URLSearchParams();
-  for (const k of ['limit', 'starting_after', 'status', 'created[gte]', 'created[lt]'] as const) {
+  for (const k of Object.keys(LIST_PARAMS) as (keyof typeof LIST_PARAMS)[]) {
     const v = params[k];
     if (v !== undefined) q.set(k, String(v));
   }

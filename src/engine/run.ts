@@ -67,6 +67,8 @@ export interface RunScenariosOptions {
   faultProxies?: readonly string[];
   /** The service's declared time-out for one processor call (ms), for schedules sized from it. */
   upstreamTimeoutMs?: number;
+  /** A refund amount the target's sandbox fails, when known (ScenarioContext.refundFailAmount). */
+  refundFailAmount?: number;
   /** The oracle's settle bound (ms), handed to scenarios that wait past it. */
   settleBoundMs?: number;
   /** Mid-run report snapshot, handed to scenarios as ctx.snapshot. */
@@ -314,6 +316,7 @@ export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> 
       ...(o.snapshot ? { snapshot: o.snapshot } : {}),
       ...(o.faultProxies ? { faultProxies: o.faultProxies } : {}),
       ...(o.upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs: o.upstreamTimeoutMs } : {}),
+      ...(o.refundFailAmount !== undefined ? { refundFailAmount: o.refundFailAmount } : {}),
       ...(o.settleBoundMs !== undefined ? { settleBoundMs: o.settleBoundMs } : {}),
       ...(o.progress ? { phase: (note: string | null, ms?: number) => o.progress!.phase(note, ms) } : {}),
     };

@@ -3,6 +3,9 @@
  * catalog written from the spec text (input tables, Limits, error codes,
  * idempotency rules), so scenarios and the oracle can probe any target.
  *
+ * The fields, which are required and their limits come from the input tables (inputs.ts
+ * INPUT_TABLES, LIMITS); whether a shape's own table states a rule decides `lenient-ok`.
+ *
  * A case takes a valid request (`validBadInputBase`) and breaks one thing:
  * - create / create_hpp / refund: `mutate` returns the JSON body to send, or a raw string sent as-is;
  * - list: `mutate` returns the query parameters (string values) of GET /v1/payments;
@@ -17,7 +20,16 @@
  * and a 2xx is reported as an observation, never a violation.
  */
 import { DEFAULT_TEST_CARDS, type CardsFile } from './cards.ts';
-import { directCreateBody, hostedCreateBody, type InputShape } from './inputs.ts';
+import {
+  BILLING_ADDRESS_REQUIRED,
+  CARD_FIELDS,
+  CUSTOMER_B_FIELDS,
+  LIST_PARAMS,
+  directCreateBody,
+  hostedCreateBody,
+  inputRow,
+  type InputShape,
+} from './inputs.ts';
 import { LIMITS } from './limits.ts';
 import type { Presentation } from './payment.ts';
 
@@ -116,6 +128,7 @@ const add = (c: CaseInput) => cases.push({ ...c, presentation: c.presentation ??
 /** A case no rule demands a 400 for: a lenient 2xx is an observation. */
 const lenient = (why: string) => ({ expectation: 'lenient-ok' as const, why });
 const TYPE_ONLY = 'the spec names the type only; no rule demands a 400 for another JSON type';
+const URL_RULE_B_ONLY = "the https-or-localhost rule of return_url is stated in presentation B's input table only";
 const NOT_IN_PAY5 = 'PAY-5 lists the constraints it demands a 400 for, and this is not one of them';
 
 /** The cases a service of this presentation is sent: its own input shape's, and those of no shape. */
@@ -135,15 +148,15 @@ for (const shape of ['A', 'B'] as const) {
   add({ case: s('currency-not-iso'), op: 'create', shape, rules: ['PAY-5'], mutate: at('currency', 'XXQ'), ...bad400('currency') });
   add({ case: s('currency-four-letters'), op: 'create', shape, rules: ['PAY-5'], mutate: at('currency', 'EURO'), ...bad400('currency') });
   add({ case: s('currency-number'), op: 'create', shape, rules: ['PAY-5'], mutate: at('currency', 978), ...bad400('currency'), ...lenient(TYPE_ONLY) });
-  // Presentation B's input table has no merchant_reference: a B service may ignore it.
-  const refB = shape === 'B' ? lenient("presentation B's input table has no merchant_reference, so a B service may ignore it") : {};
+  // A table without merchant_reference (B's): a service of that shape may ignore it.
+  const refB = !inputRow(shape, 'merchant_reference') ? lenient("presentation B's input table has no merchant_reference, so a B service may ignore it") : {};
   add({ case: s('merchant-reference-9-digits'), op: 'create', shape, rules: ['PAY-5'], mutate: at('merchant_reference', 123456789), ...bad400('merchant_reference'), ...refB });
   add({ case: s('merchant-reference-11-digits'), op: 'create', shape, rules: ['PAY-5'], mutate: at('merchant_reference', 12345678901), ...bad400('merchant_reference'), ...refB });
   add({ case: s('merchant-reference-string'), op: 'create', shape, rules: ['PAY-5'], mutate: at('merchant_reference', '1234567890'), ...bad400('merchant_reference'), ...lenient(TYPE_ONLY) });
   add({ case: s('description-501-chars'), op: 'create', shape, rules: ['PAY-5'], mutate: at('description', 'd'.repeat(LIMITS.descriptionMaxLength + 1)), ...bad400('description') });
   // metadata and the https rule of return_url are in presentation B's input table only.
-  const metaA = shape === 'A' ? lenient("presentation A's input table has no metadata, so an A service may ignore it") : {};
-  const urlA = shape === 'A' ? lenient("the https-or-localhost rule of return_url is stated in presentation B's input table only") : {};
+  const metaA = !inputRow(shape, 'metadata') ? lenient("presentation A's input table has no metadata, so an A service may ignore it") : {};
+  const urlA = !inputRow(shape, 'return_url')?.httpsOrLocalhost ? lenient(URL_RULE_B_ONLY) : {};
   add({ case: s('metadata-51-keys'), op: 'create', shape, rules: ['PAY-5'], mutate: at('metadata', manyKeys(LIMITS.metadataMaxKeys + 1)), ...bad400('metadata'), ...metaA });
   add({ case: s('metadata-value-501-chars'), op: 'create', shape, rules: ['PAY-5'], mutate: at('metadata', { note: 'v'.repeat(LIMITS.metadataValueMaxLength + 1) }), ...bad400('metadata'), ...metaA });
   add({ case: s('return-url-plain-http'), op: 'create', shape, rules: ['PAY-5'], mutate: at('return_url', 'http://example.com/return'), ...bad400('return_url'), ...urlA });
@@ -158,9 +171,10 @@ for (const shape of ['A', 'B'] as const) {
   add({ case: s('payment-method-data-missing'), op: 'create', shape, rules: ['PAY-3'], mutate: without('payment_method_data'), ...bad400('payment_method_data') });
   add({ case: s('payment-method-type-not-card'), op: 'create', shape, rules: ['PAY-5'], mutate: at('payment_method_data.type', 'bank_transfer'), ...bad400('payment_method_data'), ...lenient(NOT_IN_PAY5) });
   add({ case: s('card-missing'), op: 'create', shape, rules: ['PAY-3'], mutate: without('payment_method_data.card'), ...bad400('card') });
-  for (const f of ['number', 'exp_month', 'exp_year', 'cvc', 'holder_name']) {
-    // Presentation B states "all sub-fields required"; A does not, so a missing one is judged in B only.
-    add({ case: s(`card-${f}-missing`), op: 'create', shape, rules: ['PAY-3'], mutate: without(`payment_method_data.card.${f}`), ...bad400(f), ...lenient("presentation A's input table does not state the card's sub-fields required (B's does)") });
+  // Presentation B states "all sub-fields required"; A does not, so a missing one is judged in B only.
+  const cardSubFieldsA = inputRow(shape, 'payment_method_data')?.subFieldsRequired ? {} : lenient("presentation A's input table does not state the card's sub-fields required (B's does)");
+  for (const f of CARD_FIELDS) {
+    add({ case: s(`card-${f}-missing`), op: 'create', shape, rules: ['PAY-3'], mutate: without(`payment_method_data.card.${f}`), ...bad400(f), ...cardSubFieldsA });
   }
   add({ case: s('card-exp-month-13'), op: 'create', shape, rules: ['PAY-5'], mutate: at('payment_method_data.card.exp_month', 13), ...bad400('exp_month'), ...lenient(`${NOT_IN_PAY5} (the card may be declined instead)`) });
   add({ case: s('card-cvc-2-digits'), op: 'create', shape, rules: ['PAY-5', 'TEST-2'], mutate: at('payment_method_data.card.cvc', '12'), ...bad400('cvc'), ...lenient('TEST-2 says which CVCs are accepted, not that others get a 400 (the card may be declined instead)') });
@@ -168,7 +182,7 @@ for (const shape of ['A', 'B'] as const) {
   add({ case: s('billing-email-missing'), op: 'create', shape, rules: ['PAY-3'], mutate: without('billing_details.email'), ...bad400('email') });
   add({ case: s('billing-email-malformed'), op: 'create', shape, rules: ['PAY-5'], mutate: at('billing_details.email', 'not-an-email'), ...bad400('email'), ...lenient(NOT_IN_PAY5) });
   add({ case: s('billing-address-missing'), op: 'create', shape, rules: ['PAY-3'], mutate: without('billing_details.address'), ...bad400('address') });
-  for (const f of ['line1', 'city', 'postal_code', 'country']) {
+  for (const f of BILLING_ADDRESS_REQUIRED) {
     add({ case: s(`billing-address-${f}-missing`), op: 'create', shape, rules: ['PAY-3'], mutate: without(`billing_details.address.${f}`), ...bad400(f) });
   }
 }
@@ -178,7 +192,7 @@ for (const shape of ['A', 'B'] as const) {
   const shape = 'B' as const;
   const s = (name: string) => `create/B/${name}`;
   add({ case: s('card-missing'), op: 'create', shape, rules: ['PAY-3'], mutate: without('card'), ...bad400('card') });
-  for (const f of ['number', 'exp_month', 'exp_year', 'cvc', 'holder_name']) {
+  for (const f of CARD_FIELDS) {
     add({ case: s(`card-${f}-missing`), op: 'create', shape, rules: ['PAY-3'], mutate: without(`card.${f}`), ...bad400(f) });
   }
   add({ case: s('card-number-letters'), op: 'create', shape, rules: ['PAY-5'], mutate: at('card.number', '4242abcd4242abcd'), ...bad400('number'), ...lenient(`${NOT_IN_PAY5} (an invalid_number decline is allowed too)`) });
@@ -187,7 +201,7 @@ for (const shape of ['A', 'B'] as const) {
   add({ case: s('card-cvc-2-digits'), op: 'create', shape, rules: ['PAY-5', 'TEST-2'], mutate: at('card.cvc', '12'), ...bad400('cvc'), ...lenient('TEST-2 says which CVCs are accepted, not that others get a 400 (the card may be declined instead)') });
   add({ case: s('card-cvc-number'), op: 'create', shape, rules: ['PAY-5'], mutate: at('card.cvc', 123), ...bad400('cvc'), ...lenient(TYPE_ONLY) });
   add({ case: s('customer-missing'), op: 'create', shape, rules: ['PAY-3'], mutate: without('customer'), ...bad400('customer') });
-  for (const f of ['email', 'first_name', 'last_name', 'country', 'phone', 'address', 'city', 'zip']) {
+  for (const f of CUSTOMER_B_FIELDS) {
     add({ case: s(`customer-${f}-missing`), op: 'create', shape, rules: ['PAY-3'], mutate: without(`customer.${f}`), ...bad400(f) });
   }
   add({
@@ -231,7 +245,7 @@ add({
   add({ case: s('billing-details-missing'), op: 'create_hpp', shape, presentation, rules: ['PAY-3'], mutate: without('billing_details'), ...bad400('billing_details') });
   add({ case: s('billing-email-missing'), op: 'create_hpp', shape, presentation, rules: ['PAY-3'], mutate: without('billing_details.email'), ...bad400('email') });
   add({ case: s('return-url-missing'), op: 'create_hpp', shape, presentation, rules: ['PAY-3'], mutate: without('return_url'), ...bad400('return_url') });
-  add({ case: s('return-url-plain-http'), op: 'create_hpp', shape, presentation, rules: ['PAY-5'], mutate: at('return_url', 'http://example.com/return'), ...bad400('return_url'), ...lenient("the https-or-localhost rule of return_url is stated in presentation B's input table only") });
+  add({ case: s('return-url-plain-http'), op: 'create_hpp', shape, presentation, rules: ['PAY-5'], mutate: at('return_url', 'http://example.com/return'), ...bad400('return_url'), ...lenient(URL_RULE_B_ONLY) });
   add({ case: 'create_hpp/any/body-not-json', op: 'create_hpp', rules: ['PAY-4'], mutate: raw('{"amount":'), expectStatus: 400, expectCode: 'invalid_request_body', expectParam: null });
   add({ case: 'create_hpp/any/idempotency-key-missing', op: 'create_hpp', rules: ['IDEM-1'], mutate: (b) => b, headers: { 'Idempotency-Key': null }, expectStatus: 400, expectCode: 'parameter_missing', expectParam: null });
 }
@@ -239,8 +253,9 @@ add({
 // List: limit 1..100, status from presentation B's set, created bounds are integers, a cursor that exists.
 {
   const s = (name: string) => `list/${name}`;
-  add({ case: s('limit-0'), op: 'list', rules: ['LIST-3'], mutate: () => ({ limit: '0' }), ...bad400('limit') });
-  add({ case: s('limit-101'), op: 'list', rules: ['LIST-3'], mutate: () => ({ limit: '101' }), ...bad400('limit') });
+  const { min, max } = LIST_PARAMS.limit;
+  add({ case: s(`limit-${min - 1}`), op: 'list', rules: ['LIST-3'], mutate: () => ({ limit: String(min - 1) }), ...bad400('limit') });
+  add({ case: s(`limit-${max + 1}`), op: 'list', rules: ['LIST-3'], mutate: () => ({ limit: String(max + 1) }), ...bad400('limit') });
   add({ case: s('limit-negative'), op: 'list', rules: ['LIST-3'], mutate: () => ({ limit: '-5' }), ...bad400('limit') });
   add({ case: s('limit-not-a-number'), op: 'list', rules: ['LIST-3'], mutate: () => ({ limit: 'ten' }), ...bad400('limit') });
   add({ case: s('status-unknown'), op: 'list', rules: ['LIST-6'], mutate: () => ({ status: 'bogus' }), ...bad400('status') });

@@ -2,22 +2,17 @@
  * Sandbox test cards (spec "Test mode rules"). The spec omits the digits, so the
  * cards file (`--cards FILE`) maps each outcome to a number; a missing entry means
  * that outcome is not exercised. The reference service's defaults are below.
+ * Plain data, no zod: the k6 scripts bundle this module (src/cli/cards-file.ts validates the file).
  */
-import { z } from 'zod';
-
 export const CARD_OUTCOMES = ['succeeds', 'do_not_honor', 'insufficient_funds', 'three_ds_challenge', 'upstream_error'] as const;
 export type CardOutcome = (typeof CARD_OUTCOMES)[number];
 
-export const cardsFileSchema = z
-  .object({
-    succeeds: z.string().regex(/^\d{12,19}$/, 'a card number of 12 to 19 digits').optional(),
-    do_not_honor: z.string().regex(/^\d{12,19}$/, 'a card number of 12 to 19 digits').optional(),
-    insufficient_funds: z.string().regex(/^\d{12,19}$/, 'a card number of 12 to 19 digits').optional(),
-    three_ds_challenge: z.string().regex(/^\d{12,19}$/, 'a card number of 12 to 19 digits').optional(),
-    upstream_error: z.string().regex(/^\d{12,19}$/, 'a card number of 12 to 19 digits').optional(),
-  })
-  .strict();
-export type CardsFile = z.infer<typeof cardsFileSchema>;
+/** The cards file: outcome -> card number. */
+export type CardsFile = Partial<Record<CardOutcome, string>>;
+
+/** A card number: 12 to 19 digits (ISO/IEC 7812 PAN lengths; the spec states none). */
+export const CARD_NUMBER_PATTERN = /^\d{12,19}$/;
+export const CARD_NUMBER_DESCRIPTION = 'a card number of 12 to 19 digits';
 
 /** Luhn-valid numbers the reference service uses unless --cards replaces them. */
 export const DEFAULT_TEST_CARDS: Required<CardsFile> = {

@@ -6,8 +6,8 @@
  * about 30% of the connections opened (or alive when the toxic is added) are affected,
  * and every request on such a keep-alive connection is. The history's fault records
  * carry each window so the oracle can tell which requests ran inside which fault.
+ * Plain tables and types (no zod): src/chaos/fault-schedule.ts validates a schedule.
  */
-import { z } from 'zod';
 import { PaystormError, EXIT } from './exit-codes.ts';
 import type { FaultRecord } from '../history/schema.ts';
 
@@ -33,66 +33,19 @@ export const FAULT_ATTRIBUTES: Readonly<Record<FaultType, { required: readonly s
   down: { required: [], optional: [], units: {} },
 };
 
-const stepInput = z
-  .object({
-    at: z.number().int().min(0),
-    duration: z.number().int().positive(),
-    proxy: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'a proxy name (letters, digits, ".", "_", "-")'),
-    type: z.enum(FAULT_TYPES),
-    stream: z.enum(FAULT_STREAMS).optional(),
-    toxicity: z.number().min(0).max(1).optional(),
-    attributes: z.record(z.string(), z.number().min(0)).optional(),
-  })
-  .strict()
-  .superRefine((s, ctx) => {
-    const def = FAULT_ATTRIBUTES[s.type];
-    const attrs = s.attributes ?? {};
-    for (const name of def.required) {
-      if (!(name in attrs)) ctx.addIssue({ code: 'custom', path: ['attributes', name], message: `required for a ${s.type} fault (${def.units[name]})` });
-    }
-    for (const name of Object.keys(attrs)) {
-      if (!def.required.includes(name) && !def.optional.includes(name)) {
-        const known = [...def.required, ...def.optional];
-        ctx.addIssue({
-          code: 'custom',
-          path: ['attributes', name],
-          message: `not an attribute of ${s.type}` + (known.length ? ` (it takes ${known.join(', ')})` : ' (it takes none)'),
-        });
-      }
-    }
-    if (s.type === 'down' && s.toxicity !== undefined && s.toxicity !== 1) {
-      ctx.addIssue({ code: 'custom', path: ['toxicity'], message: 'down disables the whole proxy; toxicity does not apply' });
-    }
-  });
-
-/** One step: from `at` ms after the schedule starts, for `duration` ms. */
-export const faultStepSchema = stepInput.transform((s) => ({
-  at: s.at,
-  duration: s.duration,
-  proxy: s.proxy,
-  type: s.type,
-  stream: s.stream ?? ('downstream' as FaultStream),
-  toxicity: s.toxicity ?? 1,
-  attributes: s.attributes ?? {},
-}));
-export type FaultStep = z.output<typeof faultStepSchema>;
-export type FaultStepInput = z.input<typeof faultStepSchema>;
-
-export const faultScheduleSchema = z.array(faultStepSchema);
-
-function issuePath(where: string, path: readonly PropertyKey[]): string {
-  let out = where;
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : `.${String(p)}`;
-  return out;
+/** One step: from `at` ms after the schedule starts, for `duration` ms (defaults filled: src/chaos/fault-schedule.ts parses one). */
+export interface FaultStep {
+  at: number;
+  duration: number;
+  proxy: string;
+  type: FaultType;
+  stream: FaultStream;
+  toxicity: number;
+  attributes: Record<string, number>;
 }
 
-/** Validates a schedule; the error names each bad field by its path, e.g. `faults[1].attributes.latency`. */
-export function parseFaultSchedule(value: unknown, where = 'faults'): FaultStep[] {
-  const r = faultScheduleSchema.safeParse(value);
-  if (r.success) return r.data;
-  const lines = r.error.issues.map((i) => `${issuePath(where, i.path)}: ${i.message}`);
-  throw new PaystormError(`invalid fault schedule:\n  ${lines.join('\n  ')}`, EXIT.usage, issuePath(where, r.error.issues[0]?.path ?? []));
-}
+/** A proxy name: letters, digits, ".", "_", "-". */
+export const PROXY_NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
 
 /** When the last window of a schedule closes (ms from its start). */
 export function scheduleLengthMs(steps: readonly FaultStep[]): number {
@@ -137,7 +90,7 @@ export function parseProxyArg(arg: string): ProxySpec {
     throw new PaystormError(`--proxy "${arg}": expected NAME=LISTEN_HOST:PORT>UPSTREAM_HOST:PORT, for example ${PROXY_ARG_EXAMPLE}.${hint}`, EXIT.usage, '--proxy');
   }
   const name = s.slice(0, eq);
-  if (!/^[A-Za-z0-9_.-]+$/.test(name)) {
+  if (!PROXY_NAME_PATTERN.test(name)) {
     throw new PaystormError(`--proxy "${arg}": the proxy name "${name}" may use only letters, digits, ".", "_" and "-". Example: ${PROXY_ARG_EXAMPLE}.`, EXIT.usage, '--proxy');
   }
   if (gt < eq) throw new PaystormError(`--proxy "${arg}": the name comes first. Example: ${PROXY_ARG_EXAMPLE}.`, EXIT.usage, '--proxy');

@@ -7,7 +7,10 @@
  * - Hosted page: `POST <redirect_url>` with a form-encoded body of the fields below
  *   answers 303 (to `return_url`, or to the 3DS challenge when the card needs it).
  */
+import { CARD_FIELDS } from './inputs.ts';
+
 export const THREE_DS_RESULT_PARAM = 'result';
 export const THREE_DS_RESULTS = ['success', 'fail'] as const;
 export type ThreeDsResult = (typeof THREE_DS_RESULTS)[number];
-export const HPP_FORM_FIELDS = ['number', 'exp_month', 'exp_year', 'cvc', 'holder_name'] as const;
+/** The hosted page's form takes the card of the input tables. */
+export const HPP_FORM_FIELDS = CARD_FIELDS;

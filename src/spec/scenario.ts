@@ -205,6 +205,11 @@ export interface ScenarioContext {
   readonly faultProxies?: readonly string[];
   /** The service's declared time-out for one processor call (ms), when known. */
   readonly upstreamTimeoutMs?: number;
+  /**
+   * A refund amount (minor units) the target's sandbox fails, so refund.failed can be caused, when
+   * known: the spec designates none, so this is the embedded reference service's; absent elsewhere.
+   */
+  readonly refundFailAmount?: number;
   /** The bound (ms) within which the oracle expects a pending payment or refund to settle (SM-6, FT-2, REF-1), when the run set one. */
   readonly settleBoundMs?: number;
   /**

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { LIMITS, STATUSES_B, type PaymentStatus, luhnValid } from '../spec/index.ts';
+import { LIMITS, LIST_PARAMS, type PaymentStatus, luhnValid } from '../spec/index.ts';
 import { KeyRing, type ApiKey } from './auth.ts';
 import { bugFlags, type BugFlags } from './bugs.ts';
 import { ErrorWriter, type ApiResult } from './errors.ts';
@@ -22,7 +22,7 @@ import { type RunningProcessor, startProcessor } from './processor.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { SandboxPages } from './sandbox-pages.ts';
 import { Scheduler } from './scheduler.ts';
-import { PaymentStore, PAGE_LIMITS } from './store.ts';
+import { PaymentStore } from './store.ts';
 import { UpstreamClient, type UpstreamResult } from './upstream.ts';
 import { type ParsedCreate, type ValidateOptions, isExpired, validateDirectCreate, validateHostedCreate } from './validate.ts';
 import { WebhookDispatcher } from './webhooks.ts';
@@ -264,24 +264,26 @@ class ReferenceService {
   private list(key: ApiKey, qs: string, rid: string): ApiResult {
     const q = parseQuery(qs);
     const bad = (param: string, message: string) => this.errors.make(rid, 'parameter_invalid', message, param);
-    let limit: number = PAGE_LIMITS.default;
+    const sizes = LIST_PARAMS.limit;
+    let limit: number = sizes.default;
     if (q.has('limit')) {
       const s = q.get('limit')!;
-      if (!/^-?\d+$/.test(s)) return bad('limit', `Invalid limit: expected an integer from ${PAGE_LIMITS.min} to ${PAGE_LIMITS.max}.`);
+      if (!/^-?\d+$/.test(s)) return bad('limit', `Invalid limit: expected an integer from ${sizes.min} to ${sizes.max}.`);
       limit = Number(s);
-      if (limit < PAGE_LIMITS.min || limit > PAGE_LIMITS.max) {
-        if (!this.bugs['list-limit-unchecked']) return bad('limit', `Invalid limit: expected an integer from ${PAGE_LIMITS.min} to ${PAGE_LIMITS.max}.`);
-        limit = Math.min(PAGE_LIMITS.max, Math.max(PAGE_LIMITS.min, limit));
+      if (limit < sizes.min || limit > sizes.max) {
+        if (!this.bugs['list-limit-unchecked']) return bad('limit', `Invalid limit: expected an integer from ${sizes.min} to ${sizes.max}.`);
+        limit = Math.min(sizes.max, Math.max(sizes.min, limit));
       }
     }
     let status: PaymentStatus | undefined;
     if (q.has('status')) {
       const s = q.get('status')!;
-      if (!(STATUSES_B as readonly string[]).includes(s)) return bad('status', `Invalid status: expected one of ${STATUSES_B.join(', ')}.`);
+      const allowed = LIST_PARAMS.status.values;
+      if (!(allowed as readonly string[]).includes(s)) return bad('status', `Invalid status: expected one of ${allowed.join(', ')}.`);
       status = s as PaymentStatus;
     }
-    const bounds: Record<'created[gte]' | 'created[lt]', number | undefined> = { 'created[gte]': undefined, 'created[lt]': undefined };
-    for (const name of ['created[gte]', 'created[lt]'] as const) {
+    const bounds: Record<Extract<keyof typeof LIST_PARAMS, `created[${string}]`>, number | undefined> = { 'created[gte]': undefined, 'created[lt]': undefined };
+    for (const name of Object.keys(bounds) as (keyof typeof bounds)[]) {
       if (!q.has(name)) continue;
       const s = q.get(name)!;
       if (!/^-?\d+$/.test(s)) return bad(name, `Invalid ${name}: expected Unix seconds.`);

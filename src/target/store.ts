@@ -4,7 +4,7 @@
  * global sequence), so a page is a walk backwards from the cursor's position.
  */
 import { SYSTEM_CLOCK, type ServiceClock } from './clock.ts';
-import { LIMITS, type Mode, type PaymentStatus } from '../spec/index.ts';
+import type { Mode, PaymentStatus } from '../spec/index.ts';
 import type { BugFlags } from './bugs.ts';
 import type { PaymentRecord } from './model.ts';
 import { partitionOf } from './auth.ts';
@@ -123,4 +123,3 @@ function lastIndexBefore(list: PaymentRecord[], lt: number): number {
   return lo - 1;
 }
 
-export const PAGE_LIMITS = { min: LIMITS.pageLimitMin, max: LIMITS.pageLimitMax, default: LIMITS.pageLimitDefault };

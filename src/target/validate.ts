@@ -1,9 +1,27 @@
 /**
- * Input validation of creates, in the shape the body uses (src/spec/inputs.ts):
- * the first problem found is reported as 400 parameter_invalid with `param`
- * naming the field (nested fields dotted, e.g. `card.cvc`).
+ * Input validation of creates, in the shape the body uses: the fields, which are required and
+ * their limits come from the spec's input tables (src/spec/inputs.ts INPUT_TABLES, LIMITS); the
+ * first problem found is reported as 400 parameter_invalid with `param` naming the field
+ * (nested fields dotted, e.g. `card.cvc`).
  */
-import { type CardsFile, type InputShape, LIMITS, inputShapeOf, isIsoCurrency, cvcLength } from '../spec/index.ts';
+import {
+  BILLING_ADDRESS_REQUIRED,
+  BILLING_DETAILS_OPTIONAL,
+  CARD_FIELDS,
+  CARD_NUMBER_PATTERN,
+  CUSTOMER_B_FIELDS,
+  HOSTED_CREATE_FIELDS,
+  LIMITS,
+  PAYMENT_METHOD_TYPE,
+  cvcLength,
+  inputRow,
+  inputShapeOf,
+  isIsoCurrency,
+  returnUrlAllowed,
+  type CardsFile,
+  type InputRequired,
+  type InputShape,
+} from '../spec/index.ts';
 import type { BugFlags } from './bugs.ts';
 import type { CardSecret } from './model.ts';
 
@@ -69,25 +87,38 @@ function requireObject(o: Json, field: string, param: string): Json {
   return v;
 }
 
-/** A card of the input tables: number, exp_month, exp_year, cvc, holder_name, all required. */
+function requireInteger(o: Json, field: string, param: string, min: number, max: number, expected: string): number {
+  const v = o[field];
+  if (v === undefined || v === null) fail(param, `Missing required parameter: ${param}.`);
+  if (!Number.isInteger(v) || (v as number) < min || (v as number) > max) fail(param, `Invalid ${param}: expected ${expected}.`);
+  return v as number;
+}
+
+/** A card of the input tables (CARD_FIELDS), every field required, checked in the table's order. */
 export function parseCard(c: Json, prefix: string, bugs: BugFlags, opts: ValidateOptions = {}): CardSecret {
   if (opts.lenientTypes) {
     c = { ...c, exp_month: lenientInt(c.exp_month, true), exp_year: lenientInt(c.exp_year, true) };
     if (Number.isSafeInteger(c.cvc) && (c.cvc as number) >= 0) c.cvc = String(c.cvc);
   }
-  const number = requireString(c, 'number', `${prefix}.number`);
-  if (!/^\d{12,19}$/.test(number)) fail(`${prefix}.number`, `Invalid ${prefix}.number: expected 12 to 19 digits.`);
-  const expMonth = c.exp_month;
-  if (expMonth === undefined || expMonth === null) fail(`${prefix}.exp_month`, `Missing required parameter: ${prefix}.exp_month.`);
-  if (!Number.isInteger(expMonth) || (expMonth as number) < 1 || (expMonth as number) > 12) fail(`${prefix}.exp_month`, `Invalid ${prefix}.exp_month: expected an integer from 1 to 12.`);
-  const expYear = c.exp_year;
-  if (expYear === undefined || expYear === null) fail(`${prefix}.exp_year`, `Missing required parameter: ${prefix}.exp_year.`);
-  if (!Number.isInteger(expYear) || (expYear as number) < 1000 || (expYear as number) > 9999) fail(`${prefix}.exp_year`, `Invalid ${prefix}.exp_year: expected a four-digit year.`);
-  const cvc = requireString(c, 'cvc', `${prefix}.cvc`);
-  const need = bugs['test-amex-cvc-rejected'] ? 3 : cvcLength(number);
-  if (!/^\d+$/.test(cvc) || cvc.length !== need) fail(`${prefix}.cvc`, `Invalid ${prefix}.cvc: expected ${need} digits for this card.`);
-  const holder = requireString(c, 'holder_name', `${prefix}.holder_name`);
-  return { number, exp_month: expMonth as number, exp_year: expYear as number, cvc, holder_name: holder };
+  const card = {} as CardSecret;
+  const check: { [F in (typeof CARD_FIELDS)[number]]: (param: string) => CardSecret[F] } = {
+    number: (param) => {
+      const number = requireString(c, 'number', param);
+      if (!CARD_NUMBER_PATTERN.test(number)) fail(param, `Invalid ${param}: expected 12 to 19 digits.`);
+      return number;
+    },
+    exp_month: (param) => requireInteger(c, 'exp_month', param, 1, 12, 'an integer from 1 to 12'),
+    exp_year: (param) => requireInteger(c, 'exp_year', param, 1000, 9999, 'a four-digit year'),
+    cvc: (param) => {
+      const cvc = requireString(c, 'cvc', param);
+      const need = bugs['test-amex-cvc-rejected'] ? 3 : cvcLength(card.number);
+      if (!/^\d+$/.test(cvc) || cvc.length !== need) fail(param, `Invalid ${param}: expected ${need} digits for this card.`);
+      return cvc;
+    },
+    holder_name: (param) => requireString(c, 'holder_name', param),
+  };
+  for (const f of CARD_FIELDS) (card as Record<typeof f, unknown>)[f] = check[f](`${prefix}.${f}`);
+  return card;
 }
 
 function parseCommon(body: Json, bugs: BugFlags, opts: ValidateOptions = {}) {
@@ -132,6 +163,12 @@ function parseDescriptionAndMetadata(body: Json, bugs: BugFlags, direct: boolean
   return { description, metadata };
 }
 
+/** B requires return_url only when 3DS is triggered: here, when the card is the sandbox 3DS card (the only one the service knows ahead). */
+function returnUrlRequired(required: InputRequired, threeDs: boolean): boolean {
+  return required === 'yes' || (required === 'when-3ds' && threeDs);
+}
+const RETURN_URL_REQUIRED_WHY: Record<InputShape, string> = { A: 'required for every payment', B: 'required when 3D Secure is triggered' };
+
 function parseReturnUrl(body: Json, required: boolean, requiredWhy: string): string | null {
   const v = body.return_url;
   if (v === undefined || v === null) {
@@ -145,7 +182,7 @@ function parseReturnUrl(body: Json, required: boolean, requiredWhy: string): str
   } catch {
     fail('return_url', 'Invalid return_url: expected an absolute URL.');
   }
-  if (!(u.protocol === 'https:' || (u.protocol === 'http:' && u.hostname === 'localhost'))) {
+  if (!returnUrlAllowed(u)) {
     fail('return_url', 'Invalid return_url: must use https, or http://localhost for local development.');
   }
   return v;
@@ -155,8 +192,8 @@ function parseBillingDetails(body: Json): { email: string; name: string | null }
   const b = requireObject(body, 'billing_details', 'billing_details');
   const email = requireString(b, 'email', 'billing_details.email', { email: true });
   const a = requireObject(b, 'address', 'billing_details.address');
-  for (const f of ['line1', 'city', 'postal_code', 'country']) requireString(a, f, `billing_details.address.${f}`);
-  for (const f of ['first_name', 'last_name']) {
+  for (const f of BILLING_ADDRESS_REQUIRED) requireString(a, f, `billing_details.address.${f}`);
+  for (const f of BILLING_DETAILS_OPTIONAL) {
     if (b[f] !== undefined && b[f] !== null && typeof b[f] !== 'string') fail(`billing_details.${f}`, `Invalid billing_details.${f}: expected a string.`);
   }
   const name = [b.first_name, b.last_name].filter((x) => typeof x === 'string' && x).join(' ');
@@ -165,10 +202,9 @@ function parseBillingDetails(body: Json): { email: string; name: string | null }
 
 function parseCustomerB(body: Json): { email: string; name: string } {
   const c = requireObject(body, 'customer', 'customer');
-  const email = requireString(c, 'email', 'customer.email', { email: true });
-  const rest: Record<string, string> = {};
-  for (const f of ['first_name', 'last_name', 'country', 'phone', 'address', 'city', 'zip']) rest[f] = requireString(c, f, `customer.${f}`);
-  return { email, name: `${rest.first_name} ${rest.last_name}` };
+  const got = {} as Record<(typeof CUSTOMER_B_FIELDS)[number], string>;
+  for (const f of CUSTOMER_B_FIELDS) got[f] = requireString(c, f, `customer.${f}`, { email: f === 'email' });
+  return { email: got.email, name: `${got.first_name} ${got.last_name}` };
 }
 
 /**
@@ -183,7 +219,7 @@ export function validateDirectCreate(body: Json, bugs: BugFlags, cards: CardsFil
     let customer: { email: string | null; name: string | null };
     if (shape === 'A') {
       const pmd = requireObject(body, 'payment_method_data', 'payment_method_data');
-      if (pmd.type !== 'card') fail('payment_method_data.type', 'Invalid payment_method_data.type: expected "card".');
+      if (pmd.type !== PAYMENT_METHOD_TYPE) fail('payment_method_data.type', `Invalid payment_method_data.type: expected "${PAYMENT_METHOD_TYPE}".`);
       card = parseCard(requireObject(pmd, 'card', 'payment_method_data.card'), 'payment_method_data.card', bugs, opts);
       customer = parseBillingDetails(body);
     } else {
@@ -192,7 +228,7 @@ export function validateDirectCreate(body: Json, bugs: BugFlags, cards: CardsFil
     }
     const dm = parseDescriptionAndMetadata(body, bugs, true);
     const threeDs = !opts.returnUrlAt3ds && cards.three_ds_challenge !== undefined && card.number === cards.three_ds_challenge;
-    const returnUrl = parseReturnUrl(body, shape === 'A' || threeDs, shape === 'A' ? 'required for every payment' : 'required when 3D Secure is triggered');
+    const returnUrl = parseReturnUrl(body, returnUrlRequired(inputRow(shape, 'return_url')!.required, threeDs), RETURN_URL_REQUIRED_WHY[shape]);
     return { ok: true, value: { shape, ...common, ...dm, returnUrl, card, customer } };
   } catch (e) {
     if (e instanceof Problem) return { ok: false, param: bugs['pay-param-not-named'] && e.message.startsWith('Missing') ? null : e.param, message: e.message };
@@ -216,7 +252,7 @@ export function validateHostedCreate(body: Json, bugs: BugFlags, opts: ValidateO
     if (shape === 'A') customer = parseBillingDetails(body);
     else if (body.customer !== undefined && body.customer !== null) customer = parseCustomerB(body);
     const dm = parseDescriptionAndMetadata(body, bugs, false);
-    const returnUrl = parseReturnUrl(body, true, 'the hosted page returns the customer there');
+    const returnUrl = parseReturnUrl(body, returnUrlRequired(HOSTED_CREATE_FIELDS.return_url.required, false), 'the hosted page returns the customer there');
     return { ok: true, value: { shape, ...common, ...dm, returnUrl, card: null, customer } };
   } catch (e) {
     if (e instanceof Problem) return { ok: false, param: bugs['pay-param-not-named'] && e.message.startsWith('Missing') ? null : e.param, message: e.message };

@@ -6,7 +6,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Toxiproxy } from 'toxiproxy-node-client';
 import { startToxiproxyServer, type ToxiproxyServer } from '../../src/chaos/proxy/index.ts';
 import { openChaosSession, ToxiproxyDriver, type ChaosSession } from '../../src/chaos/index.ts';
-import { parseFaultSchedule, parseProxyArg, faultsDuring, PaystormError, type FaultStep, type FaultType } from '../../src/spec/index.ts';
+import { parseProxyArg, faultsDuring, PaystormError, type FaultStep, type FaultType } from '../../src/spec/index.ts';
+import { parseFaultSchedule } from '../../src/chaos/fault-schedule.ts';
 import { type FaultRecord } from '../../src/history/index.ts';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/run-schedule.ts', import.meta.url));

@@ -6,7 +6,8 @@
  * from the declared upstream time-out, with the `timeout` window certain (toxicity 1).
  */
 import { describe, expect, it } from 'vitest';
-import { EXIT, PaystormError, parseFaultSchedule } from '../../src/spec/index.ts';
+import { EXIT, PaystormError } from '../../src/spec/index.ts';
+import { parseFaultSchedule } from '../../src/chaos/fault-schedule.ts';
 import { planFaults, viaProxyUrl } from '../../src/cli/chaos-setup.ts';
 import { scenarioByName } from '../../scenarios/index.ts';
 import { chaosPlan, SHORT, CLIENT_PROXY, UPSTREAM_PROXY } from '../../scenarios/chaos.ts';

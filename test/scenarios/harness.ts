@@ -8,7 +8,7 @@ import { RunClock, runScenarios, makeRunRecord, type RunOutcome } from '../../sr
 import { HistoryWriter } from '../../src/history/index.ts';
 import { makeKeySecrets } from '../../src/client/index.ts';
 import { startReferenceService, startProcessor, DEFAULT_KEYS, DEFAULT_WEBHOOK_SECRET, type KeyConfig } from '../../src/target/index.ts';
-import { scaledDelays } from '../../src/target/options.ts';
+import { SANDBOX_REFUND_FAIL_AMOUNT, scaledDelays } from '../../src/target/options.ts';
 import { startToxiproxyServer } from '../../src/chaos/proxy/index.ts';
 import { openChaosSession, groupSessions, type ChaosSession } from '../../src/chaos/index.ts';
 import { startWebhookReceiver } from '../../src/webhooks/index.ts';
@@ -147,6 +147,7 @@ export async function runAgainstReference(
       log: (m) => logs.push(m),
       faultProxies,
       upstreamTimeoutMs,
+      refundFailAmount: SANDBOX_REFUND_FAIL_AMOUNT,
       ...(sessions.length ? { chaos: groupSessions(sessions) } : {}),
     });
     await writer.close();

@@ -1,7 +1,8 @@
 /** The scenario registry and the helpers scenarios share (no target needed). */
 import { describe, expect, it } from 'vitest';
 import { performance } from 'node:perf_hooks';
-import { isRuleId, ruleInfo, parseKeyArg, parseFaultSchedule, CARD_OUTCOMES } from '../../src/spec/index.ts';
+import { isRuleId, ruleInfo, parseKeyArg, CARD_OUTCOMES } from '../../src/spec/index.ts';
+import { parseFaultSchedule } from '../../src/chaos/fault-schedule.ts';
 import { type KeyInfo } from '../../src/history/index.ts';
 import { DEFAULT_KEYS } from '../../src/target/index.ts';
 import { SCENARIOS, DEFAULT_SUITE, scenarioByName, SCENARIO_NAMES } from '../../scenarios/index.ts';

@@ -1,6 +1,7 @@
 /** `paystorm serve`: runs the reference Card Payment Service until SIGINT/SIGTERM. */
 import { readFileSync } from 'node:fs';
-import { EXIT, PaystormError, cardsFileSchema, type CardsFile } from '../../spec/index.ts';
+import { EXIT, PaystormError, type CardsFile } from '../../spec/index.ts';
+import { cardsFileSchema } from '../cards-file.ts';
 import {
   BUGS,
   BUG_NAMES,

@@ -2,6 +2,7 @@ import type { Finding } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
 import { delivered, eventSubject } from '../lib/webhooks.ts';
+import { NO_RETRY_SEEN_WAIT_MS } from '../../spec/tolerances.ts';
 
 /** What this check keeps of a delivery. */
 interface Delivery {
@@ -37,9 +38,6 @@ const NEXT_GAP_FACTOR = 8;
  * answered attempt (a 500): after no answer, the service's own time-out, not known exactly,
  * is part of the gap. The receiver fails a few events several times in a row for this.
  */
-/** With no retry seen for any event, how long (target time, scaled) a failed delivery gets before "not retried" is judged. */
-export const NO_RETRY_SEEN_WAIT_MS = 300_000;
-
 const invariant: Invariant = {
   id: 'failed-delivery-retried',
   title: 'A failed delivery is retried, with growing intervals',

@@ -4,7 +4,7 @@ import type { Invariant } from '../types.ts';
 import { isAuthenticatedAnswer } from '../lib/exchange.ts';
 import { Findings, MAX_EXAMPLES, evidence, show } from '../lib/findings.ts';
 import { resetToleranceMs, windowMsOf } from '../lib/rate.ts';
-import { CLOCK_OFFSET_WARN_MS, type ServerClockEstimate } from '../lib/server-clock.ts';
+import type { ServerClockEstimate } from '../../spec/server-clock.ts';
 
 /** The few records furthest in one direction, kept while streaming (a million records, five kept). */
 class Extremes {
@@ -92,6 +92,9 @@ function secs(ms: number): number {
 function placeholder(message: string): Evidence {
   return { message };
 }
+
+/** Beyond this the offset is reported as a warning: a staging host this far off breaks clients that trust its times. */
+const CLOCK_OFFSET_WARN_MS = 1000;
 
 export function clockFinding(c: ServerClockEstimate): Finding {
   const off = secs(c.offsetMs);

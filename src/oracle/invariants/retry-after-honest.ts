@@ -1,17 +1,7 @@
 import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
 import { orderBy, resetToleranceMs, rowEvidence, serverOffsetOf } from '../lib/rate.ts';
-
-/**
- * Slack on "a request sent after Retry-After elapsed". No rounding slack is due: Retry-After is
- * whole seconds, so an honest server rounds the time left up, and a request we send at
- * (our receipt of the 429) + Retry-After reaches the server at least Retry-After after it wrote
- * the 429 (network delay only adds to that). What remains is clock effects at the server: its
- * clock stepping, or another node of a remote deployment with a clock a little behind.
- */
-export function retryAfterSlackMs(embedded: boolean): number {
-  return embedded ? 50 : 250;
-}
+import { retryAfterSlackMs } from '../../spec/tolerances.ts';
 
 /**
  * RL-8. Retry-After is honest both ways:

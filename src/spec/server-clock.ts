@@ -12,8 +12,11 @@
  * Date string and refresh it on a timer (Node does), so a busy event loop sends a Date up to
  * its lag behind. The upper bound is therefore the 1st percentile of the per-exchange upper
  * bounds, and at least the third smallest from 20 answers on (the smallest below), not their minimum.
+ *
+ * In src/spec because both sides read the contract's times (created, X-RateLimit-Reset) in this
+ * clock: scenarios to send created bounds, the oracle to judge them.
  */
-import type { ExchangeRecord } from '../../history/index.ts';
+import type { ExchangeRecord } from '../history/index.ts';
 
 export interface ServerClockEstimate {
   /** Server clock minus ours, ms (positive: the server is ahead). */
@@ -79,6 +82,3 @@ export class ServerClock {
     };
   }
 }
-
-/** Beyond this the offset is reported as a warning: a staging host this far off breaks clients that trust its times. */
-export const CLOCK_OFFSET_WARN_MS = 1000;

@@ -1,0 +1,21 @@
+/**
+ * Judging tolerances the scenarios and the oracle share: a scenario sizes its waits so the
+ * oracle can judge what it sent, so both read the same numbers from here.
+ */
+
+/**
+ * Slack on "a request sent after Retry-After elapsed" (RL-8). No rounding slack is due: Retry-After
+ * is whole seconds, so an honest server rounds the time left up, and a request we send at
+ * (our receipt of the 429) + Retry-After reaches the server at least Retry-After after it wrote
+ * the 429 (network delay only adds to that). What remains is clock effects at the server: its
+ * clock stepping, or another node of a remote deployment with a clock a little behind.
+ */
+export function retryAfterSlackMs(embedded: boolean): number {
+  return embedded ? 50 : 250;
+}
+
+/**
+ * WH-9: with no retry seen for any event, how long (target time, scaled) a failed delivery gets
+ * before "not retried" is judged; the webhooks scenario waits at least this long after its traffic.
+ */
+export const NO_RETRY_SEEN_WAIT_MS = 300_000;
