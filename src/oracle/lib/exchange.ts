@@ -88,3 +88,43 @@ export function overlaps(a: { tStart: number; tEnd: number }, b: { tStart: numbe
 export function currencyEq(a: unknown, b: unknown): boolean {
   return a === b || (typeof a === 'string' && typeof b === 'string' && a.toUpperCase() === b.toUpperCase());
 }
+
+/**
+ * An exchange to keep until the end of the run: the record without its parsed bodies (payment,
+ * list page, rate headers), which are most of its size; what evidence and the judges of kept
+ * requests read (op, key, status, error, sent, times, snippet) stays. Keeping whole records
+ * would hold the run's bodies in memory.
+ */
+export function withoutBodies(x: ExchangeRecord): ExchangeRecord {
+  // One object literal (one hidden class for every kept exchange); optional fields as the record has them.
+  return {
+    v: x.v,
+    kind: 'exchange',
+    seq: x.seq,
+    scenario: x.scenario,
+    group: x.group,
+    op: x.op,
+    key: x.key,
+    idemKey: x.idemKey,
+    bodyDigest: x.bodyDigest,
+    sent: x.sent,
+    tIntended: x.tIntended,
+    tStart: x.tStart,
+    tEnd: x.tEnd,
+    wall: x.wall,
+    status: x.status,
+    contentType: x.contentType,
+    rate: null,
+    retryAfter: x.retryAfter,
+    date: x.date,
+    json: x.json,
+    error: x.error,
+    payment: null,
+    refund: x.refund,
+    list: null,
+    bodySnippet: x.bodySnippet,
+    location: x.location,
+    failure: x.failure,
+    attempt: x.attempt,
+  };
+}

@@ -5,7 +5,7 @@
 import type { ExchangeRecord, KeyInfo } from '../../history/index.ts';
 import type { PaymentFacts } from '../ledger.ts';
 import type { Invariant, OracleContext } from '../types.ts';
-import { errorCode, is2xx } from './exchange.ts';
+import { errorCode, is2xx, withoutBodies } from './exchange.ts';
 import { Findings, evidence, show } from './findings.ts';
 import { onUnservedRefundPath } from './refund-paths.ts';
 
@@ -64,7 +64,7 @@ export function foreignAccessInvariant(def: {
             const owner = ctx.ledger.payments.get(pid);
             // Refunds wait for the end, when it is known whether their path is served.
             if (owner && rec.op === 'retrieve') judgeAccess(rec, owner);
-            else if (deferred.length < MAX_DEFERRED) deferred.push(rec);
+            else if (deferred.length < MAX_DEFERRED) deferred.push(withoutBodies(rec));
           }
           if (def.includeLists && rec.list && is2xx(rec.status)) {
             const requester = ctx.keys.get(rec.key);
