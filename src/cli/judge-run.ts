@@ -13,7 +13,7 @@ import { readHistory } from '../history/reader.ts';
 import { evaluateThresholds } from '../oracle/thresholds.ts';
 import { verdictOf } from '../oracle/verdict.ts';
 import { buildSummary } from '../oracle/summary.ts';
-import { MetricsAggregator } from '../engine/metrics.ts';
+import { MetricsAggregator } from '../history/metrics.ts';
 import { RateBoundaryCollector } from '../oracle/lib/rate-boundary.ts';
 import { feedScopes, thresholdScopes } from '../oracle/threshold-scopes.ts';
 import { compareWithBaseline, defaultRegressions, isRegressionExpr, type Baseline } from '../oracle/baseline.ts';

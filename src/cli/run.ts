@@ -8,8 +8,8 @@
 import { join, resolve } from 'node:path';
 import { DEFAULT_TEST_CARDS, EXIT, PaystormError, CARD_OUTCOMES, LIMITS, parseKeyArg, parseProxyArg, parseFaultSchedule, type CardOutcome, type CardsFile, type ParsedKey, type Presentation, type Scenario, type ScenarioEnv, type Summary, type TargetInfo } from '../spec/index.ts';
 import { type FaultRecord, type HistoryRecord, type KeyInfo, type WebhookRecord } from '../history/index.ts';
-import { RunClock, MetricsAggregator, Progress, runScenarios, makeRunRecord, newRunId, faultRunInfo } from '../engine/index.ts';
-import { HistoryWriter } from '../history/index.ts';
+import { RunClock, Progress, runScenarios, makeRunRecord, newRunId, faultRunInfo } from '../engine/index.ts';
+import { HistoryWriter, MetricsAggregator } from '../history/index.ts';
 import { probeRateLimit, detectTargetPresentation, carriesLivemodeTrue, type KeySecret } from '../client/index.ts';
 import { openChaosSession, groupSessions, ToxiproxyDriver, ToxiproxyApiError, type ChaosGroup, type ChaosSession } from '../chaos/index.ts';
 import { startToxiproxyServer } from '../chaos/proxy/index.ts';
