@@ -16,7 +16,7 @@ import { parseDuration } from '../duration.ts';
 import { embeddedChallengeTimeoutMs, embeddedWebhookPaths } from '../embedded.ts';
 import { planSuite } from '../plan.ts';
 import { EMBEDDED_WEBHOOK_BASE_PATH, RUN_DEFAULTS, WEBHOOK_FAIL_SHARE_DEFAULT, type RunSettings } from './settings.ts';
-import type { RunScope } from './scope.ts';
+import type { RunIo, RunScope } from './scope.ts';
 import type { OpenedChaos } from './chaos.ts';
 import type { ProbedTarget } from './probe.ts';
 import { judgeRun } from './judge.ts';
@@ -35,7 +35,7 @@ function keyInfo(k: ParsedKey, directApi?: boolean, shared?: boolean): KeyInfo {
 }
 
 /** The scenarios' keys and environment, and the plan line: how long the run will take and why. */
-export function prepareScenarios(s: RunSettings, target: ProbedTarget, receiver: WebhookReceiver | null, faultPlan: FaultPlan, io: RunScope['io']): PreparedScenarios {
+export function prepareScenarios(s: RunSettings, target: ProbedTarget, receiver: WebhookReceiver | null, faultPlan: FaultPlan, io: RunIo): PreparedScenarios {
   const { cfg, embedded, timeScale, durationMs } = s;
   const keys: KeySecret[] = s.keys.parsed.map((k, index) => ({
     handle: { ...keyInfo(k, s.keys.directApi.get(k.secret), s.keys.shared.has(k.secret)), index },
