@@ -158,7 +158,7 @@ export const RUN_CHECKS: RunCheck[] = [
 /** Checks that span options (no one option to hang them on). */
 function crossProblems(cfg: RunConfig, fieldOf: (key: keyof RunConfig) => string): OptionProblem[] {
   const out: OptionProblem[] = [];
-  // No --out: the default reports/ (RUN_DEFAULTS.out in run.ts) under the current directory must be writable too.
+  // No --out: the default reports/ (RUN_DEFAULTS.out in run-steps/settings.ts) under the current directory must be writable too.
   if (cfg.out === undefined) {
     const p = outProblem('reports');
     if (p) out.push({ field: fieldOf('out'), message: `${p} (no --out was given: the default is reports/ in the current directory)` });

@@ -38,7 +38,8 @@ import { DEFAULT_KEYS } from '../target/options.ts';
 import { INVARIANTS } from '../oracle/invariants/index.ts';
 import { SCENARIOS } from '../../scenarios/index.ts';
 import type { RunConfig } from './config.ts';
-import { EMBEDDED_DEFAULTS, executeRun, type RunIo, type RunResult } from './run.ts';
+import { executeRun, type RunIo, type RunResult } from './run.ts';
+import { EMBEDDED_DEFAULTS } from './run-steps/settings.ts';
 
 export type PresentationChoice = Presentation | 'both';
 

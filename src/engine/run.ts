@@ -14,7 +14,7 @@ import type { RunClock } from './clock.ts';
 import { runBurst } from './burst.ts';
 import { runExecutor, type IterationFn } from './executors.ts';
 import type { HistoryWriter } from '../history/writer.ts';
-import type { MetricsAggregator } from './metrics.ts';
+import type { MetricsAggregator } from '../history/metrics.ts';
 import type { Progress } from './progress.ts';
 
 export interface RunCaps {

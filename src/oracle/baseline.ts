@@ -16,7 +16,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXIT, PaystormError, type LatencySummary, type RunMetrics, type Summary } from '../spec/index.ts';
-import { summarizeEncoded } from '../engine/metrics.ts';
+import { summarizeEncoded } from '../history/metrics.ts';
 import { compare, evaluateThreshold, parseThreshold, ThresholdError, type Comparison, type Threshold } from './thresholds.ts';
 import { binsOf, cdfPoints, contrast, exactSampler, mannWhitneyGreater, meanSampler, percentileSampler, rateSampler, type Sampler } from './distribution.ts';
 

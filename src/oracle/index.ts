@@ -1,4 +1,4 @@
-/** The oracle: invariants over a run's history, thresholds, verdict and summary. */
+/** The oracle: invariants over a run's history, thresholds, verdict and summary; `check` does it all in one call. */
 export type { Invariant, InvariantCheck, InvariantOutcome, OracleContext, OutcomeStatus } from './types.ts';
 export { INVARIANTS } from './invariants/index.ts';
 export { judge, type Judgement, type JudgeOptions } from './judge.ts';
@@ -7,3 +7,4 @@ export { verdictOf, unexercisedDeclaredRules, type Verdict, type VerdictInput } 
 export { buildSummary, type SummaryInput } from './summary.ts';
 export { Ledger, type PaymentFacts } from './ledger.ts';
 export { createContext } from './context.ts';
+export { check, type CheckOptions, type CheckResult } from './check.ts';

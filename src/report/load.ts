@@ -4,7 +4,7 @@
  * iterations and fault windows. Reads the loosely typed `summary.metrics` through readMetrics.
  */
 import type { Summary } from '../spec/summary.ts';
-import { mergeHistograms, summarizeEncoded } from '../engine/metrics.ts';
+import { mergeHistograms, summarizeEncoded } from '../history/metrics.ts';
 import { readMetrics } from './metrics.ts';
 import { formatDuration } from './verdict.ts';
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeKeySecrets } from '../../src/client/index.ts';
-import { MetricsAggregator, RunClock, arrivalSchedule, decodeHistogram, runExecutor, runScenarios, type RunScenariosOptions } from '../../src/engine/index.ts';
+import { RunClock, arrivalSchedule, runExecutor, runScenarios, type RunScenariosOptions } from '../../src/engine/index.ts';
+import { MetricsAggregator, decodeHistogram } from '../../src/history/metrics.ts';
 import { HistoryWriter } from '../../src/history/index.ts';
 import { parseKeyArg, type Scenario, type ScenarioContext } from '../../src/spec/index.ts';
 import { type EndRecord, type ExchangeRecord, type HistoryRecord } from '../../src/history/index.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MetricsAggregator } from '../../src/engine/metrics.ts';
+import { MetricsAggregator } from '../../src/history/metrics.ts';
 import { type RunMetrics, type Summary } from '../../src/spec/index.ts';
 import { HISTORY_VERSION, type ExchangeRecord } from '../../src/history/index.ts';
 import {

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { INVARIANTS } from '../../src/oracle/index.ts';
 import { NOT_TESTABLE, coverageRows, renderCoverage } from '../../src/oracle/coverage.ts';
 import { RULES } from '../../src/spec/index.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 describe('rules coverage', () => {
   const rows = coverageRows(INVARIANTS, [{ name: 'demo', rules: ['AUTH-1', 'RL-1'] }]);
@@ -24,5 +30,22 @@ describe('rules coverage', () => {
     expect(md).toMatch(/^\| AUTH-1 \| testable \| .* \| `auth-malformed-header` \| demo \|$/m);
     expect(md).toMatch(/IDEM-11.*longer than a day/);
     expect(md).toMatch(/## Rules no scenario declares/);
+  });
+
+  it('lists no scenario column without scenarios, and names only the scenarios it is given', () => {
+    const md = renderCoverage(coverageRows(INVARIANTS, []), false);
+    expect(md).toMatch(/scenarios column is empty/);
+    expect(md).not.toMatch(/## Rules no scenario declares/);
+    expect(rows.flatMap((r) => r.scenarios)).toEqual(['demo', 'demo']);
+  });
+
+  it('the oracle reads no scenarios itself: the caller passes their rules', () => {
+    const src = readFileSync(resolve(root, 'src/oracle/coverage.ts'), 'utf8');
+    expect(src).not.toMatch(/from '[^']*scenarios|import\(/);
+  });
+
+  it('docs/rules-coverage.md is what scripts/rules-coverage.ts writes now', () => {
+    const out = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/rules-coverage.ts'], { cwd: root, encoding: 'utf8' });
+    expect(out).toBe(readFileSync(resolve(root, 'docs/rules-coverage.md'), 'utf8'));
   });
 });

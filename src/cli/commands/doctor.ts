@@ -2,7 +2,7 @@
 import type { PaystormCommand } from './types.ts';
 import { DEFAULT_TEST_CARDS, parseKeyArg } from '../../spec/index.ts';
 import { runDoctor, doctorExitCode, DOCTOR_WEBHOOK_TIMEOUT_MS } from '../doctor.ts';
-import { resolveKeys } from '../run.ts';
+import { resolveKeys } from '../run-steps/settings.ts';
 import { loadCardsFile } from '../config.ts';
 import { startEmbeddedStack, EMBEDDED_WEBHOOK_SECRET } from '../embedded.ts';
 

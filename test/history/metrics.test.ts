@@ -7,9 +7,9 @@ import {
   newLatencyHistogram,
   outcomeClass,
   recordMs,
-  seededRandom,
   summarizeEncoded,
-} from '../../src/engine/index.ts';
+} from '../../src/history/metrics.ts';
+import { seededRandom } from '../../src/engine/index.ts';
 import { type CanonicalPayment, type PaymentStatus } from '../../src/spec/index.ts';
 import { HISTORY_VERSION, type ExchangeRecord, type FaultRecord, type RunRecord, type WebhookRecord } from '../../src/history/index.ts';
 

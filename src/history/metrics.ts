@@ -16,7 +16,7 @@
 import * as hdr from 'hdr-histogram-js';
 import type { Histogram } from 'hdr-histogram-js';
 import { isTerminal, type LatencySummary, type PaymentStatus, type RateSample, type RunMetrics, type TimelinePoint } from '../spec/index.ts';
-import { type ExchangeRecord, type FaultRecord, type HistoryRecord, type WebhookRecord } from '../history/index.ts';
+import { type ExchangeRecord, type FaultRecord, type HistoryRecord, type WebhookRecord } from './schema.ts';
 
 /** Outcome classes of an exchange: the status class, 429 apart, or no response. */
 export const OUTCOME_CLASSES = ['2xx', '3xx', '4xx', '429', '5xx', 'failure'] as const;

@@ -1,0 +1,163 @@
+/**
+ * The oracle as one function of the history, in the manner of Jepsen's checkers:
+ * `check(history, options) -> verdict`. One pass over the records feeds the invariants
+ * (`judge`), the run's metrics, the per-scenario threshold scopes, the drift windows and the
+ * rate-boundary probe; then thresholds, baseline comparison, drift, verdict and summary.
+ * A live run, `paystorm check`, `report` and `merge` all judge through here, so they agree.
+ */
+import { EXIT, PaystormError, type Finding, type Summary, type ThresholdResult } from '../spec/index.ts';
+import { MetricsAggregator, type FaultRecord, type HistoryRecord, type RunRecord } from '../history/index.ts';
+import { describeOffsets, type ClockOffset } from '../history/merge.ts';
+import { judge, type Judgement } from './judge.ts';
+import { evaluateThresholds } from './thresholds.ts';
+import { verdictOf, type Verdict } from './verdict.ts';
+import { buildSummary } from './summary.ts';
+import { RateBoundaryCollector } from './lib/rate-boundary.ts';
+import { feedScopes, thresholdScopes, type ThresholdScope } from './threshold-scopes.ts';
+import { compareWithBaseline, defaultRegressions, isRegressionExpr, type Baseline } from './baseline.ts';
+import { computeDrift, DEFAULT_TREND_WINDOW_MS, isDriftExpr, WindowCollector } from './trend.ts';
+
+export interface CheckOptions {
+  /** Thresholds in k6 syntax, beside the ones the run's scenarios carry by default. */
+  thresholds?: readonly string[];
+  /** Scenario default thresholds by scenario name, for histories whose run record names the scenarios only. */
+  scenarioThresholds?: (scenario: string) => readonly string[];
+  /** The run was interrupted (SIGINT/SIGTERM); default: the end record says so, or there is none. */
+  interrupted?: boolean;
+  /** Compare with this baseline (`--baseline`): regression thresholds (or the defaults) and the side-by-side comparison. */
+  baseline?: { baseline: Baseline; source: string };
+  /** Window of the soak drift's per-window figures (default 60 s). */
+  trendWindowMs?: number;
+}
+
+export interface CheckResult {
+  /** The invariants' results and what they learned. */
+  judgement: Judgement;
+  /** Every threshold judged: the run's, each scenario scope's, regressions and drift. */
+  thresholds: ThresholdResult[];
+  verdict: Verdict;
+  /** summary.json, everything above assembled. */
+  summary: Summary;
+}
+
+type Records = Iterable<HistoryRecord> | AsyncIterable<HistoryRecord>;
+
+/**
+ * The same records, with `tap` seeing each before `judge` does: one read of the history serves
+ * every fold. Keeps the source's batches (readHistory's), which spare a promise per record.
+ */
+function tapped(records: Records, tap: (rec: HistoryRecord) => void): AsyncIterable<HistoryRecord> & { batches?: () => AsyncIterable<HistoryRecord[]> } {
+  const batched = (records as { batches?: () => AsyncIterable<HistoryRecord[]> }).batches;
+  const out: AsyncIterable<HistoryRecord> & { batches?: () => AsyncIterable<HistoryRecord[]> } = {
+    async *[Symbol.asyncIterator]() {
+      for await (const rec of records) {
+        tap(rec);
+        yield rec;
+      }
+    },
+  };
+  if (typeof batched === 'function') {
+    out.batches = async function* () {
+      for await (const batch of batched.call(records)) {
+        for (const rec of batch) tap(rec);
+        yield batch;
+      }
+    };
+  }
+  return out;
+}
+
+export async function check(records: Records, opts: CheckOptions = {}): Promise<CheckResult> {
+  const windows = new WindowCollector(opts.trendWindowMs ?? DEFAULT_TREND_WINDOW_MS);
+  const metrics = new MetricsAggregator({ onTrendSample: (name, t, ms) => windows.trend(name, t, ms) });
+  const userExprs = new Set<string>(opts.thresholds ?? []);
+  const faults: FaultRecord[] = [];
+  const boundary = new RateBoundaryCollector();
+  // Made from the run record (the history's first), before any exchange needs them.
+  let scopes: ThresholdScope[] | null = null;
+  const judgement = await judge(
+    tapped(records, (rec) => {
+      if (scopes === null) scopes = scenarioScopes(rec.kind === 'run' ? rec : null, userExprs, opts.scenarioThresholds);
+      metrics.add(rec);
+      windows.add(rec);
+      boundary.add(rec);
+      feedScopes(scopes, rec);
+      if (rec.kind === 'fault') faults.push(rec);
+    }),
+  );
+  const { run, end } = judgement;
+  const finalScopes: ThresholdScope[] = scopes ?? scenarioScopes(null, userExprs, opts.scenarioThresholds);
+  if (end) metrics.addDropped(end.dropped);
+  const snapshot = metrics.snapshot();
+
+  const exprs = new Set<string>(opts.thresholds ?? []);
+  // The run record carries each scenario's default thresholds; older histories name them only.
+  for (const s of run?.scenarios ?? []) for (const t of s.thresholds ?? opts.scenarioThresholds?.(s.name) ?? []) exprs.add(t);
+  // Regression (`< baseline * 1.2`) and drift (`trend(...) < 10%/h`) thresholds are judged by their own modules.
+  const all = [...exprs];
+  const regressionExprs = all.filter(isRegressionExpr);
+  const driftExprs = all.filter(isDriftExpr);
+  const scopedExprs = new Set(finalScopes.flatMap((sc) => sc.exprs));
+  const thresholds = evaluateThresholds(all.filter((e) => !isRegressionExpr(e) && !isDriftExpr(e) && !scopedExprs.has(e)), snapshot);
+  for (const sc of finalScopes) {
+    for (const t of evaluateThresholds(sc.exprs, sc.metrics.snapshot())) thresholds.push({ ...t, scope: [...sc.scenarios].sort() });
+  }
+  if (regressionExprs.length && !opts.baseline) {
+    throw new PaystormError(`--threshold: "${regressionExprs[0]}" compares with a baseline: add --baseline DIR (saved by --save-baseline).`, EXIT.usage, '--threshold');
+  }
+  let comparison: ReturnType<typeof compareWithBaseline> | undefined;
+  if (opts.baseline) {
+    const used = regressionExprs.length ? regressionExprs : defaultRegressions(opts.baseline.baseline);
+    comparison = compareWithBaseline(opts.baseline.baseline, opts.baseline.source, snapshot, used);
+    for (const r of comparison.regressions) thresholds.push({ metric: r.metric, expr: r.expr, value: r.value, ok: r.ok });
+  }
+  const figures = windows.figures();
+  const drift = driftExprs.length || figures.length >= 3 ? computeDrift(figures, windows.windowMs, driftExprs) : undefined;
+  for (const d of drift?.thresholds ?? []) thresholds.push({ metric: d.key, expr: d.expr, value: d.value, ok: d.ok });
+
+  const interrupted = opts.interrupted ?? (end ? end.reason === 'interrupted' : true);
+  const declaredRules = (run?.scenarios ?? []).flatMap((s) => s.rules);
+  const verdict = verdictOf({ invariants: judgement.invariants, thresholds, declaredRules, interrupted });
+  const summary = buildSummary({
+    run,
+    end,
+    invariants: judgement.invariants,
+    thresholds,
+    metrics: snapshot,
+    faults,
+    exitCode: verdict.exitCode,
+    verdict: verdict.verdict,
+    findings: [...judgement.findings, ...shardOffsetFindings(run)],
+    reason: verdict.reason,
+    rateBoundary: boundary.result(),
+  });
+  if (comparison) summary.comparison = comparison as unknown as Record<string, unknown>;
+  if (drift) summary.drift = drift as unknown as Record<string, unknown>;
+  return { judgement, thresholds, verdict, summary };
+}
+
+/** A scenario's default thresholds judge its own traffic (threshold-scopes.ts); the user's judge the whole run. */
+function scenarioScopes(run: RunRecord | null, userExprs: ReadonlySet<string>, scenarioThresholds: CheckOptions['scenarioThresholds']): ThresholdScope[] {
+  const defaults = (run?.scenarios ?? []).map((s) => ({ scenario: s.name, exprs: (s.thresholds ?? scenarioThresholds?.(s.name) ?? []).filter((e) => !isRegressionExpr(e) && !isDriftExpr(e)) }));
+  return thresholdScopes(
+    // An expression every scenario declares judges the whole run anyway; dropped iterations are counted per run.
+    defaults.map((d) => ({ ...d, exprs: d.exprs.filter((e) => !e.trim().startsWith('dropped_iterations') && defaults.some((o) => !o.exprs.includes(e))) })),
+    userExprs,
+    () => new MetricsAggregator(),
+  ).scopes;
+}
+
+/** A merged run (`paystorm merge`) reports each shard's clock offset, as the run record's facts hold it. */
+function shardOffsetFindings(run: RunRecord | null): Finding[] {
+  const shards = run?.facts?.merge;
+  if (!Array.isArray(shards) || shards.length === 0) return [];
+  const offsets = shards as ClockOffset[];
+  const worst = Math.max(0, ...offsets.map((o) => Math.abs(o.offsetMs ?? 0)));
+  return [
+    {
+      id: 'shard-clock-offsets',
+      level: worst > 1000 || offsets.some((o) => o.offsetMs === null) ? 'warning' : 'info',
+      text: `Merged ${offsets.length} shards on the service's clock: ${describeOffsets(offsets).join('; ')}.`,
+    },
+  ];
+}
