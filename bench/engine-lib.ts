@@ -3,6 +3,7 @@
  * returning a fixed JSON body, contenders run each in a fresh child process,
  * interleaved rounds and medians. Benchmarks print ratios; they are not tests.
  */
+import { HISTORY_FILE } from '../src/history/index.ts';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
@@ -221,3 +222,9 @@ export class SteadyRate {
     return ((this.i90 - this.i10) * 1000) / (this.t90 - this.t10);
   }
 }
+
+/**
+ * The history file the paystorm contenders write: what `paystorm run` writes (history.bin.gz),
+ * or another encoding by name (`PAYSTORM_BENCH_HISTORY=history.ndjson`, inherited by the children).
+ */
+export const BENCH_HISTORY_FILE = process.env.PAYSTORM_BENCH_HISTORY ?? HISTORY_FILE;

@@ -15,6 +15,7 @@ import { MetricsAggregator } from '../src/history/metrics.ts';
 import { HistoryWriter } from '../src/history/index.ts';
 import { parseKeyArg } from '../src/spec/index.ts';
 import { BENCH_KEY, PAY_ID, arg, fmt, runChild, startNginx } from './engine-lib.ts';
+import { BENCH_HISTORY_FILE } from './engine-lib.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const BAR_MB = 200;
@@ -36,7 +37,7 @@ async function child(): Promise<void> {
   const n = Number(arg('requests'));
   const vus = Number(arg('vus'));
   const dir = mkdtempSync(join(tmpdir(), 'paystorm-mem-'));
-  const path = join(dir, 'history.ndjson');
+  const path = join(dir, BENCH_HISTORY_FILE);
   const writer = HistoryWriter.open(path, { offload: arg('offload', '1') === '1' });
   const metrics = new MetricsAggregator();
   let peak = process.memoryUsage.rss();

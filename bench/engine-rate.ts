@@ -16,6 +16,7 @@ import { MetricsAggregator } from '../src/history/metrics.ts';
 import { HistoryWriter } from '../src/history/index.ts';
 import { parseKeyArg } from '../src/spec/index.ts';
 import { BENCH_KEY, PAY_ID, arg, fmt, median, runChild, startNginx } from './engine-lib.ts';
+import { BENCH_HISTORY_FILE } from './engine-lib.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 
@@ -71,7 +72,7 @@ async function child(): Promise<void> {
   const rate = Number(arg('rate'));
   const seconds = Number(arg('seconds'));
   const dir = mkdtempSync(join(tmpdir(), 'paystorm-rate-'));
-  const writer = HistoryWriter.open(join(dir, 'history.ndjson'), { offload: arg('offload', '1') === '1' });
+  const writer = HistoryWriter.open(join(dir, BENCH_HISTORY_FILE), { offload: arg('offload', '1') === '1' });
   const starts: number[] = [];
   const lags: number[] = [];
   const loop = monitorEventLoopDelay({ resolution: 1 });

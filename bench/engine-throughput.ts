@@ -21,6 +21,7 @@ import { MetricsAggregator } from '../src/history/metrics.ts';
 import { HistoryWriter } from '../src/history/index.ts';
 import { parseKeyArg } from '../src/spec/index.ts';
 import { BENCH_KEY, PAY_ID, SteadyRate, arg, fmt, median, runChild, startNginx } from './engine-lib.ts';
+import { BENCH_HISTORY_FILE } from './engine-lib.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 type Contender = 'autocannon' | 'paystorm' | 'paystorm-main-thread' | 'undici-request' | 'undici-dispatch';
@@ -87,7 +88,7 @@ async function undiciDispatchRun(url: string, connections: number, n: number): P
 
 async function paystormRun(url: string, connections: number, n: number, offload = arg('offload', '1') === '1'): Promise<ChildResult> {
   const dir = mkdtempSync(join(tmpdir(), 'paystorm-bench-'));
-  const path = join(dir, 'history.ndjson');
+  const path = join(dir, BENCH_HISTORY_FILE);
   const writer = HistoryWriter.open(path, { offload });
   const rate = new SteadyRate(n);
   writer.subscribe((r) => {

@@ -20,6 +20,12 @@ export interface BatchFileOptions {
   onWritten?: (cost: number) => void;
   /** Compress each batch as a gzip member (level 1: the records are already compact). */
   gzip?: boolean;
+  /**
+   * Hand the batch to the OS once the `cost` of its items reaches this, full or not (default: no
+   * limit). Compact records fill a batch slowly, while the writer waits on their cost being
+   * acknowledged: without this, back-pressure would wait on the flush timer.
+   */
+  flushCost?: number;
 }
 
 export class BatchFile {
@@ -38,6 +44,7 @@ export class BatchFile {
   private idleWaiters: (() => void)[] = [];
   private readonly onWritten: ((cost: number) => void) | undefined;
   private readonly gzip: boolean;
+  private readonly flushCost: number;
   error: Error | null = null;
   private closed = false;
 
@@ -45,6 +52,7 @@ export class BatchFile {
     this.batchBytes = opts.batchBytes ?? 256 * 1024;
     this.onWritten = opts.onWritten;
     this.gzip = opts.gzip === true;
+    this.flushCost = opts.flushCost ?? Infinity;
     this.cur = Buffer.allocUnsafeSlow(this.batchBytes);
     mkdirSync(dirname(path), { recursive: true });
     this.fd = openSync(path, 'w');
@@ -72,6 +80,7 @@ export class BatchFile {
     this.curLen += this.cur.write(line, this.curLen, 'utf8');
     this.cur[this.curLen++] = 0x0a;
     this.curCost += cost;
+    if (this.curCost >= this.flushCost) this.flushPending();
   }
 
   /** Appends bytes as they are (a binary frame); copied, so the caller may reuse `bytes`. */
@@ -86,6 +95,7 @@ export class BatchFile {
     }
     this.curLen += bytes.copy(this.cur, this.curLen);
     this.curCost += cost;
+    if (this.curCost >= this.flushCost) this.flushPending();
   }
 
   /** A batch as it goes to disk: itself, or its gzip member. */

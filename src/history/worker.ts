@@ -22,7 +22,7 @@ try {
 } catch {
   // Not permitted or not supported: run at the same priority.
 }
-const data = workerData as { path: string; batchBytes?: number; flushIntervalMs?: number; encoding: HistoryEncoding };
+const data = workerData as { path: string; batchBytes?: number; flushIntervalMs?: number; encoding: HistoryEncoding; flushCost: number };
 const file = new BatchFile(data.path, {
   ...(data.batchBytes !== undefined ? { batchBytes: data.batchBytes } : {}),
   ...(data.flushIntervalMs !== undefined ? { flushIntervalMs: data.flushIntervalMs } : {}),
@@ -30,6 +30,8 @@ const file = new BatchFile(data.path, {
     if (cost > 0) port.postMessage({ ack: cost });
   },
   gzip: data.encoding.gzip,
+  // A quarter of the writer's high-water mark: acknowledgements keep flowing well before it is reached.
+  flushCost: data.flushCost,
 });
 const encoder = data.encoding.records === 'binary' ? new RecordEncoder() : null;
 if (encoder !== null) file.bytes(BINARY_MAGIC);

@@ -119,7 +119,7 @@ export class HistoryWriter implements ExchangeOffload {
     }
     this.worker = new Worker(workerSource(), {
       eval: true,
-      workerData: { path: this.path, batchBytes: opts.batchBytes, flushIntervalMs: opts.flushIntervalMs, encoding },
+      workerData: { path: this.path, batchBytes: opts.batchBytes, flushIntervalMs: opts.flushIntervalMs, encoding, flushCost: this.highWater / 4 },
       // A small young generation: the worker's garbage is short-lived lines and captures (RSS bound).
       resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
       execArgv: process.env.PAYSTORM_PROF_WORKER ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.PAYSTORM_PROF_WORKER] : [],

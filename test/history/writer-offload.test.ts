@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClientFactory, carriesLivemodeTrue, makeKeySecrets } from '../../src/client/index.ts';
 import { RunClock } from '../../src/engine/index.ts';
-import { HistoryWriter } from '../../src/history/index.ts';
+import { HistoryWriter, readHistory } from '../../src/history/index.ts';
 import { parseKeyArg, type PaymentInput } from '../../src/spec/index.ts';
 import { exchangeRecordSchema, type ExchangeRecord, type HistoryRecord } from '../../src/history/index.ts';
 import { PAY_ID, RATE_HEADERS_OK, paymentB, sendJson, startStub, type Stub } from '../engine/stub.ts';
@@ -146,4 +146,31 @@ describe('history worker bundle', () => {
     expect(src).not.toMatch(/node_modules\/zod/);
     expect(src.length).toBeLessThan(100_000);
   });
+});
+
+describe('offload back-pressure', () => {
+  it('acknowledges compact records as they are written, not when the flush timer fires', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paystorm-offload-bp-'));
+    dirs.push(dir);
+    // A flush timer far beyond the test's time: only the cost-based flush can wake the writer.
+    const w = new HistoryWriter({ path: join(dir, 'history.bin.gz'), offload: true, highWaterBytes: 256 * 1024, flushIntervalMs: 600_000 });
+    const body = JSON.stringify({ id: 'pay_x', status: 'succeeded', amount: 1000, currency: 'EUR' });
+    const meta = { scenario: 's', op: 'retrieve' as const, key: 'shop/test/…4321', sent: {}, tIntended: 0, tStart: 0, wall: 0 };
+    const picked = { contentType: 'application/json', rateLimit: null, rateRemaining: null, rateReset: null, retryAfter: null, location: null };
+    let waits = 0;
+    for (let i = 0; i < 3000; i++) {
+      w.writeCapture({ meta, tEnd: 1, status: 200, picked, body, failure: null });
+      if (w.needsDrain) {
+        waits++;
+        await w.drained();
+      }
+    }
+    await w.close();
+    // The writer did wait; with acknowledgements tied to the 600 s timer it would never have woken
+    // within the test's time-out (a liveness check, not a speed one).
+    expect(waits).toBeGreaterThan(0);
+    const back: unknown[] = [];
+    for await (const r of readHistory(join(dir, 'history.bin.gz'))) back.push(r);
+    expect(back).toHaveLength(3000);
+  }, 30_000);
 });
