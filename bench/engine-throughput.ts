@@ -159,7 +159,7 @@ async function main(): Promise<void> {
         rps[c] = r.rps;
         (results[c] ??= []).push(r.rps);
         (cpu[c] ??= []).push(r.cpuUs);
-        line.push(`${c} ${Math.round(r.rps)}/s ${fmt(r.cpuUs, 1)} µs cpu/req (${fmt(r.sysUs, 1)} sys, ${fmt(r.mainUs, 1)} main thread)${r.historyBytes ? ` (history ${(r.historyBytes / 1e6).toFixed(0)} MB)` : ''}`);
+        line.push(`${c} ${Math.round(r.rps)}/s ${fmt(r.cpuUs, 1)} µs cpu/req (${fmt(r.sysUs, 1)} sys, ${fmt(r.mainUs, 1)} main thread)${r.historyBytes ? ` (history ${(r.historyBytes / 1e6).toFixed(1)} MB, ${(r.historyBytes / r.responses).toFixed(0)} B/request)` : ''}`);
       }
       for (const c of contenders) if (c !== 'autocannon' && rps.autocannon) (ratios[c] ??= []).push(rps[c] / rps.autocannon);
       console.log(`round ${round}: ${line.join(', ')}`);
