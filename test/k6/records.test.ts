@@ -309,7 +309,7 @@ describe('paystorm merge: two k6 shards and one paystorm run, judged as one', ()
       // One line per shard as merge starts (the report's findings repeat them).
       const shardLines = r.out.split('\n').filter((l) => !l.includes('shard-clock-offsets') && /clock \d+ ms (ahead of|behind) the service's \(±\d+ ms, \d+ answers\)/.test(l));
       expect(shardLines.length).toBe(3);
-      const merged = readFileSync(join(out, 'history.ndjson'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as HistoryRecord);
+      const merged = historyRecords(out);
       const ex = merged.filter((x): x is ExchangeRecord => x.kind === 'exchange');
       const [c1, c2] = await Promise.all([convertK6(s1), convertK6(s2)]);
       const count = (rs: HistoryRecord[]) => rs.filter((x) => x.kind === 'exchange').length;

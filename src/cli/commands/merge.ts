@@ -1,19 +1,19 @@
 /**
  * `paystorm merge RUN...`: judges shards (paystorm runs and k6 runs alike) as one run.
- * Each RUN is a paystorm run directory or history.ndjson, or k6's --out json output of a
+ * Each RUN is a paystorm run directory or history file, or k6's --out json output of a
  * paystorm k6 script (.json or .gz). Every input is read and checked before anything is
  * written (a bad one: exit 3, naming it). The merged history and the reports go to --out.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PaystormCommand } from './types.ts';
 import { historyFileOf, judgeHistory } from '../judge-run.ts';
 import { writeReports, renderConsole } from '../../report/index.ts';
 import { scenarioByName } from '../../../scenarios/index.ts';
 import { EXIT, PaystormError } from '../../spec/index.ts';
-import { type HistoryRecord } from '../../history/index.ts';
+import { HISTORY_FILE, HistoryWriter, type HistoryRecord } from '../../history/index.ts';
 import { readHistory } from '../../history/reader.ts';
-import { convertK6, k6FileKind, summaryExportError, toNdjson } from '../../history/k6.ts';
+import { convertK6, k6FileKind, summaryExportError } from '../../history/k6.ts';
 import { describeOffsets, mergeShards, type Shard } from '../../history/merge.ts';
 
 async function loadShard(source: string, warn: (m: string) => void): Promise<Shard> {
@@ -38,13 +38,13 @@ export const mergeCommand: PaystormCommand = {
   builder: (y) =>
     y
       .positional('runs', { type: 'string', array: true, describe: "reports/<run-id>, a history file (history.bin.gz, .ndjson), or k6's --out json output of a paystorm k6 script (.json or .gz)" })
-      .option('out', { type: 'string', describe: 'Folder for the merged history.ndjson and the reports (default reports/merge-<time>)' })
+      .option('out', { type: 'string', describe: 'Folder for the merged history (history.bin.gz) and the reports (default reports/merge-<time>)' })
       .option('threshold', { type: 'string', array: true, describe: 'Threshold in k6 syntax, repeatable' })
       .example('$0 merge shard-0.k6.json.gz shard-1.k6.json.gz reports/latest --out reports/merged', 'Two k6 shards and one paystorm run, judged as one'),
   handler: async (args) => {
     const warn = (m: string) => process.stderr.write(`paystorm: ${m}\n`);
     const sources: string[] = (args.runs ?? []).map(String);
-    if (sources.length === 0) throw new PaystormError('merge needs at least one RUN: a paystorm run directory, a history.ndjson or a k6 --out json file.', EXIT.usage);
+    if (sources.length === 0) throw new PaystormError('merge needs at least one RUN: a paystorm run directory, a history file or a k6 --out json file.', EXIT.usage);
     const shards: Shard[] = [];
     for (const s of sources) shards.push(await loadShard(s, warn));
     const merged = mergeShards(shards);
@@ -55,8 +55,11 @@ export const mergeCommand: PaystormCommand = {
     } catch (e) {
       throw new PaystormError(`--out ${dir} cannot be created (${(e as Error).message}). Pass a writable folder.`, EXIT.usage, 'out');
     }
-    const history = join(dir, 'history.ndjson');
-    writeFileSync(history, toNdjson(merged.records));
+    const history = join(dir, HISTORY_FILE);
+    // The writer numbers exchanges and webhooks in order, exactly as the merge did.
+    const writer = new HistoryWriter({ path: history });
+    for (const r of merged.records) writer.write(r);
+    await writer.close();
     process.stdout.write(`paystorm merge: ${shards.length} shard${shards.length === 1 ? '' : 's'} -> ${history}\n`);
     for (const line of describeOffsets(merged.offsets)) process.stdout.write(`  ${line}\n`);
     const summary = await judgeHistory(history, { thresholds: args.threshold ?? [], scenarioThresholds: (n) => scenarioByName(n)?.thresholds ?? [] });
