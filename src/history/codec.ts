@@ -287,12 +287,12 @@ export class RecordDecoder {
   private readonly shapes: DecShape[] = [];
 
   /**
-   * Decodes the frames in buf[start, end): returns the records and where the first incomplete
-   * frame begins (end when none is left over).
+   * Decodes the frames in buf[start, end), at most `max` records into `out`: returns where the
+   * first frame not decoded begins (end when none is left over).
    */
-  frames(buf: Buffer, start: number, end: number, out: unknown[]): number {
+  frames(buf: Buffer, start: number, end: number, out: unknown[], max = Infinity): number {
     let p = start;
-    while (p < end) {
+    while (p < end && out.length < max) {
       // Frame length.
       let len = 0;
       let mul = 1;

@@ -23,6 +23,8 @@ import { HISTORY_VERSION, historyRecordSchema, type HistoryRecord } from './inde
 const KINDS = new Set(['run', 'exchange', 'webhook', 'fault', 'end']);
 /** Lines validated in full with the zod schema; later exchange and webhook lines get the cheap check only. */
 export const FULLY_VALIDATED_LINES = 2_000;
+/** Binary records are decoded and handed to the judge this many at a time. */
+const BINARY_BATCH_RECORDS = 256;
 /** Records are parsed and handed to the judge about this many bytes at a time. */
 const BATCH_BYTES = 1 << 18;
 /** `…` (U+2026) in UTF-8, read as Latin-1. */
@@ -137,22 +139,26 @@ export class HistoryFile implements AsyncIterable<HistoryRecord> {
     try {
       for await (const chunk of input) {
         const buf: Buffer = rest ? Buffer.concat([rest, chunk]) : chunk;
-        const objs: unknown[] = [];
-        let upTo: number;
-        try {
-          upTo = decoder.frames(buf, 0, buf.length, objs);
-        } catch (e) {
-          if (e instanceof CodecError) fail(this.path, n + objs.length + 1, `record ${n + objs.length + 1} does not decode (${e.message}): the file is damaged`);
-          throw e;
+        let at = 0;
+        // A few hundred records at a time: they are judged while still young (cheap to collect).
+        for (;;) {
+          const objs: unknown[] = [];
+          try {
+            at = decoder.frames(buf, at, buf.length, objs, BINARY_BATCH_RECORDS);
+          } catch (e) {
+            if (e instanceof CodecError) fail(this.path, n + objs.length + 1, `record ${n + objs.length + 1} does not decode (${e.message}): the file is damaged`);
+            throw e;
+          }
+          if (objs.length === 0) break;
+          const out: HistoryRecord[] = new Array(objs.length);
+          for (let i = 0; i < objs.length; i++) {
+            n++;
+            out[i] = this.check(objs[i], n, n <= full);
+          }
+          this.stats.lines = n;
+          yield out;
         }
-        rest = upTo < buf.length ? Buffer.from(buf.subarray(upTo)) : null;
-        const out: HistoryRecord[] = new Array(objs.length);
-        for (let i = 0; i < objs.length; i++) {
-          n++;
-          out[i] = this.check(objs[i], n, n <= full);
-        }
-        this.stats.lines = n;
-        if (out.length) yield out;
+        rest = at < buf.length ? Buffer.from(buf.subarray(at)) : null;
       }
     } catch (e) {
       if (this.truncatedGzip(e)) cut = true;
