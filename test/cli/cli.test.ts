@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { summarySchema } from '../../src/spec/index.ts';
+import { HistoryWriter, type HistoryRecord } from '../../src/history/index.ts';
 import { historyPathOf, historyRecords, historyText } from '../history-file.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -237,5 +238,24 @@ describe('runs against the embedded target', () => {
     const list = JSON.parse(r.stdout) as { name: string; rules: string[] }[];
     expect(list.map((s) => s.name)).toEqual(expect.arrayContaining(['mixed', 'rate-limit', 'idempotency', 'refunds', 'lists', 'flows', 'webhooks', 'auth-and-input', 'soak', 'chaos']));
     for (const s of list) expect(s.rules.length, s.name).toBeGreaterThan(0);
+  });
+  it('history prints a saved history as NDJSON, one kind on request; a missing path is exit 3', async () => {
+    const dir = out();
+    const path = join(dir, 'history.bin.gz');
+    const records = [
+      { v: 1, kind: 'end', tEnd: 1, wall: 1, complete: true, reason: 'done', requests: 0, dropped: 0 },
+      { v: 1, kind: 'fault', proxy: 'p', link: 'upstream', toxic: { name: 't', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 5 } }, tStart: 0, tEnd: 1, wallStart: 0 },
+    ];
+    const w = new HistoryWriter({ path });
+    for (const r of records) w.write(r as HistoryRecord);
+    await w.close();
+    const all = await paystorm(['history', dir]);
+    expect(all.code).toBe(0);
+    expect(all.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual(records);
+    const faults = await paystorm(['history', path, '--kind', 'fault']);
+    expect(faults.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([records[1]]);
+    const missing = await paystorm(['history', join(dir, 'nope')]);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toMatch(/no run directory or history file at .*nope/);
   });
 });

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { notAHistory } from '../../src/history/sniff.ts';
+import { BINARY_MAGIC, RecordEncoder } from '../../src/history/codec.ts';
 import { historyFileOf } from '../../src/cli/judge-run.ts';
 import { EXIT, PaystormError } from '../../src/spec/index.ts';
 
@@ -25,6 +27,20 @@ describe('notAHistory', () => {
     const sub = join(dir, 'adir');
     mkdirSync(sub);
     expect(notAHistory(sub)).toMatch(/^not a file \(a directory\)/);
+  });
+  it('looks inside gzip: a binary history or gzipped NDJSON passes, gzipped junk or damaged gzip is named', () => {
+    const bin = join(dir, 'h.bin.gz');
+    writeFileSync(bin, gzipSync(Buffer.concat([BINARY_MAGIC, new RecordEncoder().encode({ v: 1, kind: 'end' })])));
+    expect(notAHistory(bin)).toBeNull();
+    const nd = join(dir, 'h.ndjson.gz');
+    writeFileSync(nd, gzipSync('{"v":1,"kind":"run","runId":"x"}\n'));
+    expect(notAHistory(nd)).toBeNull();
+    const junk = join(dir, 'junk.gz');
+    writeFileSync(junk, gzipSync('GET / 200\n'));
+    expect(notAHistory(junk)).toMatch(/^the first line is not JSON \(it starts "GET \/ 200"\)/);
+    const damaged = join(dir, 'damaged.gz');
+    writeFileSync(damaged, Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0]), Buffer.alloc(40, 0xff)]));
+    expect(notAHistory(damaged)).toMatch(/starts as gzip but does not decompress/);
   });
   it('lets a history through, even one cut short in its first line (readHistory reports that)', () => {
     expect(notAHistory(file('ok.ndjson', '{"v":1,"kind":"run","runId":"x"}\n{"v":1,"kind":"end"}\n'))).toBeNull();
