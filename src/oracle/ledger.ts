@@ -161,6 +161,17 @@ export class Ledger {
     return this.idem.values();
   }
 
+  private repeated: IdemRequest[][] | null = null;
+  /** The tuples used more than once, sorted: the only ones most idempotency checks can judge (most keys are used once). */
+  idemRepeatedTuples(): readonly IdemRequest[][] {
+    if (this.repeated === null) {
+      const out: IdemRequest[][] = [];
+      for (const reqs of this.idemTuples()) if (reqs.length > 1) out.push(reqs);
+      this.repeated = out;
+    }
+    return this.repeated;
+  }
+
   private valueGroups: Map<string, IdemRequest[][]> | null = null;
   /** Idempotency-Key values used in more than one tuple (another API key or operation), with those tuples. */
   idemSharedValues(): ReadonlyMap<string, IdemRequest[][]> {
@@ -252,6 +263,7 @@ export class Ledger {
     if (!list) this.idem.set(tuple, (list = []));
     this.idemSorted = false;
     this.valueGroups = null;
+    this.repeated = null;
     const rid = x.error?.request_id;
     list.push({
       seq: x.seq,
@@ -269,7 +281,8 @@ export class Ledger {
       requestId: typeof rid === 'string' ? rid : undefined,
       objectId: createdObjectId(x),
       attempt: x.attempt ?? 0,
-      ...(x.op === 'refund' ? { refundPath: 'payment' as const } : x.op === 'refund_create' ? { refundPath: 'refunds' as const } : {}),
+      // Always present (undefined when not a refund): one object shape for every request.
+      refundPath: x.op === 'refund' ? 'payment' : x.op === 'refund_create' ? 'refunds' : undefined,
       merchantReference: x.sent.merchantReference,
     });
   }

@@ -213,8 +213,11 @@ export const REFUND_SCOPES: ReadonlySet<string> = new Set(['refund_create']);
 
 /** An invariant body that runs one tuple check over every tuple (of some scopes). */
 export function runTupleCheck(ctx: OracleContext, f: Findings, check: IdemCheck, scopes?: ReadonlySet<string>): void {
-  const two = check.needsTwo === true;
-  for (const reqs of idemTuples(ctx, scopes)) if (!two || reqs.length > 1) check(reqs, f);
+  if (check.needsTwo === true) {
+    for (const reqs of ctx.ledger.idemRepeatedTuples()) if (!scopes || scopes.has(reqs[0].scope)) check(reqs, f);
+    return;
+  }
+  for (const reqs of idemTuples(ctx, scopes)) check(reqs, f);
 }
 checkReplay.needsTwo = true;
 checkDifferentBody.needsTwo = true;
