@@ -62,8 +62,12 @@ export function foreignAccessInvariant(def: {
           const pid = rec.sent.paymentId;
           if (pid && (rec.op === 'retrieve' || rec.op === 'refund' || rec.op === 'refund_create' || rec.op === 'raw')) {
             const owner = ctx.ledger.payments.get(pid);
-            // Refunds wait for the end, when it is known whether their path is served.
-            if (owner && rec.op === 'retrieve') judgeAccess(rec, owner);
+            const requester = owner ? ctx.keys.get(rec.key) : undefined;
+            if (owner && (!requester || !def.foreign(owner, requester))) {
+              // The payment's own merchant and mode (or a key the run does not know): nothing to judge, now or later.
+            } else if (owner && rec.op === 'retrieve') judgeAccess(rec, owner);
+            // Foreign refunds wait for the end, when it is known whether their path is served;
+            // requests for a payment not yet known wait for its create.
             else if (deferred.length < MAX_DEFERRED) deferred.push(withoutBodies(rec));
           }
           if (def.includeLists && rec.list && is2xx(rec.status)) {
