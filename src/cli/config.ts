@@ -6,7 +6,6 @@ import { readFileSync, existsSync } from 'node:fs';
 import { z } from 'zod';
 import { CARD_OUTCOMES, EXIT, PaystormError, type CardsFile } from '../spec/index.ts';
 import { cardsFileSchema } from './cards-file.ts';
-import { flagOf, problemsError, runProblems, type OptionProblem } from './run-checks.ts';
 
 /**
  * A duration as a string with its unit ("30s", "5m", "1h30m", "500ms"). A bare number (5, or
@@ -113,39 +112,3 @@ export function loadCardsFile(pathOrObject: string | CardsFile): CardsFile {
   return parsed.data;
 }
 
-/**
- * Merges flags over the config file and validates the result once, before anything starts:
- * every problem (schema, then the checks of run-checks.ts) is listed at once, each naming
- * its flag, or the config file's field when the value came from there (exit 3).
- */
-export function resolveRunConfig(flags: RunConfig, file: RunConfig | null, filePath?: string): RunConfig {
-  const merged: Record<string, unknown> = { ...(file ?? {}) };
-  const fromFlags = new Set<string>();
-  for (const [k, v] of Object.entries(flags)) {
-    if (v === undefined) continue;
-    if (Array.isArray(v) && v.length === 0 && merged[k] !== undefined) continue;
-    merged[k] = v;
-    fromFlags.add(k);
-  }
-  const fieldOf = (key: string) => (fromFlags.has(key) || !file ? flagOf(key) : `${filePath ?? 'config file'} ${key}`);
-  const problems: OptionProblem[] = [];
-  let parsed = runConfigSchema.safeParse(merged);
-  if (!parsed.success) {
-    // Report the schema's problems, then check what is left (all problems at once).
-    for (const i of parsed.error.issues) {
-      const [top, ...rest] = i.path.map(String);
-      const field = top === undefined ? '(options)' : fieldOf(top) + (rest.length ? `.${rest.join('.')}` : '');
-      // yargs turns `--rate fast` into NaN: say what is wanted.
-      problems.push({ field, message: /received NaN/.test(i.message) ? 'expected a number' : i.message });
-    }
-    const rest = { ...merged };
-    for (const i of parsed.error.issues) {
-      if (i.path.length) delete rest[String(i.path[0])];
-      else if (i.code === 'unrecognized_keys') for (const k of i.keys) delete rest[k];
-    }
-    parsed = runConfigSchema.safeParse(rest);
-  }
-  if (parsed.success) problems.push(...runProblems(parsed.data, fieldOf as (key: keyof RunConfig) => string));
-  if (problems.length) throw problemsError(problems);
-  return parsed.data!;
-}

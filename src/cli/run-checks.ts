@@ -21,7 +21,7 @@ import { isScenarioPath } from './scenario-file.ts';
 import { isBugName, BUG_NAMES } from '../target/bugs.ts';
 import { variantByName, VARIANT_NAMES } from '../target/variants.ts';
 import { parseDuration } from './duration.ts';
-import { durationFields, loadCardsFile, type RunConfig } from './config.ts';
+import { durationFields, loadCardsFile, runConfigSchema, type RunConfig } from './config.ts';
 
 export interface RunCheck<K extends keyof RunConfig = keyof RunConfig> {
   /** The option it checks; the check runs only when it is set. */
@@ -204,4 +204,41 @@ export function problemsError(problems: readonly OptionProblem[]): PaystormError
     EXIT.usage,
     problems[0].field,
   );
+}
+
+/**
+ * Merges flags over the config file and validates the result once, before anything starts:
+ * every problem (schema, then the checks of run-checks.ts) is listed at once, each naming
+ * its flag, or the config file's field when the value came from there (exit 3).
+ */
+export function resolveRunConfig(flags: RunConfig, file: RunConfig | null, filePath?: string): RunConfig {
+  const merged: Record<string, unknown> = { ...(file ?? {}) };
+  const fromFlags = new Set<string>();
+  for (const [k, v] of Object.entries(flags)) {
+    if (v === undefined) continue;
+    if (Array.isArray(v) && v.length === 0 && merged[k] !== undefined) continue;
+    merged[k] = v;
+    fromFlags.add(k);
+  }
+  const fieldOf = (key: string) => (fromFlags.has(key) || !file ? flagOf(key) : `${filePath ?? 'config file'} ${key}`);
+  const problems: OptionProblem[] = [];
+  let parsed = runConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    // Report the schema's problems, then check what is left (all problems at once).
+    for (const i of parsed.error.issues) {
+      const [top, ...rest] = i.path.map(String);
+      const field = top === undefined ? '(options)' : fieldOf(top) + (rest.length ? `.${rest.join('.')}` : '');
+      // yargs turns `--rate fast` into NaN: say what is wanted.
+      problems.push({ field, message: /received NaN/.test(i.message) ? 'expected a number' : i.message });
+    }
+    const rest = { ...merged };
+    for (const i of parsed.error.issues) {
+      if (i.path.length) delete rest[String(i.path[0])];
+      else if (i.code === 'unrecognized_keys') for (const k of i.keys) delete rest[k];
+    }
+    parsed = runConfigSchema.safeParse(rest);
+  }
+  if (parsed.success) problems.push(...runProblems(parsed.data, fieldOf as (key: keyof RunConfig) => string));
+  if (problems.length) throw problemsError(problems);
+  return parsed.data!;
 }

@@ -25,7 +25,8 @@ import { createGunzip } from 'node:zlib';
 import { StringDecoder } from 'node:string_decoder';
 import { basename } from 'node:path';
 import { EXIT, PaystormError, OPERATIONS } from '../spec/index.ts';
-import { HISTORY_VERSION, exchangeRecordSchema, type EndRecord, type ExchangeRecord, type HistoryRecord, type KeyInfo, type RunRecord } from './index.ts';
+import { HISTORY_VERSION } from './version.ts';
+import { exchangeRecordSchema, type EndRecord, type ExchangeRecord, type HistoryRecord, type KeyInfo, type RunRecord } from './schema.ts';
 import { K6_SCRIPT_RULES } from './k6-scripts.ts';
 
 export const K6_RECORD_METRIC = 'paystorm_exchange';

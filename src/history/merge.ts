@@ -17,7 +17,8 @@
  * - Metrics: the metrics aggregator reads the merged exchanges, so latency histograms are
  *   built from every sample of every shard (exact, not averaged percentiles).
  */
-import { HISTORY_VERSION, type EndRecord, type ExchangeRecord, type FaultRecord, type HistoryRecord, type KeyInfo, type RunRecord, type WebhookRecord } from './index.ts';
+import { HISTORY_VERSION } from './version.ts';
+import type { EndRecord, ExchangeRecord, FaultRecord, HistoryRecord, KeyInfo, RunRecord, WebhookRecord } from './schema.ts';
 
 export interface Shard {
   /** What the user named (a run directory, a history file, a k6 output file). */

@@ -18,7 +18,8 @@ import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { createGunzip } from 'node:zlib';
 import { BINARY_MAGIC, CodecError, RecordDecoder } from './codec.ts';
 import { EXIT, PaystormError } from '../spec/index.ts';
-import { HISTORY_VERSION, historyRecordSchema, type HistoryRecord } from './index.ts';
+import { HISTORY_VERSION } from './version.ts';
+import { historyRecordSchema, type HistoryRecord } from './schema.ts';
 
 const KINDS = new Set(['run', 'exchange', 'webhook', 'fault', 'end']);
 /** Lines validated in full with the zod schema; later exchange and webhook lines get the cheap check only. */

@@ -17,7 +17,7 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { buildSync } from 'esbuild';
-import type { ExchangeRecord, HistoryRecord } from './index.ts';
+import type { ExchangeRecord, HistoryRecord } from './schema.ts';
 import type { ExchangeCapture, ExchangeOffload } from './exchange-record.ts';
 import { BatchFile } from './batch-file.ts';
 import { BINARY_MAGIC, RecordEncoder } from './codec.ts';

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { executeRun } from '../../src/cli/run.ts';
-import { resolveRunConfig } from '../../src/cli/config.ts';
+import { resolveRunConfig } from '../../src/cli/run-checks.ts';
 import { Writable } from 'node:stream';
 import { historyPathOf, historyRecords, historyText } from '../history-file.ts';
 

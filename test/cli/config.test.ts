@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseDuration } from '../../src/cli/duration.ts';
-import { loadConfigFile, loadCardsFile, resolveRunConfig } from '../../src/cli/config.ts';
+import { loadConfigFile, loadCardsFile } from '../../src/cli/config.ts';
+import { resolveRunConfig } from '../../src/cli/run-checks.ts';
 import { EXIT, PaystormError } from '../../src/spec/index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'paystorm-config-'));

@@ -18,7 +18,8 @@ import { DEFAULT_KEYS, startProcessor, startReferenceService } from '../../src/t
 import { executeRun } from '../../src/cli/run.ts';
 import { startToxiproxyServer } from '../../src/chaos/proxy/index.ts';
 import { spawn } from 'node:child_process';
-import { resolveRunConfig, type RunConfig } from '../../src/cli/config.ts';
+import { type RunConfig } from '../../src/cli/config.ts';
+import { resolveRunConfig } from '../../src/cli/run-checks.ts';
 import { portBelowEphemeralRange } from './ports.ts';
 import { historyPathOf, historyRecords, historyText } from '../history-file.ts';
 

@@ -11,7 +11,7 @@ import { Writable } from 'node:stream';
 import { DEFAULT_TEST_CARDS } from '../../src/spec/index.ts';
 import { DEFAULT_KEYS, startReferenceService, type RunningService } from '../../src/target/index.ts';
 import { executeRun } from '../../src/cli/run.ts';
-import { resolveRunConfig } from '../../src/cli/config.ts';
+import { resolveRunConfig } from '../../src/cli/run-checks.ts';
 
 const sink = () => {
   let text = '';

@@ -11,7 +11,8 @@ import { Writable } from 'node:stream';
 import type { RunRecord } from '../../src/history/index.ts';
 import { DEFAULT_KEYS } from '../../src/target/index.ts';
 import { executeRun } from '../../src/cli/run.ts';
-import { resolveRunConfig, type RunConfig } from '../../src/cli/config.ts';
+import { type RunConfig } from '../../src/cli/config.ts';
+import { resolveRunConfig } from '../../src/cli/run-checks.ts';
 import { historyPathOf, historyRecords, historyText } from '../history-file.ts';
 
 const sink = () => new Writable({ write(_c, _e, cb) { cb(); } });

@@ -79,7 +79,8 @@ export const runCommand: PaystormCommand = {
       ...(args.cards !== undefined ? { cards: args.cards } : {}),
     };
     // The pipeline loads only when a run starts (`paystorm run --help` stays fast).
-    const { loadConfigFile, resolveRunConfig } = await import('../config.ts');
+    const { loadConfigFile } = await import('../config.ts');
+    const { resolveRunConfig } = await import('../run-checks.ts');
     const { executeRun } = await import('../run.ts');
     // Every flag and config field is checked here, before any load: all problems at once, exit 3.
     const cfg = resolveRunConfig(flags, args.config ? loadConfigFile(args.config) : null, args.config);
