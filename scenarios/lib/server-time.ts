@@ -5,7 +5,7 @@
  * answers, as the oracle does (src/spec/server-clock.ts).
  */
 import type { ExchangeRecord } from '../../src/history/index.ts';
-import { ServerClock } from '../../src/spec/server-clock.ts';
+import { ServerClock } from '../../src/history/server-clock.ts';
 
 export class ServerTime {
   private readonly clock = new ServerClock();

@@ -9,7 +9,7 @@ import { type EndRecord, type ExchangeRecord, type FaultRecord, type HistoryReco
 import { authVariant, createdObjectId, errorCode, is2xx, isApiCall, scopeOf } from './lib/exchange.ts';
 import { Columns } from './lib/columns.ts';
 import { StatusSpans } from './lib/status-spans.ts';
-import { ServerClock } from '../spec/server-clock.ts';
+import { ServerClock } from '../history/server-clock.ts';
 
 /** Per key, one row per authenticated API answer (and per request that got none): NaN where a header was absent. */
 export const RATE_COLUMNS = ['seq', 'tStart', 'tEnd', 'status', 'limit', 'remaining', 'reset', 'retryAfter'] as const;

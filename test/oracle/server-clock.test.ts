@@ -6,7 +6,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ExchangeRecord, HistoryRecord, RunRecord } from '../../src/history/index.ts';
 import { judge } from '../../src/oracle/index.ts';
-import { ServerClock } from '../../src/spec/server-clock.ts';
+import { ServerClock } from '../../src/history/server-clock.ts';
 import { RUN_WALL, K, endRec, err, ex, judgeOne, rate, resetSeq, runRec } from './fixtures.ts';
 
 beforeEach(() => resetSeq());

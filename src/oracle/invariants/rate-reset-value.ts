@@ -4,7 +4,7 @@ import type { Invariant } from '../types.ts';
 import { isAuthenticatedAnswer } from '../lib/exchange.ts';
 import { Findings, MAX_EXAMPLES, evidence, show } from '../lib/findings.ts';
 import { resetToleranceMs, windowMsOf } from '../lib/rate.ts';
-import type { ServerClockEstimate } from '../../spec/server-clock.ts';
+import type { ServerClockEstimate } from '../../history/server-clock.ts';
 
 /** The few records furthest in one direction, kept while streaming (a million records, five kept). */
 class Extremes {

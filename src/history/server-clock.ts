@@ -13,10 +13,11 @@
  * its lag behind. The upper bound is therefore the 1st percentile of the per-exchange upper
  * bounds, and at least the third smallest from 20 answers on (the smallest below), not their minimum.
  *
- * In src/spec because both sides read the contract's times (created, X-RateLimit-Reset) in this
+ * In src/history because it is a reading of the history's records (their Date headers), and both
+ * sides read the contract's times (created, X-RateLimit-Reset) in this
  * clock: scenarios to send created bounds, the oracle to judge them.
  */
-import type { ExchangeRecord } from '../history/index.ts';
+import type { ExchangeRecord } from './schema.ts';
 
 export interface ServerClockEstimate {
   /** Server clock minus ours, ms (positive: the server is ahead). */
