@@ -2,7 +2,7 @@
  * The server's clock as scenarios need it: values sent to the server in its own Unix seconds
  * (created[gte] / created[lt]) must come from its clock, not ours, or a host whose clock is a
  * few seconds off would be probed around the wrong second. Learned from the Date headers of
- * answers, as the oracle does (src/spec/server-clock.ts).
+ * answers, as the oracle does (src/history/server-clock.ts).
  */
 import type { ExchangeRecord } from '../../src/history/index.ts';
 import { ServerClock } from '../../src/history/server-clock.ts';
