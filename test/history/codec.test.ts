@@ -97,4 +97,22 @@ describe('history codec', () => {
     expect(back).toEqual(records.slice(0, 2));
     expect(readFileSync(join(dir, 'h.ndjson'), 'utf8').split('\n')[0]).toBe(JSON.stringify(records[0]));
   });
+  it('judges what a killed run left: a gzip member cut short ends the history with a warning, not an error', async () => {
+    const path = join(dir, 'killed.bin.gz');
+    const records: HistoryRecord[] = Array.from({ length: 2000 }, (_, i) => ({ v: 1, kind: 'end', tEnd: i, wall: i, complete: false, reason: `r${i}`, requests: i, dropped: 0 }) as HistoryRecord);
+    const w = new HistoryWriter({ path, batchBytes: 8192 });
+    for (const r of records) w.write({ ...r });
+    await w.close();
+    const whole = readFileSync(path);
+    writeFileSync(path, whole.subarray(0, whole.length - 30));
+    const warnings: string[] = [];
+    const f = readHistory(path, { onWarning: (m) => warnings.push(m) });
+    const back: HistoryRecord[] = [];
+    for await (const r of f) back.push(r);
+    expect(back.length).toBeGreaterThan(1000);
+    expect(back.length).toBeLessThan(records.length);
+    expect(back).toEqual(records.slice(0, back.length));
+    expect(f.stats.truncated).not.toBeNull();
+    expect(warnings.join('\n')).toMatch(/cut short/);
+  });
 });
