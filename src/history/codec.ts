@@ -47,10 +47,12 @@ const SMALL_MAX = 255 - T_SMALL;
 
 const zigzag = (d: number): number => (d >= 0 ? d * 2 : -d * 2 - 1);
 const unzigzag = (z: number): number => (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
-/** value*1000 when that integer gives the value back exactly, else NaN. */
+/** Integers whose zigzag form (twice as large) is still exact in a double. */
+const ZIGZAG_SAFE = 2 ** 52;
+/** value*1000 when that integer gives the value back exactly (and its zigzag form is exact), else NaN. */
 function dec3Of(v: number): number {
   const n = Math.round(v * 1000);
-  return Number.isSafeInteger(n) && n / 1000 === v ? n : NaN;
+  return Math.abs(n) < ZIGZAG_SAFE && n / 1000 === v ? n : NaN;
 }
 function varintSize(n: number): number {
   let s = 1;
@@ -162,7 +164,7 @@ export class RecordEncoder {
       const last = shape.last[slot];
       shape.last[slot] = v;
       if (last === last) {
-        if (Number.isSafeInteger(v) && Number.isSafeInteger(last)) {
+        if (Number.isSafeInteger(v) && Number.isSafeInteger(last) && Math.abs(v - last) < ZIGZAG_SAFE) {
           const z = zigzag(v - last);
           if (v < 0 || v > SMALL_MAX ? varintSize(z) < varintSize(v < 0 ? -v : v) : false) {
             this.byte(T_DELTA_INT);
@@ -172,7 +174,7 @@ export class RecordEncoder {
         } else {
           const n = dec3Of(v);
           const ln = n === n ? dec3Of(last) : NaN;
-          if (ln === ln) {
+          if (ln === ln && Math.abs(n - ln) < ZIGZAG_SAFE) {
             const z = zigzag(n - ln);
             if (varintSize(z) < varintSize(zigzag(n))) {
               this.byte(T_DELTA_DEC3);

@@ -115,4 +115,24 @@ describe('history codec', () => {
     expect(f.stats.truncated).not.toBeNull();
     expect(warnings.join('\n')).toMatch(/cut short/);
   });
+  it('keeps numbers exact at the edges of what a double holds exactly, alone and as differences', () => {
+    const big = 2 ** 53 - 1;
+    const values = [big, -big, 2 ** 52 + 0.5, 4503599627370.495, -4503599627370.495, -7999999999999.999, 7999999999999.999, 1e21, 5e-324, 0.1, 123456789.123];
+    const seq = [...values, ...values.reverse(), big, -big, big, 0, -big];
+    const recs = seq.map((x, i) => ({ i, x, y: -x }));
+    expect(roundTrip(recs)).toEqual(recs.map(viaJson));
+  });
+
+  it('reads frames split anywhere across reads', async () => {
+    const path = join(dir, 'split.bin');
+    const records: HistoryRecord[] = Array.from({ length: 300 }, (_, i) => ({ v: 1, kind: 'end', tEnd: i * 1.001, wall: 1795624388300.151 + i, complete: true, reason: 'x'.repeat(i % 300), requests: i, dropped: 0 }) as HistoryRecord);
+    const w = new HistoryWriter({ path });
+    for (const r of records) w.write({ ...r });
+    await w.close();
+    for (const chunkBytes of [1, 7, 64, 1000]) {
+      const back: HistoryRecord[] = [];
+      for await (const r of readHistory(path, { chunkBytes })) back.push(r);
+      expect(back, `chunks of ${chunkBytes}`).toEqual(records);
+    }
+  });
 });
