@@ -21,6 +21,8 @@ export const BINARY_MAGIC = Buffer.from('paystorm-history binary 1\n', 'latin1')
 const RING_SIZE = 1 << 16;
 const STRING_INTERN_MAX = 256;
 const SHAPE_MAX = 8192;
+/** Bytes of the widest frame length prefix (a varint of up to 2^35). */
+const FRAME_HEAD_MAX = 5;
 
 // Value tags. 32..255 are the small integers 0..223 inline.
 const T_NULL = 0;
@@ -79,22 +81,24 @@ export class RecordEncoder {
   private ringNext = 0;
   private readonly shapes = new Map<string, EncShape>();
 
-  /** The record as one frame (length prefix included); the buffer is reused by the next call. */
+  /**
+   * The record as one frame (length prefix included): a view of the encoder's own buffer, valid
+   * until the next call (the history file copies it into its batch; no buffer per record).
+   */
   encode(record: unknown): Buffer {
-    this.pos = 0;
+    // The value is written after room for the widest length prefix, which then goes right before it.
+    this.pos = FRAME_HEAD_MAX;
     this.value(record, null, 0);
-    const len = this.pos;
-    const head = varintSize(len);
-    const out = Buffer.allocUnsafe(head + len);
-    let p = 0;
+    const len = this.pos - FRAME_HEAD_MAX;
+    let p = FRAME_HEAD_MAX - varintSize(len);
+    const start = p;
     let n = len;
     while (n >= 128) {
-      out[p++] = (n % 128) | 128;
+      this.buf[p++] = (n % 128) | 128;
       n = Math.floor(n / 128);
     }
-    out[p++] = n;
-    this.buf.copy(out, p, 0, len);
-    return out;
+    this.buf[p] = n;
+    return this.buf.subarray(start, this.pos);
   }
 
   private room(n: number): void {

@@ -12,8 +12,7 @@ import { ERROR_BODY_FIELDS } from '../spec/errors.ts';
 import { REFUND_ID_PREFIX } from '../spec/refund.ts';
 import { HISTORY_VERSION } from './version.ts';
 import { normalizeList, normalizePayment, normalizeRefund, detectPresentation, validatePaymentShape, type CanonicalPayment } from '../spec/payment.ts';
-import type { ErrorInfo, ExchangeRecord, Sent } from './schema.ts';
-import type { FAILURE_KINDS } from './schema.ts';
+import type { ErrorInfo, ExchangeRecord, FAILURE_KINDS, Sent } from './schema.ts';
 import type { Operation } from '../spec/operations.ts';
 import type { LeakScanner } from './leak-scanner.ts';
 

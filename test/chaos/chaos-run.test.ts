@@ -40,7 +40,7 @@ describe('paystorm run chaos (embedded proxy)', () => {
     expect(types).toContain('client:latency');
     for (const f of summary.faults) expect(f.tEnd).toBeGreaterThan(f.tStart);
     // The history says which requests ran inside which window: the windows are there to match them against.
-    const history = historyText(result.runDir!);
+    const history = await historyText(result.runDir!);
     expect(history.match(/"kind":"fault"/g)!.length).toBe(summary.faults.length);
   }, 240_000);
 });

@@ -172,7 +172,7 @@ describe('runs against the embedded target', () => {
     expect(summary.complete).toBe(true);
     expect(summary.invariants.some((i) => i.rules.includes('IDEM-6') && i.status === 'pass')).toBe(true);
     // No key secret in any artifact.
-    const history = historyText(runDir);
+    const history = await historyText(runDir);
     expect(history).not.toMatch(/_sk_[A-Za-z0-9]{8,}/);
     // The run record declares the embedded service's 3DS time-out (SM-4) and its endpoint per mode (WH-10).
     const run = JSON.parse(history.slice(0, history.indexOf('\n')));
@@ -226,7 +226,7 @@ describe('runs against the embedded target', () => {
     expect(summary.exitCode).toBe(130);
     expect(summary.metrics.requests).toBeGreaterThan(0);
     // Every exchange counted live reached the file (the history worker flushes on the way out).
-    const lines = historyText(join(dir, 'latest')).trimEnd().split('\n');
+    const lines = (await historyText(join(dir, 'latest'))).trimEnd().split('\n');
     const exchanges = lines.filter((l) => l.startsWith('{"v":1,"kind":"exchange"'));
     expect(exchanges.length).toBe(summary.metrics.requests);
     expect(JSON.parse(lines[lines.length - 1]).kind).toBe('end');

@@ -71,7 +71,7 @@ describe('scenario files', () => {
     expect(r.summary!.scenarios.map((s) => s.name)).toEqual(['checkout-smoke']);
     expect(r.summary!.thresholds.map((t) => t.expr)).toEqual(['http_req_failed: rate<0.01']);
     for (const id of ['create-returns-payment', 'settles-within-bound']) expect(r.summary!.invariants.find((i) => i.id === id)!.status).toBe('pass');
-    const history = historyText(r.runDir!);
+    const history = await historyText(r.runDir!);
     const run = JSON.parse(history.slice(0, history.indexOf('\n')));
     expect(run.scenarios[0].thresholds).toEqual(['http_req_failed: rate<0.01']);
     // check has no scenario code for checkout-smoke: the thresholds come from the history.

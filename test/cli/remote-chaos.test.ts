@@ -91,7 +91,7 @@ async function run(cfg: RunConfig) {
   const stderr = sink();
   const out = mkdtempSync(join(tmpdir(), 'paystorm-remote-chaos-'));
   const result = await executeRun(resolveRunConfig({ target: serviceUrl, keys, cards: { ...DEFAULT_TEST_CARDS }, windowMs: 3000, seed: 5, out, ...cfg }, null), { stdout, stderr });
-  const history = historyRecords(result.runDir!);
+  const history = await historyRecords(result.runDir!);
   return { result, summary: result.summary!, stdout: stdout.text(), stderr: stderr.text(), history };
 }
 

@@ -72,7 +72,7 @@ describe('paystorm run --target (a service it did not start)', () => {
     const runDir = join(out, readdirSync(out).filter((d) => d !== 'latest')[0]);
     const summary = JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8'));
     expect(summary.target).toMatchObject({ url: targetUrl, embedded: false, presentation: 'A' });
-    const history = historyRecords(runDir) as any[];
+    const history = (await historyRecords(runDir)) as any[];
     const run0 = history[0];
     expect(run0.kind).toBe('run');
     expect(run0.rateLimit.limit).toBe(150);
@@ -108,7 +108,7 @@ describe('paystorm run --target (a service it did not start)', () => {
     expect(r.code).toBe(1);
     const summary = JSON.parse(readFileSync(join(out, 'latest', 'summary.json'), 'utf8'));
     // --webhook-fail-share 0 keeps every delivery unfailed, and no finding claims otherwise.
-    expect(JSON.parse(historyText(join(out, 'latest')).split('\n')[0]).webhooks.failShare).toBe(0);
+    expect(JSON.parse((await historyText(join(out, 'latest'))).split('\n')[0]).webhooks.failShare).toBe(0);
     expect((summary.findings ?? []).map((f: { id: string }) => f.id)).not.toContain('webhook-failures-injected');
     const wh1 = summary.invariants.find((i: { rules: string[] }) => i.rules.includes('WH-1'));
     expect(wh1.status).toBe('fail');

@@ -64,7 +64,7 @@ async function remoteWebhooksRun(name: string, bugs: string[]) {
   const r = await run(['run', 'webhooks', '--target', target, ...keyArgs, '--cards', cardsFile, '--webhook-port', String(port), '--webhook-secret', SECRET, '--duration', '8s', '--out', out, '--seed', '9']);
   serve.kill('SIGTERM');
   const summary = JSON.parse(readFileSync(join(out, 'latest', 'summary.json'), 'utf8'));
-  const history = historyRecords(join(out, 'latest')) as any[];
+  const history = (await historyRecords(join(out, 'latest'))) as any[];
   const inv = (id: string) => summary.invariants.find((i: { id: string }) => i.id === id);
   return { r, summary, history, inv };
 }

@@ -24,7 +24,7 @@ const probed = arg(3);
 async function run(cfg: RunConfig) {
   const out = mkdtempSync(join(tmpdir(), 'paystorm-shared-key-'));
   const result = await executeRun(resolveRunConfig({ scenarios: ['rate-limit'], bugs: ['rl-early-429'], seed: 3, out, ...cfg }, null), { stdout: sink(), stderr: sink() });
-  const run = JSON.parse(historyText(result.runDir!).split('\n')[0]) as RunRecord;
+  const run = JSON.parse((await historyText(result.runDir!)).split('\n')[0]) as RunRecord;
   return { summary: result.summary!, run, exitCode: result.exitCode };
 }
 

@@ -113,7 +113,7 @@ describe('HistoryWriter', () => {
     const outcome = await runScenarios({ scenarios, target, keys: KEYS, cards: {}, clock, writer, caps: { maxRequests: 1000, maxDurationMs: 30_000 }, seed: 3, timeScale: 1, metrics, log: () => {}, runRecord });
     await writer.close();
 
-    const lines = historyRecords(path);
+    const lines = await historyRecords(path);
     expect(lines.length).toBe(1 + outcome.requests + 1);
     const parsed = lines.map((l) => historyRecordSchema.parse(l));
     expect(parsed[0].kind).toBe('run');
@@ -121,7 +121,7 @@ describe('HistoryWriter', () => {
     const seqs = parsed.filter((r) => r.kind === 'exchange').map((r) => (r as ExchangeRecord).seq);
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
     // Neither in the records nor anywhere in the file's bytes (strings are stored as UTF-8).
-    const text = historyText(path) + gunzipSync(readFileSync(path)).toString('latin1');
+    const text = (await historyText(path)) + gunzipSync(readFileSync(path)).toString('latin1');
     expect(text).not.toContain(SECRET);
     expect(text).not.toContain('4242424242424242');
     expect(parsed[0]).toMatchObject({ keys: [{ label: 'm1/test/…4321', merchant: 'm1', mode: 'test' }, { mode: 'live' }] });

@@ -309,11 +309,11 @@ describe('paystorm merge: two k6 shards and one paystorm run, judged as one', ()
       // One line per shard as merge starts (the report's findings repeat them).
       const shardLines = r.out.split('\n').filter((l) => !l.includes('shard-clock-offsets') && /clock \d+ ms (ahead of|behind) the service's \(±\d+ ms, \d+ answers\)/.test(l));
       expect(shardLines.length).toBe(3);
-      const merged = historyRecords(out);
+      const merged = await historyRecords(out);
       const ex = merged.filter((x): x is ExchangeRecord => x.kind === 'exchange');
       const [c1, c2] = await Promise.all([convertK6(s1), convertK6(s2)]);
       const count = (rs: HistoryRecord[]) => rs.filter((x) => x.kind === 'exchange').length;
-      const psCount = historyText(join(work, 'ps-run', 'latest')).split('\n').filter((l) => l.includes('"kind":"exchange"')).length;
+      const psCount = (await historyText(join(work, 'ps-run', 'latest'))).split('\n').filter((l) => l.includes('"kind":"exchange"')).length;
       expect(ex.length).toBe(count(c1.records) + count(c2.records) + psCount);
       // Interleaved: renumbered in completion order, and the shards overlap in time.
       for (let i = 1; i < ex.length; i++) expect(ex[i].tEnd).toBeGreaterThanOrEqual(ex[i - 1].tEnd);
