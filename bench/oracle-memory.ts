@@ -1,0 +1,126 @@
+/**
+ * Oracle memory benchmark: how the judge's retained state grows with the length of a history.
+ * Writes the synthetic history (bench/lib/synthetic-history.ts: the set of payments still being
+ * polled stays about the same size however long it runs) at several lengths, then judges each
+ * in a fresh process and measures, after a full garbage collection at the end of the pass (the
+ * moment the oracle holds the most), the live heap plus typed-array memory, and the process's
+ * peak RSS. It prints bytes per record and per payment, the growth between lengths, and what
+ * the oracle's ledger holds, field by field, for the longest history.
+ *
+ *   npx tsx bench/oracle-memory.ts [--lengths 250000,500000,1000000] [--rounds 1]
+ *
+ * The bar (issue 13): memory bounded by the number of open payments, not the length of the run.
+ * A flat line would meet it; the slope per payment is what a soak pays for every payment made.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { INVARIANTS, judge, type Invariant, type OracleContext } from '../src/oracle/index.ts';
+import { readHistory, type HistoryRecord } from '../src/history/index.ts';
+import { writeSyntheticHistory } from './lib/synthetic-history.ts';
+
+const argv = process.argv.slice(2);
+const opt = (name: string, dflt: string) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : dflt;
+};
+
+interface Measure {
+  records: number;
+  payments: number;
+  /** Live heap + array buffers after a full GC at the end of the pass, MB. */
+  liveMb: number;
+  peakRssMb: number;
+  /** Ledger fields, MB (only with --fields). */
+  fields: Record<string, number>;
+}
+
+const MB = 1e6;
+
+/** In the child: judge the file with every invariant, measuring live memory at the end of the pass. */
+async function measure(file: string, fields: boolean): Promise<Measure> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('run with --expose-gc');
+  const live = () => {
+    gc();
+    gc();
+    const m = process.memoryUsage();
+    return m.heapUsed + m.arrayBuffers;
+  };
+  let ctx: OracleContext | null = null;
+  // Holds the context (and so the ledger) so its fields can be weighed after the pass.
+  const holder: Invariant = { id: 'memory-probe', title: 'memory probe', rules: [], create: (c) => ((ctx = c), { finish: () => ({ status: 'pass', checked: 0, violations: 0, examples: [], reason: null }) }) };
+  const base = live();
+  let atEnd = 0;
+  const src = readHistory(file);
+  async function* tapped(): AsyncIterable<HistoryRecord[]> {
+    for await (const b of src.batches()) yield b;
+    atEnd = live(); // every record is in; no invariant has finished yet
+  }
+  const result = await judge({ batches: tapped, [Symbol.asyncIterator]: () => { throw new Error('batched only'); } } as unknown as AsyncIterable<HistoryRecord>, { invariants: [...INVARIANTS, holder] });
+  const bad = result.invariants.filter((i) => i.status === 'fail' || i.status === 'error');
+  if (bad.length) throw new Error(`false fail on the synthetic history: ${bad.map((i) => i.id).join(', ')}`);
+  const payments = (ctx as OracleContext | null)?.ledger.payments.size ?? 0;
+  const out: Record<string, number> = {};
+  if (fields && ctx) {
+    const ledger = (ctx as OracleContext).ledger as unknown as Record<string, unknown>;
+    let prev = live();
+    for (const name of Object.keys(ledger)) {
+      if (typeof ledger[name] !== 'object' || ledger[name] === null || name === 'keys') continue;
+      ledger[name] = null;
+      const now = live();
+      out[name] = (prev - now) / MB;
+      prev = now;
+    }
+  }
+  return { records: result.records, payments, liveMb: (atEnd - base) / MB, peakRssMb: process.resourceUsage().maxRSS / 1024, fields: out };
+}
+
+function child(file: string, fields: boolean): Measure {
+  const r = spawnSync(process.execPath, ['--expose-gc', ...process.execArgv, fileURLToPath(import.meta.url), '--measure', file, fields ? '--fields' : ''], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (r.status !== 0) throw new Error(`the judging process failed: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+if (argv[0] === '--measure') {
+  process.stdout.write(JSON.stringify(await measure(argv[1], argv.includes('--fields'))) + '\n');
+} else {
+  const lengths = opt('lengths', '250000,500000,1000000').split(',').map(Number);
+  const rounds = Number(opt('rounds', '1'));
+  const dir = mkdtempSync(join(tmpdir(), 'paystorm-bench-'));
+  try {
+    const files = new Map<number, string>();
+    for (const n of lengths) {
+      const file = join(dir, `history-${n}.bin.gz`);
+      await writeSyntheticHistory(file, n);
+      files.set(n, file);
+    }
+    const rows: Measure[] = [];
+    for (const n of lengths) {
+      const ms: Measure[] = [];
+      for (let r = 0; r < rounds; r++) ms.push(child(files.get(n)!, n === lengths[lengths.length - 1] && r === 0));
+      const live = median(ms.map((m) => m.liveMb));
+      const rss = median(ms.map((m) => m.peakRssMb));
+      const m = { ...ms[0], liveMb: live, peakRssMb: rss };
+      rows.push(m);
+      console.log(
+        `${m.records.toLocaleString('en').padStart(9)} records, ${m.payments.toLocaleString('en').padStart(7)} payments: live state ${live.toFixed(1)} MB (${((live * MB) / m.records).toFixed(0)} B/record, ${((live * MB) / Math.max(1, m.payments)).toFixed(0)} B/payment), peak RSS ${rss.toFixed(0)} MB`,
+      );
+    }
+    for (let i = 1; i < rows.length; i++) {
+      const a = rows[i - 1];
+      const b = rows[i];
+      const dLive = (b.liveMb - a.liveMb) * MB;
+      console.log(`growth ${a.records.toLocaleString('en')} -> ${b.records.toLocaleString('en')}: ${(dLive / (b.records - a.records)).toFixed(0)} B per added record, ${(dLive / Math.max(1, b.payments - a.payments)).toFixed(0)} B per added payment`);
+    }
+    const last = rows[rows.length - 1];
+    console.log(`ledger fields at ${last.records.toLocaleString('en')} records (MB):`);
+    for (const [k, v] of Object.entries(last.fields).sort((x, y) => y[1] - x[1])) if (Math.abs(v) >= 0.05) console.log(`  ${k.padEnd(18)} ${v.toFixed(1)}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
