@@ -110,8 +110,13 @@ export class Ledger {
   readonly rate = new Map<string, Columns<RateColumn>>();
   /** The server's clock offset from ours, from the API answers' Date headers. */
   readonly serverClock = new ServerClock();
-  /** POSTs with an Idempotency-Key, by `key / scope / Idempotency-Key`. */
-  readonly idem = new Map<string, IdemRequest[]>();
+  /**
+   * POSTs with an Idempotency-Key, by API key label, then scope, then Idempotency-Key: nested
+   * rather than by one `key / scope / Idempotency-Key` string, which would cost a string per key.
+   */
+  private readonly idem = new Map<string, Map<string, Map<string, IdemRequest[]>>>();
+  /** Number of idempotency tuples. */
+  idemSize = 0;
   /** Refund requests by payment id. */
   readonly refundRequests = new Map<string, RefundRequest[]>();
   /** Every refund request in arrival order (what the refund-path tally reads incrementally). */
@@ -155,10 +160,19 @@ export class Ledger {
   /** The idempotency tuples, each sorted by start (sorted once, on first use after the records are in). */
   idemTuples(): IterableIterator<IdemRequest[]> {
     if (!this.idemSorted) {
-      for (const reqs of this.idem.values()) if (reqs.length > 1) reqs.sort((a, b) => a.tStart - b.tStart || a.seq - b.seq);
+      for (const reqs of this.idemLists()) if (reqs.length > 1) reqs.sort((a, b) => a.tStart - b.tStart || a.seq - b.seq);
       this.idemSorted = true;
     }
-    return this.idem.values();
+    return this.idemLists();
+  }
+
+  private *idemLists(): IterableIterator<IdemRequest[]> {
+    for (const byScope of this.idem.values()) for (const byValue of byScope.values()) yield* byValue.values();
+  }
+
+  /** The requests of one idempotency tuple so far, in arrival order (sorted by start once idemTuples() ran). */
+  idemRequests(key: string, scope: string, idemKey: string): readonly IdemRequest[] | undefined {
+    return this.idem.get(key)?.get(scope)?.get(idemKey);
   }
 
   private repeated: IdemRequest[][] | null = null;
@@ -258,14 +272,11 @@ export class Ledger {
   }
 
   private addIdem(x: ExchangeRecord, scope: string, idemKey: string): void {
-    const tuple = `${x.key}\u0000${scope}\u0000${idemKey}`;
-    let list = this.idem.get(tuple);
-    if (!list) this.idem.set(tuple, (list = []));
     this.idemSorted = false;
     this.valueGroups = null;
     this.repeated = null;
     const rid = x.error?.request_id;
-    list.push({
+    const req: IdemRequest = {
       seq: x.seq,
       key: x.key,
       scope,
@@ -284,7 +295,18 @@ export class Ledger {
       // Always present (undefined when not a refund): one object shape for every request.
       refundPath: x.op === 'refund' ? 'payment' : x.op === 'refund_create' ? 'refunds' : undefined,
       merchantReference: x.sent.merchantReference,
-    });
+    };
+    let byScope = this.idem.get(x.key);
+    if (!byScope) this.idem.set(x.key, (byScope = new Map()));
+    let byValue = byScope.get(scope);
+    if (!byValue) byScope.set(scope, (byValue = new Map()));
+    // Most keys are used once: a one-element array literal has no room reserved for pushes.
+    const list = byValue.get(idemKey);
+    if (list) list.push(req);
+    else {
+      byValue.set(idemKey, [req]);
+      this.idemSize++;
+    }
   }
 
   private addRefundRequest(x: ExchangeRecord, paymentId: string): void {

@@ -1,6 +1,6 @@
 import { CREATE_STATUSES } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
-import { idemTuple, is2xx } from '../lib/exchange.ts';
+import { is2xx, scopeOf } from '../lib/exchange.ts';
 import { Findings, evidence } from '../lib/findings.ts';
 
 /**
@@ -19,8 +19,8 @@ const invariant: Invariant = {
       onRecord(rec) {
         if (rec.kind !== 'exchange' || rec.op !== 'create' || !is2xx(rec.status) || !rec.payment) return;
         // A replay: another request under its key was answered 2xx before (the ledger holds them all).
-        const tuple = idemTuple(rec);
-        const reqs = tuple ? ctx.ledger.idem.get(tuple) : undefined;
+        const scope = scopeOf(rec);
+        const reqs = scope && rec.idemKey !== undefined ? ctx.ledger.idemRequests(rec.key, scope, rec.idemKey) : undefined;
         if (reqs && reqs.some((r) => r.seq !== rec.seq && is2xx(r.status) && r.tEnd <= rec.tEnd)) return;
         f.check();
         const p = rec.payment;

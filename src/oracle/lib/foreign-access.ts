@@ -5,12 +5,30 @@
 import type { ExchangeRecord, KeyInfo } from '../../history/index.ts';
 import type { PaymentFacts } from '../ledger.ts';
 import type { Invariant, OracleContext } from '../types.ts';
-import { errorCode, is2xx, withoutBodies } from './exchange.ts';
+import { errorCode, is2xx, isRefundRequest, withoutBodies } from './exchange.ts';
 import { Findings, evidence, show } from './findings.ts';
-import { onUnservedRefundPath } from './refund-paths.ts';
+import { onUnservedRefundPath, servedPath } from './refund-paths.ts';
+import { refundPathOf } from '../ledger.ts';
 
 /** Requests answered before the create that made their payment was recorded are judged at the end (bounded). */
 const MAX_DEFERRED = 50_000;
+
+/** Answers that say nothing about isolation (not answered, rate limited, server error, refused before any lookup). */
+function silent(status: number): boolean {
+  return status === 0 || status === 429 || status >= 500 || status === 401 || status === 403;
+}
+
+/**
+ * A deferred request already answered 404 resource_missing can only ever count as a check, never
+ * as a violation: it keeps what deciding that needs, not the record (most deferred requests are
+ * unknown-id probes whose payment never turns up).
+ */
+interface DeferredRefusal {
+  paymentId: string;
+  key: string;
+  /** The refund path it took, or null when not a refund request. */
+  refundPath: 'payment' | 'refunds' | null;
+}
 
 export function foreignAccessInvariant(def: {
   id: string;
@@ -28,6 +46,7 @@ export function foreignAccessInvariant(def: {
     create(ctx: OracleContext) {
       const f = new Findings();
       const deferred: ExchangeRecord[] = [];
+      const deferredRefusals: DeferredRefusal[] = [];
       /** Listed ids whose payment was not yet known: `listing key label | payment id` -> the list that showed it. */
       const listed = new Map<string, { seq: number; t: number; key: string; id: string }>();
       let listsJudged = 0;
@@ -37,8 +56,7 @@ export function foreignAccessInvariant(def: {
         if (!requester) return;
         const how = def.foreign(owner, requester);
         if (!how) return;
-        // Not answered, rate limited, server error, or refused before any lookup: not about isolation.
-        if (x.status === 0 || x.status === 429 || x.status >= 500 || x.status === 401 || x.status === 403) return;
+        if (silent(x.status)) return;
         f.check();
         if (x.status === 404 && errorCode(x) === 'resource_missing') return;
         f.violation(
@@ -67,8 +85,15 @@ export function foreignAccessInvariant(def: {
               // The payment's own merchant and mode (or a key the run does not know): nothing to judge, now or later.
             } else if (owner && rec.op === 'retrieve') judgeAccess(rec, owner);
             // Foreign refunds wait for the end, when it is known whether their path is served;
-            // requests for a payment not yet known wait for its create.
-            else if (deferred.length < MAX_DEFERRED) deferred.push(withoutBodies(rec));
+            // requests for a payment not yet known wait for its create. Answers that can never
+            // be judged are not kept.
+            else if (silent(rec.status)) {
+              // nothing to judge, whoever owns the payment
+            } else if (deferred.length + deferredRefusals.length >= MAX_DEFERRED) {
+              // over the bound: left unjudged
+            } else if (rec.status === 404 && errorCode(rec) === 'resource_missing') {
+              deferredRefusals.push({ paymentId: pid, key: rec.key, refundPath: isRefundRequest(rec) ? refundPathOf(rec) : null });
+            } else deferred.push(withoutBodies(rec));
           }
           if (def.includeLists && rec.list && is2xx(rec.status)) {
             const requester = ctx.keys.get(rec.key);
@@ -85,6 +110,12 @@ export function foreignAccessInvariant(def: {
           for (const x of deferred) {
             const owner = ctx.ledger.payments.get(x.sent.paymentId!);
             if (owner && !onUnservedRefundPath(ctx, x)) judgeAccess(x, owner);
+          }
+          for (const d of deferredRefusals) {
+            const owner = ctx.ledger.payments.get(d.paymentId);
+            const requester = owner ? ctx.keys.get(d.key) : undefined;
+            // What judgeAccess does with a 404 resource_missing answer: count it when the payment was foreign.
+            if (owner && requester && def.foreign(owner, requester) && (d.refundPath === null || servedPath(ctx, d.refundPath))) f.check();
           }
           if (def.includeLists) {
             // Lists are exercised only when the run holds payments some listing key may not see.
