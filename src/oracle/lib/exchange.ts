@@ -66,13 +66,6 @@ export function isRefundRequest(x: ExchangeRecord): boolean {
   return scopeOf(x) === 'refund_create';
 }
 
-/** `apiKey / scope / Idempotency-Key`, the unit idempotency is scoped to; undefined without a key. */
-export function idemTuple(x: ExchangeRecord): string | undefined {
-  const scope = scopeOf(x);
-  if (!scope || x.idemKey === undefined) return undefined;
-  return `${x.key}\u0000${scope}\u0000${x.idemKey}`;
-}
-
 /** Id of the object a 2xx POST created or replayed (payment or refund). */
 export function createdObjectId(x: ExchangeRecord): string | undefined {
   if (!is2xx(x.status)) return undefined;
