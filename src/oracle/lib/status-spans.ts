@@ -15,51 +15,62 @@ export interface OrderedPair<S extends string> {
   toStart: number;
 }
 
+/** Rows per page of the pooled table: pages are never copied or over-allocated by more than one page. */
+const PAGE_SHIFT = 12;
+const PAGE_ROWS = 1 << PAGE_SHIFT;
+const PAGE_MASK = PAGE_ROWS - 1;
+
 export class StatusSpans<S extends string> {
   private readonly n: number;
   private readonly width: number;
   private readonly index: Map<S, number>;
-  /** Entity id -> row number in `pool`. */
+  /** Entity id -> row number. */
   private readonly rows = new Map<string, number>();
   /**
-   * One pooled table rather than an array per entity: a million small typed arrays would
-   * each carry an external buffer the garbage collector has to account for.
+   * One pooled table rather than an array per entity (a million small typed arrays would each
+   * carry an external buffer the garbage collector has to account for), in pages of PAGE_ROWS
+   * rows: a doubling array would hold up to twice the rows in use, and three times while it grows.
    * Row layout: [minEnd x n][minEndSeq x n][maxStart x n][maxStartSeq x n].
    */
-  private pool: Float64Array;
+  private readonly pages: Float64Array[] = [];
   private used = 0;
 
   constructor(readonly statuses: readonly S[]) {
     this.n = statuses.length;
     this.width = this.n * 4;
     this.index = new Map(statuses.map((s, i) => [s, i]));
-    this.pool = new Float64Array(this.width * 1024);
+  }
+
+  private page(r: number): Float64Array {
+    return this.pages[r >>> PAGE_SHIFT];
+  }
+
+  private offset(r: number): number {
+    return (r & PAGE_MASK) * this.width;
   }
 
   private rowOf(id: string): number {
     let r = this.rows.get(id);
-    if (r !== undefined) return r * this.width;
+    if (r !== undefined) return r;
     r = this.used++;
-    if (this.used * this.width > this.pool.length) {
-      const next = new Float64Array(this.pool.length * 2);
-      next.set(this.pool);
-      this.pool = next;
-    }
+    if (r >>> PAGE_SHIFT >= this.pages.length) this.pages.push(new Float64Array(this.width * PAGE_ROWS));
     this.rows.set(id, r);
-    const o = r * this.width;
+    const p = this.page(r);
+    const o = this.offset(r);
     const n = this.n;
     for (let k = 0; k < n; k++) {
-      this.pool[o + k] = Infinity;
-      this.pool[o + 2 * n + k] = -Infinity;
+      p[o + k] = Infinity;
+      p[o + 2 * n + k] = -Infinity;
     }
-    return o;
+    return r;
   }
 
   add(id: string, status: S, tStart: number, tEnd: number, seq: number): void {
     const i = this.index.get(status);
     if (i === undefined) return;
-    const o = this.rowOf(id);
-    const p = this.pool;
+    const r = this.rowOf(id);
+    const p = this.page(r);
+    const o = this.offset(r);
     const n = this.n;
     if (tEnd < p[o + i]) {
       p[o + i] = tEnd;
@@ -85,7 +96,7 @@ export class StatusSpans<S extends string> {
   seen(id: string, status: S): boolean {
     const r = this.rows.get(id);
     const i = this.index.get(status);
-    return r !== undefined && i !== undefined && this.pool[r * this.width + i] !== Infinity;
+    return r !== undefined && i !== undefined && this.page(r)[this.offset(r) + i] !== Infinity;
   }
 
   /** Earliest end of an observation in `status` (Infinity when never seen), with its seq. */
@@ -93,8 +104,9 @@ export class StatusSpans<S extends string> {
     const r = this.rows.get(id);
     const i = this.index.get(status)!;
     if (r === undefined) return { t: Infinity, seq: -1 };
-    const o = r * this.width;
-    return { t: this.pool[o + i], seq: this.pool[o + this.n + i] };
+    const p = this.page(r);
+    const o = this.offset(r);
+    return { t: p[o + i], seq: p[o + this.n + i] };
   }
 
   /** Latest start of an observation in `status` (-Infinity when never seen, or only seen at creation). */
@@ -102,38 +114,41 @@ export class StatusSpans<S extends string> {
     const r = this.rows.get(id);
     const i = this.index.get(status)!;
     if (r === undefined) return { t: -Infinity, seq: -1 };
-    const o = r * this.width;
-    return { t: this.pool[o + 2 * this.n + i], seq: this.pool[o + 3 * this.n + i] };
+    const p = this.page(r);
+    const o = this.offset(r);
+    return { t: p[o + 2 * this.n + i], seq: p[o + 3 * this.n + i] };
   }
 
   /** The earliest-ending observation in any of `statuses` (null when none), with one lookup. */
   earliestEndOf(id: string, statuses: readonly S[]): { status: S; t: number; seq: number } | null {
     const r = this.rows.get(id);
     if (r === undefined) return null;
-    const o = r * this.width;
+    const p = this.page(r);
+    const o = this.offset(r);
     let best = -1;
     let bestT = Infinity;
     for (const s of statuses) {
       const i = this.index.get(s)!;
-      if (this.pool[o + i] < bestT) (bestT = this.pool[o + i]), (best = i);
+      if (p[o + i] < bestT) (bestT = p[o + i]), (best = i);
     }
-    return best < 0 ? null : { status: this.statuses[best], t: bestT, seq: this.pool[o + this.n + best] };
+    return best < 0 ? null : { status: this.statuses[best], t: bestT, seq: p[o + this.n + best] };
   }
 
   /** Statuses observed for the entity. */
   observed(id: string): S[] {
     const r = this.rows.get(id);
     if (r === undefined) return [];
-    const o = r * this.width;
-    return this.statuses.filter((_, i) => this.pool[o + i] !== Infinity);
+    const p = this.page(r);
+    const o = this.offset(r);
+    return this.statuses.filter((_, i) => p[o + i] !== Infinity);
   }
 
   /** Every pair of distinct statuses where an observation of `from` certainly preceded one of `to`. */
   orderedPairs(id: string): OrderedPair<S>[] {
     const r = this.rows.get(id);
     if (r === undefined) return [];
-    const o = r * this.width;
-    const p = this.pool;
+    const p = this.page(r);
+    const o = this.offset(r);
     const out: OrderedPair<S>[] = [];
     const n = this.n;
     for (let a = 0; a < n; a++) {

@@ -1,0 +1,72 @@
+/**
+ * StatusSpans (src/oracle/lib/status-spans.ts) against a plain model that keeps every
+ * observation: seeded random observations over more entities than one page of its table holds.
+ */
+import { describe, expect, it } from 'vitest';
+import { StatusSpans } from '../../src/oracle/lib/status-spans.ts';
+
+const STATUSES = ['pending', 'succeeded', 'failed', 'canceled'] as const;
+type S = (typeof STATUSES)[number];
+interface Obs {
+  status: S;
+  tStart: number;
+  tEnd: number;
+  seq: number;
+}
+
+function rng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('StatusSpans', () => {
+  it('answers every question as a model keeping all observations does, across table pages', () => {
+    const rnd = rng(7);
+    const spans = new StatusSpans<S>(STATUSES);
+    const model = new Map<string, Obs[]>();
+    const ENTITIES = 9_000; // more than two pages of 4,096 rows
+    for (let seq = 1; seq <= 40_000; seq++) {
+      const id = `pay_${Math.floor(rnd() * ENTITIES)}`;
+      const status = STATUSES[Math.floor(rnd() * STATUSES.length)];
+      // Creation-time observations start at -Infinity, as the ledger records them.
+      const tStart = rnd() < 0.1 ? -Infinity : rnd() * 1000;
+      const tEnd = (Number.isFinite(tStart) ? tStart : 0) + rnd() * 50;
+      spans.add(id, status, tStart, tEnd, seq);
+      let l = model.get(id);
+      if (!l) model.set(id, (l = []));
+      l.push({ status, tStart, tEnd, seq });
+    }
+    spans.add('pay_x', 'expired' as S, 1, 2, 1); // a status it does not track: ignored
+    expect(spans.has('pay_x')).toBe(false);
+    expect(spans.size).toBe(model.size);
+    expect(new Set(spans.ids())).toEqual(new Set(model.keys()));
+    for (const [id, obs] of model) {
+      for (const s of STATUSES) {
+        const of = obs.filter((o) => o.status === s);
+        expect(spans.seen(id, s)).toBe(of.length > 0);
+        // Earliest end (first of equal ends wins) and latest start (first of equal starts wins).
+        const minEnd = of.reduce<Obs | null>((m, o) => (m === null || o.tEnd < m.tEnd ? o : m), null);
+        const maxStart = of.filter((o) => o.tStart > -Infinity).reduce<Obs | null>((m, o) => (m === null || o.tStart > m.tStart ? o : m), null);
+        expect(spans.firstEnd(id, s)).toEqual(minEnd ? { t: minEnd.tEnd, seq: minEnd.seq } : { t: Infinity, seq: 0 });
+        expect(spans.lastStart(id, s)).toEqual(maxStart ? { t: maxStart.tStart, seq: maxStart.seq } : { t: -Infinity, seq: 0 });
+      }
+      expect(spans.observed(id)).toEqual(STATUSES.filter((s) => obs.some((o) => o.status === s)));
+      const first = obs.reduce((m, o) => (o.tEnd < m.tEnd ? o : m));
+      const e = spans.earliestEndOf(id, STATUSES);
+      expect(e?.t).toBe(first.tEnd);
+      expect(e?.status).toBe(first.status);
+      // a certainly preceded b iff some a ended before some b started.
+      const pairs = spans.orderedPairs(id).map((p) => `${p.from}>${p.to}`).sort();
+      const want: string[] = [];
+      for (const a of STATUSES) for (const b of STATUSES) if (a !== b && obs.some((x) => x.status === a && obs.some((y) => y.status === b && x.tEnd < y.tStart))) want.push(`${a}>${b}`);
+      expect(pairs).toEqual(want.sort());
+    }
+    expect(spans.firstEnd('pay_none', 'pending')).toEqual({ t: Infinity, seq: -1 });
+    expect(spans.earliestEndOf('pay_none', STATUSES)).toBeNull();
+    expect(spans.orderedPairs('pay_none')).toEqual([]);
+  });
+});
