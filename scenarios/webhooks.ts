@@ -14,7 +14,7 @@ import { isTerminal } from '../src/spec/statuses.ts';
 import { LIMITS } from '../src/spec/limits.ts';
 import { api, aborted, cardFor, nap, paymentInput, poll, pool, refundsSettled, scaled } from './lib/common.ts';
 import { liveKeyFor, loadKeys } from './lib/keys.ts';
-import { NO_RETRY_SEEN_WAIT_MS } from '../src/spec/tolerances.ts';
+import { DELIVERY_GRACE_MS, NO_RETRY_SEEN_WAIT_MS } from '../src/spec/tolerances.ts';
 import { luhnValid } from '../src/spec/cards.ts';
 import { declareRules } from './lib/rules.ts';
 
@@ -34,13 +34,14 @@ const { rules, rulesFor } = declareRules(
 const PLAN: CardOutcome[] = [...Array.from({ length: 12 }, (): CardOutcome => 'succeeds'), 'do_not_honor', 'insufficient_funds', 'do_not_honor', 'insufficient_funds'];
 
 /**
- * Waiting after the expected deliveries arrived: long enough for the oracle to judge a failed
- * delivery that is never retried (WH-9, failed-delivery-retried: the acknowledge time plus
- * 5 minutes of the target's time when no retry is seen), plus a few backoff steps of margin.
+ * The longest wait after the expected deliveries arrived: long enough for the oracle to judge a
+ * failed delivery that is never retried (WH-9, failed-delivery-retried: the acknowledge time plus
+ * --webhook-retry-within, or 5 minutes of the target's time when none is declared and no retry is
+ * seen), plus a few backoff steps of margin. The wait ends sooner once no retry is due.
  */
 export function retryTailMs(ctx: ScenarioContext): number {
   const ack = ctx.webhooks?.ackTimeoutMs ?? LIMITS.webhookAckTimeoutMs;
-  return ack + scaled(ctx, NO_RETRY_SEEN_WAIT_MS + 15_000, 500);
+  return ack + scaled(ctx, (ctx.webhooks?.retryWithinMs ?? NO_RETRY_SEEN_WAIT_MS) + 15_000, 500);
 }
 
 /** Luhn-valid numbers that are no sandbox test card (the reference service succeeds them in either mode). */
@@ -91,6 +92,9 @@ async function run(ctx: ScenarioContext): Promise<void> {
     }
   }
   if (!ctx.webhooks || aborted(ctx)) return;
+  // Its objects' events are judged (WH-4/WH-5) only if the run goes on this long after they settled.
+  const ack = ctx.webhooks.ackTimeoutMs ?? LIMITS.webhookAckTimeoutMs;
+  const eventsDueAt = ctx.now() + ack + scaled(ctx, DELIVERY_GRACE_MS + 5_000, 500);
 
   const maxWaitMs = ctx.durationMs ?? 2 * (ctx.webhooks.ackTimeoutMs ?? LIMITS.webhookAckTimeoutMs) + scaled(ctx, 5 * 60_000, 5_000);
   const deadline = ctx.now() + maxWaitMs;
@@ -98,11 +102,16 @@ async function run(ctx: ScenarioContext): Promise<void> {
   ctx.phase?.(`waiting for ${expected} webhook deliveries`, deadline - ctx.now());
   while (ctx.now() < deadline && !aborted(ctx) && ctx.webhooks.deliveries() - d0 < expected) await nap(ctx, step);
   const got = ctx.webhooks.deliveries() - d0;
-  ctx.log(`webhooks: ${got} deliveries for ${expected} expected events; waiting ${Math.round(retryTailMs(ctx))} ms for retries`);
-  ctx.phase?.('waiting for webhook retries', Math.min(retryTailMs(ctx), deadline - ctx.now()));
-  await nap(ctx, Math.min(retryTailMs(ctx), deadline - ctx.now()));
+  const tailEnd = ctx.now() + Math.min(retryTailMs(ctx), deadline - ctx.now());
+  const due = () => ctx.webhooks!.awaitingRetry?.() ?? Infinity;
+  ctx.log(`webhooks: ${got} deliveries for ${expected} expected events; ${due() === Infinity ? '' : `${due()} awaiting a retry; `}waiting up to ${Math.round(tailEnd - ctx.now())} ms for retries`);
+  ctx.phase?.('waiting for webhook retries', tailEnd - ctx.now());
+  // Until every failed delivery was retried (answered 2xx) and the events of its objects are due:
+  // then nothing is left for WH-4/5/8/9 to see, and a conforming service does not make the run
+  // sit out the whole bound.
+  while (ctx.now() < tailEnd && !aborted(ctx) && (due() > 0 || ctx.now() < eventsDueAt)) await nap(ctx, Math.min(step, tailEnd - ctx.now()));
   ctx.phase?.(null);
-  ctx.log(`webhooks: ${ctx.webhooks.deliveries() - d0} deliveries in all`);
+  ctx.log(`webhooks: ${ctx.webhooks.deliveries() - d0} deliveries in all${due() === 0 ? ', none awaiting a retry' : due() === Infinity ? '' : `, ${due()} still awaiting a retry`}`);
 }
 
 const scenario: Scenario = {

@@ -30,6 +30,8 @@ export const runConfigSchema = z
     webhookSecret: z.string().optional(),
     webhookFailShare: z.number().min(0).max(1).optional(),
     webhookStallShare: z.number().min(0).max(1).optional(),
+    /** WH-9: the longest a failed delivery may wait for its retry (the spec sets none); default: judged from the service's own retries, else 5m. */
+    webhookRetryWithin: durationSchema.optional(),
     toxiproxy: z.url().optional(),
     proxies: z.array(z.string()).optional(),
     thresholds: z.array(z.string()).optional(),

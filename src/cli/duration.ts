@@ -2,6 +2,8 @@
  * Durations as users type them: `500ms`, `30s`, `5m`, `1h30m`. A bare number (5, or "5")
  * is refused: is it 5 ms or 5 s? (A config file's `"duration": 5` was once read as 5 ms.)
  */
+import { EXIT, PaystormError } from '../spec/index.ts';
+
 const FORMS = 'a number with its unit: ms, s, m or h (e.g. 500ms, 30s, 5m, 1h30m)';
 
 export function parseDuration(input: string | number, field: string): number {
@@ -9,7 +11,7 @@ export function parseDuration(input: string | number, field: string): number {
   if (/^-?\d+(\.\d+)?$/.test(s)) {
     const n = Number(s);
     const shown = typeof input === 'number' ? s : `"${s}"`;
-    throw new Error(`${field}: ${shown} has no unit. Write ${FORMS}: "${n}s" for ${n} seconds, "${n}m" for ${n} minutes, "${n}ms" for ${n} milliseconds.`);
+    throw new PaystormError(`${field}: ${shown} has no unit. Write ${FORMS}: "${n}s" for ${n} seconds, "${n}m" for ${n} minutes, "${n}ms" for ${n} milliseconds.`, EXIT.usage, field);
   }
   const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
   let total = 0;
@@ -19,6 +21,6 @@ export function parseDuration(input: string | number, field: string): number {
     total += m[2] === 'ms' ? n : m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60_000 : n * 3_600_000;
     matched = re.lastIndex;
   }
-  if (matched !== s.length || s.length === 0) throw new Error(`${field}: expected a duration, ${FORMS}; got "${input}"`);
+  if (matched !== s.length || s.length === 0) throw new PaystormError(`${field}: expected a duration, ${FORMS}; got "${input}"`, EXIT.usage, field);
   return total;
 }

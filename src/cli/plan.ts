@@ -24,6 +24,8 @@ export interface PlanInput {
   rate?: number;
   /** The webhook receiver's ack time-out, when the run has one. */
   ackTimeoutMs?: number;
+  /** WH-9: --webhook-retry-within, when declared (the webhooks scenario waits that long for retries at most). */
+  retryWithinMs?: number;
   /** For the fault schedules (chaos phases). */
   faultRun: FaultRunInfo;
 }
@@ -64,7 +66,9 @@ function planContext(i: PlanInput): ScenarioContext {
     timeScale: i.timeScale,
     ...(i.durationMs !== undefined ? { durationMs: i.durationMs } : {}),
     ...(i.rate !== undefined ? { rate: i.rate } : {}),
-    webhooks: i.env.webhooks?.wired ? { deliveries: () => 0, ackTimeoutMs: i.ackTimeoutMs ?? LIMITS.webhookAckTimeoutMs } : null,
+    webhooks: i.env.webhooks?.wired
+      ? { deliveries: () => 0, ackTimeoutMs: i.ackTimeoutMs ?? LIMITS.webhookAckTimeoutMs, ...(i.retryWithinMs !== undefined ? { retryWithinMs: i.retryWithinMs } : {}) }
+      : null,
   } as unknown as ScenarioContext;
 }
 
@@ -101,7 +105,7 @@ export function planSuite(i: PlanInput): SuitePlan {
         break;
       case 'webhooks':
         // --duration bounds the scenario's wait for deliveries and retries (scenarios/webhooks.ts).
-        p(i.env.webhooks?.wired ? Math.min(settleWaitMs(ctx) + retryTailMs(ctx), i.durationMs ?? Infinity) + req(s.name) : req(s.name), i.env.webhooks?.wired ? 'waits for deliveries and the retries of failed ones' : '');
+        p(i.env.webhooks?.wired ? Math.min(settleWaitMs(ctx) + retryTailMs(ctx), i.durationMs ?? Infinity) + req(s.name) : req(s.name), i.env.webhooks?.wired ? 'waits at most this long for deliveries and the retries of failed ones' : '');
         break;
       case 'refunds':
         p((i.embedded ? Math.max(3_000, 60_000 * i.timeScale) : 30_000) + req(s.name), 'waits for refunds to settle');

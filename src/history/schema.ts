@@ -101,6 +101,13 @@ export const runRecordSchema = z.object({
        * up per mode (embedded: `/webhooks/test` and `/webhooks/live`). Absent: not known.
        */
       endpoints: z.array(z.object({ path: z.string(), mode: z.enum(['test', 'live']) })).optional(),
+      /**
+       * WH-9: how long (the target's time, before time scaling) a failed delivery may wait for its
+       * retry, when the run declared it (`--webhook-retry-within`). The spec sets no first retry
+       * delay. Absent: "not retried" is judged from the service's own first retries (twice the
+       * longest seen), or after 5 minutes when none was seen.
+       */
+      retryWithinMs: z.number().positive().optional(),
     })
     .nullable(),
   /**

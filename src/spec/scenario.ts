@@ -195,6 +195,10 @@ export interface ScenarioContext {
     deliveries(): number;
     /** How long the target waits for the receiver's answer (its acknowledge time); default the spec's. */
     ackTimeoutMs?: number;
+    /** WH-9: the declared longest wait for a retry (--webhook-retry-within; target time, unscaled), when declared. */
+    retryWithinMs?: number;
+    /** Events whose latest delivery the receiver did not answer 2xx (in time): retries still due. */
+    awaitingRetry?(): number;
   } | null;
   /**
    * Writes a mid-run report snapshot (summary and HTML so far) so an operator sees

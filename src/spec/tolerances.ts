@@ -15,7 +15,15 @@ export function retryAfterSlackMs(embedded: boolean): number {
 }
 
 /**
- * WH-9: with no retry seen for any event, how long (target time, scaled) a failed delivery gets
- * before "not retried" is judged; the webhooks scenario waits at least this long after its traffic.
+ * WH-9: with no retry seen for any event and none declared (--webhook-retry-within), how long
+ * (target time, scaled) a failed delivery gets before "not retried" is judged; the webhooks
+ * scenario waits this long after its traffic unless every failed delivery was retried sooner.
  */
 export const NO_RETRY_SEEN_WAIT_MS = 300_000;
+
+/**
+ * WH-4/WH-5: a payment or refund seen terminal at least the acknowledge time plus this grace
+ * (target time, scaled) before the run ended must have had its event delivered; the webhooks
+ * scenario runs at least that long after its traffic, so its own objects' events are judged.
+ */
+export const DELIVERY_GRACE_MS = 30_000;

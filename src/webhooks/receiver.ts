@@ -56,6 +56,12 @@ export interface WebhookReceiver {
   count(): number;
   /** Distinct event ids among verified deliveries. */
   uniqueEvents(): number;
+  /**
+   * Events (by id) whose latest verified delivery was not answered 2xx in time (a planned 500, a
+   * stall past the acknowledge time, a delivery that could not be recorded): the retries the
+   * target still owes. A retry under a new event id does not settle the old one.
+   */
+  awaitingRetry(): number;
   close(): Promise<void>;
 }
 
@@ -89,6 +95,13 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
   const answers = new AnswerBook({ seed: opts.seed, failShare, stallShare, ...(opts.failAttempts !== undefined ? { failAttempts: opts.failAttempts } : {}) });
   let received = 0;
   const stalls = new Set<{ timer: NodeJS.Timeout; socket: Socket }>();
+  /** Event ids whose latest verified delivery got no 2xx in time (see awaitingRetry). */
+  const awaiting = new Set<string>();
+  const settle = (eventId: string | null, answered: number) => {
+    if (eventId === null) return;
+    if (answered >= 200 && answered < 300) awaiting.delete(eventId);
+    else awaiting.add(eventId);
+  };
 
   const record = (d: Delivery, signature: SignatureVerdict, t: number | null, env: EnvelopeReading, answered: number, extra: Partial<WebhookRecord>): boolean => {
     const rec: WebhookRecord = {
@@ -170,6 +183,7 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
       // A stall as long as the acknowledge time is no answer, whatever comes after it.
       const answered = stallMs >= ackTimeoutMs ? 0 : 200;
       record(d, sig.verdict, sig.t, env, answered, { ...extra, stalledMs: stallMs });
+      settle(env.eventId, answered);
       const entry = {
         socket: res.socket!,
         timer: setTimeout(() => {
@@ -182,9 +196,11 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
     }
     const status = answer === 'fail' ? 500 : 200;
     if (!record(d, sig.verdict, sig.t, env, status, extra)) {
+      settle(env.eventId, 500);
       reply(res, 500, { error: 'paystorm could not record the delivery' });
       return;
     }
+    settle(env.eventId, status);
     reply(res, status, status === 200 ? { received: true } : { error: 'paystorm: planned failure to exercise retries' });
   };
 
@@ -239,6 +255,7 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
     port,
     count: () => received,
     uniqueEvents: () => seen.size,
+    awaitingRetry: () => awaiting.size,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of stalls) {

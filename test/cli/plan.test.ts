@@ -49,7 +49,14 @@ describe('run plan', () => {
     const plan = planSuite(input({ embedded: false, limit: 500, windowMs: 60_000, timeScale: 1, webhooks: true, proxies: [] }));
     const wh = plan.scenarios.find((s) => s.name === 'webhooks')!;
     expect(wh.ms).toBeGreaterThan(5 * min);
-    expect(plan.line).toMatch(/webhooks waits for deliveries and the retries of failed ones \([\d.]+ min\)/);
+    expect(plan.line).toMatch(/webhooks waits at most this long for deliveries and the retries of failed ones \([\d.]+ min\)/);
+  });
+
+  it('a declared first retry delay (--webhook-retry-within) sizes the webhook wait', () => {
+    const base = input({ embedded: false, limit: 500, windowMs: 60_000, timeScale: 1, webhooks: true, proxies: [] });
+    const wait = (retryWithinMs?: number) => planSuite({ ...base, ...(retryWithinMs !== undefined ? { retryWithinMs } : {}) }).scenarios.find((s) => s.name === 'webhooks')!.ms;
+    expect(wait(3_600_000) - wait()).toBe(3_600_000 - 300_000);
+    expect(wait(60_000) - wait()).toBe(60_000 - 300_000);
   });
 
   it('--duration bounds the load and the webhook waits', () => {

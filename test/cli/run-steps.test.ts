@@ -48,6 +48,22 @@ describe('run steps', () => {
     expect((err as Error).message).toMatch(/--time-scale only applies to the embedded target/);
   });
 
+  it('settings: --webhook-retry-within is a duration longer than 0, refused by name otherwise (exit 3)', async () => {
+    const ok = await readRunSettings({ out: tempDir(), scenarios: ['webhooks'], webhookRetryWithin: '1h' }, captured());
+    expect(ok.webhookRetryWithinMs).toBe(3_600_000);
+    expect((await readRunSettings({ out: tempDir(), scenarios: ['webhooks'] }, captured())).webhookRetryWithinMs).toBeUndefined();
+    for (const [value, message] of [
+      ['0s', /--webhook-retry-within: must be longer than 0/],
+      ['5', /--webhook-retry-within: "5" has no unit/],
+      ['soon', /--webhook-retry-within: expected a duration/],
+    ] as const) {
+      const err = await readRunSettings({ out: tempDir(), webhookRetryWithin: value }, captured()).catch((e: unknown) => e);
+      expect(err, value).toBeInstanceOf(PaystormError);
+      expect((err as PaystormError).exitCode).toBe(EXIT.usage);
+      expect((err as Error).message).toMatch(message);
+    }
+  });
+
   it('resolve target, open chaos, probe on the embedded target; cleanup closes what they started', async () => {
     const io = captured();
     const settings = await readRunSettings({ out: tempDir(), scenarios: ['mixed'] }, io);

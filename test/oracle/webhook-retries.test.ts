@@ -160,3 +160,40 @@ describe('WH-9 on a run cut short', () => {
     expect(cut.violations).toBe(0);
   });
 });
+
+describe('WH-9 with a declared first retry delay (--webhook-retry-within)', () => {
+  const hooks = (retryWithinMs?: number) => ({ webhooks: { receiverUrl: 'http://127.0.0.1:2/hook', wired: true, failShare: 0.2, ackTimeoutMs: 10_000, ...(retryWithinMs !== undefined ? { retryWithinMs } : {}) } });
+  const failedAt1s = () => [webhook({ eventId: 'evt_x', answered: 500, tReceived: 1000 })];
+
+  it('a failure not retried is judged only once the run went on past the declared delay', async () => {
+    // Declared 1 h: 10 minutes without a retry is no evidence (a service may first retry after an hour).
+    const early = await judgeOne('failed-delivery-retried', [...failedAt1s(), endRec({ tEnd: 600_000 })], hooks(3_600_000));
+    expect(early.violations).toBe(0);
+    expect(early.status).toBe('not-exercised');
+    expect(early.reason).toMatch(/--webhook-retry-within/);
+    resetSeq();
+    // Declared 1 min: 10 minutes without a retry is a violation.
+    const late = await judgeOne('failed-delivery-retried', [...failedAt1s(), endRec({ tEnd: 600_000 })], hooks(60_000));
+    expect(late.status).toBe('fail');
+    expect(late.examples[0].message).toMatch(/evt_x failed \(500\) and was not retried/);
+  });
+
+  it('undeclared: 5 minutes of the target time when no retry was seen (as before)', async () => {
+    const r = await judgeOne('failed-delivery-retried', [...failedAt1s(), endRec({ tEnd: 1000 + 300_000 + 10_000 + 1 })], hooks());
+    expect(r.status).toBe('fail');
+    resetSeq();
+    const short = await judgeOne('failed-delivery-retried', [...failedAt1s(), endRec({ tEnd: 1000 + 300_000 })], hooks());
+    expect(short.violations).toBe(0);
+  });
+
+  it('a declared delay replaces the guess from other events: a fast retry of one event does not shorten the wait for another', async () => {
+    const recs = () => [...attempts('evt_fast', at(0, [250])), webhook({ eventId: 'evt_slow', answered: 500, tReceived: 1000 }), endRec({ tEnd: 60_000 })];
+    // Undeclared: twice the 250 ms first retry seen, plus the ack time, has long passed.
+    expect((await judgeOne('failed-delivery-retried', recs(), hooks())).status).toBe('fail');
+    resetSeq();
+    // Declared 5 min: the slow event still has time.
+    const declared = await judgeOne('failed-delivery-retried', recs(), hooks(300_000));
+    expect(declared.violations).toBe(0);
+    expect(declared.status).toBe('pass');
+  });
+});

@@ -206,6 +206,38 @@ describe('webhook receiver: at-least-once delivery', () => {
     ]);
   });
 
+  it('awaitingRetry counts the events whose latest delivery failed, until a retry is answered 200', async () => {
+    const { rx } = await start({ failShare: 1, failAttempts: 2, stallShare: 0 });
+    const a = event();
+    const b = event();
+    expect(rx.awaitingRetry()).toBe(0);
+    await deliver(rx, a); // 500
+    await deliver(rx, b); // 500
+    expect(rx.awaitingRetry()).toBe(2);
+    await deliver(rx, a); // 500 again (2 attempts in a row)
+    expect(rx.awaitingRetry()).toBe(2);
+    expect((await deliver(rx, a)).status).toBe(200);
+    expect(rx.awaitingRetry()).toBe(1);
+    // A retry under a new event id does not settle b (and is itself an event failed on first delivery).
+    expect((await deliver(rx, { ...b, id: 'evt_new_id_for_b' })).status).toBe(500);
+    expect(rx.awaitingRetry()).toBe(2);
+    expect((await deliver(rx, b)).status).toBe(500);
+    expect((await deliver(rx, b)).status).toBe(200);
+    expect(rx.awaitingRetry()).toBe(1);
+    // A forged delivery counts for nothing.
+    expect((await deliver(rx, event(), { secret: 'whsec_other' })).status).toBe(400);
+    expect(rx.awaitingRetry()).toBe(1);
+  });
+
+  it('a stalled delivery awaits its retry until one is answered in time', async () => {
+    const { rx } = await start({ stallShare: 1, stallMs: 300, ackTimeoutMs: 200 });
+    const evt = event();
+    await deliver(rx, evt);
+    expect(rx.awaitingRetry()).toBe(1);
+    expect((await deliver(rx, evt)).status).toBe(200);
+    expect(rx.awaitingRetry()).toBe(0);
+  });
+
   it('failShare 1: the first 3 failing events get 500 on 3 attempts in a row, then every 5th failing event does; the rest fail once', async () => {
     const { rx, records } = await start({ failShare: 1 });
     const evts = Array.from({ length: 9 }, () => event());

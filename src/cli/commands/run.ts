@@ -21,6 +21,7 @@ export const runCommand: PaystormCommand = {
       .option('webhook-port', { type: 'number', describe: 'Port of paystorm\'s webhook receiver (the target must be configured to deliver there)' })
       .option('webhook-secret', { type: 'string', describe: 'Signing secret (whsec_...) of the webhook endpoint' })
       .option('webhook-fail-share', { type: 'number', describe: 'Share (0..1) of test-mode events whose deliveries the receiver answers 500 so retries are judged (WH-8, WH-9; a few fail 3 attempts in a row); live events never (default 0.2; 0 turns it off)' })
+      .option('webhook-retry-within', { type: 'string', describe: "How long (e.g. 1h) the target may take to retry a failed delivery (WH-9), if known: the spec sets no first retry delay, and the webhooks scenario waits this long for retries, ending early once every failed delivery was retried (default: twice the service's longest first retry seen, else 5m)" })
       .option('toxiproxy', { type: 'string', describe: 'Toxiproxy API URL (default: paystorm\'s embedded proxy)' })
       .option('proxy', { type: 'string', array: true, describe: 'Proxy to create, NAME=LISTEN>UPSTREAM, repeatable' })
       .option('threshold', { type: 'string', array: true, describe: 'Threshold in k6 syntax, e.g. "http_req_duration{op:create}: p(99)<800", repeatable' })
@@ -57,6 +58,7 @@ export const runCommand: PaystormCommand = {
       webhookPort: args.webhookPort,
       webhookSecret: args.webhookSecret,
       webhookFailShare: args.webhookFailShare,
+      webhookRetryWithin: args.webhookRetryWithin,
       toxiproxy: args.toxiproxy,
       proxies: args.proxy,
       thresholds: args.threshold,

@@ -61,6 +61,7 @@ export function prepareScenarios(s: RunSettings, target: ProbedTarget, receiver:
     ...(durationMs !== undefined ? { durationMs } : {}),
     ...(cfg.rate !== undefined ? { rate: cfg.rate } : {}),
     ackTimeoutMs: s.webhookAckTimeoutMs,
+    ...(s.webhookRetryWithinMs !== undefined ? { retryWithinMs: s.webhookRetryWithinMs } : {}),
     faultRun: { timeScale, embedded, ...(durationMs !== undefined ? { durationMs } : {}) },
   });
   io.stderr.write(`paystorm: plan: ${plan.line}\n`);
@@ -105,6 +106,7 @@ export function writeRunRecord(history: HistoryWriter, s: RunSettings, scope: Ru
             wired: true,
             failShare: prepared.env.webhooks!.failShare,
             ackTimeoutMs: s.webhookAckTimeoutMs,
+            ...(s.webhookRetryWithinMs !== undefined ? { retryWithinMs: s.webhookRetryWithinMs } : {}),
             // WH-10: the embedded service has one endpoint per mode on the receiver.
             ...(embedded ? { endpoints: embeddedWebhookPaths(`${receiver.url}${EMBEDDED_WEBHOOK_BASE_PATH}`) } : {}),
           }
@@ -150,7 +152,15 @@ export async function runScenarioSuite(history: HistoryWriter, s: RunSettings, s
     signal: io.signal ? AbortSignal.any([io.signal, safety.signal]) : safety.signal,
     progress,
     metrics: new MetricsAggregator(),
-    webhooks: receiver ? { url: receiver.url, deliveries: () => receiver.count(), ackTimeoutMs: s.webhookAckTimeoutMs } : null,
+    webhooks: receiver
+      ? {
+          url: receiver.url,
+          deliveries: () => receiver.count(),
+          awaitingRetry: () => receiver.awaitingRetry(),
+          ackTimeoutMs: s.webhookAckTimeoutMs,
+          ...(s.webhookRetryWithinMs !== undefined ? { retryWithinMs: s.webhookRetryWithinMs } : {}),
+        }
+      : null,
     // A mid-run report (soak): the history so far, judged and rendered into <run>/snapshot/.
     snapshot: async (label: string) => {
       const summary = await judgeRun(readHistory(s.historyPath, { onWarning: () => {} }), s.judging, false);

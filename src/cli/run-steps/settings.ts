@@ -74,6 +74,8 @@ export interface RunSettings {
   timeScale: number;
   upstreamTimeoutMs: number | undefined;
   webhookAckTimeoutMs: number;
+  /** WH-9: the declared longest wait for a retry (target time, unscaled); undefined: not declared. */
+  webhookRetryWithinMs: number | undefined;
   cards: CardsFile;
   cardOutcomes: CardOutcome[];
   proxies: ProxySpec[];
@@ -183,6 +185,10 @@ export async function readRunSettings(cfg: RunConfig, io: RunIo): Promise<RunSet
   // The service's processor time-out: declared, or the embedded service's own (scaled).
   const upstreamTimeoutMs =
     cfg.upstreamTimeout !== undefined ? parseDuration(cfg.upstreamTimeout, '--upstream-timeout') : embedded ? scaledDelays(timeScale).upstreamTimeoutMs : undefined;
+  const webhookRetryWithinMs = cfg.webhookRetryWithin !== undefined ? parseDuration(cfg.webhookRetryWithin, '--webhook-retry-within') : undefined;
+  if (webhookRetryWithinMs !== undefined && !(webhookRetryWithinMs > 0)) {
+    throw new PaystormError(`--webhook-retry-within: must be longer than 0 (e.g. 5m or 1h), got "${cfg.webhookRetryWithin}".`, EXIT.usage, '--webhook-retry-within');
+  }
   const keys = await runKeys(cfg, embedded, variant);
 
   const runId = newRunId();
@@ -201,6 +207,7 @@ export async function readRunSettings(cfg: RunConfig, io: RunIo): Promise<RunSet
     timeScale,
     upstreamTimeoutMs,
     webhookAckTimeoutMs: embedded ? EMBEDDED_WEBHOOK_ACK_MS : LIMITS.webhookAckTimeoutMs,
+    webhookRetryWithinMs,
     cards,
     cardOutcomes,
     proxies,

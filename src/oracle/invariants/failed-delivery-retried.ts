@@ -32,9 +32,10 @@ const NEXT_GAP_FACTOR = 8;
 /**
  * WH-9: a failed delivery (non-2xx or no answer within the ack time) is retried, with
  * growing intervals. The spec gives no first retry delay, so "not retried" is judged only
- * when the run went on after the failure for twice the longest first retry seen for other
- * events (or 5 minutes of the target's time when none was seen), and after a failed retry
- * for NEXT_GAP_FACTOR times the gap before it. Growth is judged on the gaps that follow an
+ * when the run went on after the failure for the first retry delay the run declared
+ * (`--webhook-retry-within`, run.webhooks.retryWithinMs) or, undeclared, for twice the longest
+ * first retry seen for other events (5 minutes of the target's time when none was seen); and
+ * after a failed retry for NEXT_GAP_FACTOR times the gap before it. Growth is judged on the gaps that follow an
  * answered attempt (a 500): after no answer, the service's own time-out, not known exactly,
  * is part of the gap. The receiver fails a few events several times in a row for this.
  */
@@ -89,7 +90,9 @@ const invariant: Invariant = {
           if (l.length > 1 && !l[0].ok) longestFirstRetry = Math.max(longestFirstRetry, l[1].tReceived - l[0].tReceived);
         }
         const ack = ctx.webhooks?.ackTimeoutMs ?? 10_000;
-        const wait = longestFirstRetry > 0 ? 2 * longestFirstRetry + ack : NO_RETRY_SEEN_WAIT_MS * ctx.timeScale + ack;
+        // A declared bound is the user's statement of the service's behaviour: nothing is judged sooner.
+        const declared = ctx.webhooks?.retryWithinMs;
+        const wait = declared !== undefined ? declared * ctx.timeScale + ack : longestFirstRetry > 0 ? 2 * longestFirstRetry + ack : NO_RETRY_SEEN_WAIT_MS * ctx.timeScale + ack;
         const end = ctx.ledger.endTime();
         // A run cut short (interrupted, capped, no end record) stopped its receiver early: a retry
         // missing from it is no evidence, so "not retried" is judged only on a complete run.
@@ -130,7 +133,11 @@ const invariant: Invariant = {
           }
         }
         const injected = injectedFinding(ctx.webhooks?.failShare ?? 0, testEvents, failedFirst, byId);
-        const out = f.outcome('no delivery failed (the receiver answered every one 2xx in time)');
+        const out = f.outcome(
+          byId.size === 0
+            ? 'no delivery failed (the receiver answered every one 2xx in time)'
+            : `no failed delivery was retried, and none waited past the bound before the run ended (${Math.round(wait / 1000)} s: ${declared !== undefined ? '--webhook-retry-within' : 'the spec sets no first retry delay; 5 minutes assumed, or declare --webhook-retry-within'}): run longer`,
+        );
         return injected ? { ...out, findings: [...(out.findings ?? []), injected] } : out;
       },
     };

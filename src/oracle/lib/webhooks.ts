@@ -1,6 +1,7 @@
 /** Webhook delivery helpers. */
 import type { WebhookRecord } from '../../history/index.ts';
 import type { OracleContext } from '../types.ts';
+import { DELIVERY_GRACE_MS } from '../../spec/tolerances.ts';
 
 /** The receiver answered 2xx in time. */
 export function delivered(w: WebhookRecord): boolean {
@@ -18,5 +19,5 @@ export function eventSubject(w: WebhookRecord): string | null {
  * due: the ack time plus a grace of 30 s of the target's own time (scaled).
  */
 export function deliveryGraceMs(ctx: OracleContext): number {
-  return (ctx.webhooks?.ackTimeoutMs ?? 10_000) + 30_000 * ctx.timeScale;
+  return (ctx.webhooks?.ackTimeoutMs ?? 10_000) + DELIVERY_GRACE_MS * ctx.timeScale;
 }
