@@ -38,4 +38,11 @@ describe('foreign reads answered before the create is recorded', () => {
     const r = await judgeOne('merchant-isolation', [runRec(), retrieve(P, { key: K.other, t: 100, status: 404, error: err('resource_missing') }), create({ key: K.other, id: P, t: 50 })]);
     expect(r.checked).toBe(0);
   });
+
+  it('a flood of unknown-id probes (404s) does not crowd out a foreign read that is a violation', async () => {
+    const probes = Array.from({ length: 50_001 }, (_, i) => retrieve(`pay_unknown_${i}`, { t: 10 + i / 1000, status: 404, error: err('resource_missing') }));
+    const r = await judgeOne('merchant-isolation', [runRec(), ...probes, retrieve(P, { seq: 999_999, t: 100 }), create({ key: K.other, id: P, t: 50 })]);
+    expect(r.status).toBe('fail');
+    expect(r.examples[0].seqs).toContain(999_999);
+  });
 });

@@ -12,6 +12,12 @@ import { refundPathOf } from '../ledger.ts';
 
 /** Requests answered before the create that made their payment was recorded are judged at the end (bounded). */
 const MAX_DEFERRED = 50_000;
+/**
+ * Deferred 404s, bounded on their own: most are unknown-id probes whose payment never turns up,
+ * and they must not crowd out the requests that could still be violations. Past the bound a 404
+ * goes uncounted, which can only lower the count of checks, never hide a violation.
+ */
+const MAX_DEFERRED_REFUSALS = 200_000;
 
 /** Answers that say nothing about isolation (not answered, rate limited, server error, refused before any lookup). */
 function silent(status: number): boolean {
@@ -89,11 +95,9 @@ export function foreignAccessInvariant(def: {
             // be judged are not kept.
             else if (silent(rec.status)) {
               // nothing to judge, whoever owns the payment
-            } else if (deferred.length + deferredRefusals.length >= MAX_DEFERRED) {
-              // over the bound: left unjudged
             } else if (rec.status === 404 && errorCode(rec) === 'resource_missing') {
-              deferredRefusals.push({ paymentId: pid, key: rec.key, refundPath: isRefundRequest(rec) ? refundPathOf(rec) : null });
-            } else deferred.push(withoutBodies(rec));
+              if (deferredRefusals.length < MAX_DEFERRED_REFUSALS) deferredRefusals.push({ paymentId: pid, key: rec.key, refundPath: isRefundRequest(rec) ? refundPathOf(rec) : null });
+            } else if (deferred.length < MAX_DEFERRED) deferred.push(withoutBodies(rec));
           }
           if (def.includeLists && rec.list && is2xx(rec.status)) {
             const requester = ctx.keys.get(rec.key);
