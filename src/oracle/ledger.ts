@@ -115,8 +115,6 @@ export class Ledger {
    * rather than by one `key / scope / Idempotency-Key` string, which would cost a string per key.
    */
   private readonly idem = new Map<string, Map<string, Map<string, IdemRequest[]>>>();
-  /** Number of idempotency tuples. */
-  idemSize = 0;
   /** Refund requests by payment id. */
   readonly refundRequests = new Map<string, RefundRequest[]>();
   /** Every refund request in arrival order (what the refund-path tally reads incrementally). */
@@ -303,10 +301,7 @@ export class Ledger {
     // Most keys are used once: a one-element array literal has no room reserved for pushes.
     const list = byValue.get(idemKey);
     if (list) list.push(req);
-    else {
-      byValue.set(idemKey, [req]);
-      this.idemSize++;
-    }
+    else byValue.set(idemKey, [req]);
   }
 
   private addRefundRequest(x: ExchangeRecord, paymentId: string): void {
