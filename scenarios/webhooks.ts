@@ -96,7 +96,8 @@ async function run(ctx: ScenarioContext): Promise<void> {
   const ack = ctx.webhooks.ackTimeoutMs ?? LIMITS.webhookAckTimeoutMs;
   const eventsDueAt = ctx.now() + ack + scaled(ctx, DELIVERY_GRACE_MS + 5_000, 500);
 
-  const maxWaitMs = ctx.durationMs ?? 2 * (ctx.webhooks.ackTimeoutMs ?? LIMITS.webhookAckTimeoutMs) + scaled(ctx, 5 * 60_000, 5_000);
+  // Deliveries and retries together; a declared first retry delay longer than 5 minutes extends it.
+  const maxWaitMs = ctx.durationMs ?? 2 * ack + scaled(ctx, Math.max(5 * 60_000, (ctx.webhooks.retryWithinMs ?? 0) + 15_000), 5_000);
   const deadline = ctx.now() + maxWaitMs;
   const step = Math.max(50, Math.min(1_000, scaled(ctx, 1_000)));
   ctx.phase?.(`waiting for ${expected} webhook deliveries`, deadline - ctx.now());

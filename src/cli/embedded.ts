@@ -107,7 +107,8 @@ export async function startEmbeddedStack(o: EmbeddedOptions): Promise<EmbeddedSt
           webhookUrls: o.webhookUrl ? embeddedWebhookEndpoints(o.webhookUrl) : [],
           webhookSecret,
           ...(o.webhookTimeoutMs !== undefined ? { webhookTimeoutMs: o.webhookTimeoutMs } : {}),
-          webhookRetryBaseMs: Math.max(EMBEDDED_WEBHOOK_RETRY_BASE_MIN_MS, scaledDelays(o.timeScale).webhookRetryBaseMs),
+          // A variant's own first retry delay (slow-first-retry) wins over the floor.
+          webhookRetryBaseMs: o.variant?.webhookRetryBaseMs ?? Math.max(EMBEDDED_WEBHOOK_RETRY_BASE_MIN_MS, scaledDelays(o.timeScale).webhookRetryBaseMs),
           cards: o.cards,
           bugs: o.bugs,
           // Shed load early while the processor is down, so 503 service_unavailable (ERR-4, FT-4)

@@ -84,6 +84,11 @@ export const VARIANTS: readonly ServiceVariant[] = Object.freeze([
     { clockOffsetMs: 3_000 },
   ),
   variant('server-clock-behind', 'As server-clock-ahead, with the host\'s clock 3 s behind.', { clockOffsetMs: -3_000 }),
+  variant(
+    'slow-first-retry',
+    'Webhook retries: "exponential backoff for up to 24 hours", with no first delay given. This variant first retries a failed delivery after 20 s (400 s of its own time at the default time scale, past the 5 minutes paystorm assumes when none is declared); the embedded run declares it, as a user would with --webhook-retry-within.',
+    { webhookRetryBaseMs: 20_000 },
+  ),
 ]);
 
 /**

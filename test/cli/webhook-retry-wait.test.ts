@@ -63,3 +63,18 @@ describe('--webhook-retry-within', () => {
     expect(wh9.examples[0].message).toMatch(/was not retried in the \d+ s the run went on/);
   });
 });
+
+describe('a conforming service that first retries after more than 5 minutes (variant slow-first-retry)', () => {
+  it('passes when its delay is declared (the embedded variant declares it), and the 5-minute assumption would fail it', { timeout: 150_000 }, async () => {
+    const [declared, assumed] = await Promise.all([run('slow-declared', ['--variant', 'slow-first-retry']), run('slow-assumed', ['--variant', 'slow-first-retry', '--webhook-retry-within', '5m'])]);
+    // 2 x its 20 s first retry, in its own time at the default time scale 0.05.
+    expect(declared.history[0].webhooks.retryWithinMs).toBe(800_000);
+    expect(declared.code, declared.stderr.slice(-2000)).toBe(0);
+    expect(inv(declared.summary, 'failed-delivery-retried').status).toBe('pass');
+    // A retry seen 20 s after the failure: the wait let it in.
+    const retries = declared.history.filter((h) => h.kind === 'webhook' && h.duplicate);
+    expect(retries.length).toBeGreaterThan(0);
+    expect(assumed.history[0].webhooks.retryWithinMs).toBe(300_000);
+    expect(inv(assumed.summary, 'failed-delivery-retried').status).toBe('fail');
+  });
+});

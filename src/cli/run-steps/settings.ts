@@ -185,7 +185,15 @@ export async function readRunSettings(cfg: RunConfig, io: RunIo): Promise<RunSet
   // The service's processor time-out: declared, or the embedded service's own (scaled).
   const upstreamTimeoutMs =
     cfg.upstreamTimeout !== undefined ? parseDuration(cfg.upstreamTimeout, '--upstream-timeout') : embedded ? scaledDelays(timeScale).upstreamTimeoutMs : undefined;
-  const webhookRetryWithinMs = cfg.webhookRetryWithin !== undefined ? parseDuration(cfg.webhookRetryWithin, '--webhook-retry-within') : undefined;
+  // Declared, or known: an embedded variant with its own first retry delay (real ms) declares
+  // twice that, in the service's own time, as a user of such a deployment would.
+  const variantRetryBaseMs = embedded ? variant?.options.webhookRetryBaseMs : undefined;
+  const webhookRetryWithinMs =
+    cfg.webhookRetryWithin !== undefined
+      ? parseDuration(cfg.webhookRetryWithin, '--webhook-retry-within')
+      : variantRetryBaseMs !== undefined && variantRetryBaseMs !== null
+        ? (2 * variantRetryBaseMs) / timeScale
+        : undefined;
   if (webhookRetryWithinMs !== undefined && !(webhookRetryWithinMs > 0)) {
     throw new PaystormError(`--webhook-retry-within: must be longer than 0 (e.g. 5m or 1h), got "${cfg.webhookRetryWithin}".`, EXIT.usage, '--webhook-retry-within');
   }
