@@ -176,11 +176,14 @@ describe('WH-9 with a declared first retry delay (--webhook-retry-within)', () =
     const late = await judgeOne('failed-delivery-retried', [...failedAt1s(), endRec({ tEnd: 600_000 })], hooks(60_000));
     expect(late.status).toBe('fail');
     expect(late.examples[0].message).toMatch(/evt_x failed \(500\) and was not retried/);
+    // Declared: no hint to declare it.
+    expect(late.examples[0].message).not.toMatch(/declare it/);
   });
 
   it('undeclared: 5 minutes of the target time when no retry was seen (as before)', async () => {
     const r = await judgeOne('failed-delivery-retried', [...failedAt1s(), endRec({ tEnd: 1000 + 300_000 + 10_000 + 1 })], hooks());
     expect(r.status).toBe('fail');
+    expect(r.examples[0].message).toMatch(/the spec gives no first retry delay: if the deployment retries later, declare it with --webhook-retry-within/);
     resetSeq();
     const short = await judgeOne('failed-delivery-retried', [...failedAt1s(), endRec({ tEnd: 1000 + 300_000 })], hooks());
     expect(short.violations).toBe(0);

@@ -112,7 +112,7 @@ const invariant: Invariant = {
             if (later) f.check();
             else if (judgeMissing && end - lastFailed.tReceived >= due) {
               f.check();
-              f.violation(evidence(`delivery of ${lastFailed.eventId ?? s} failed (${lastFailed.answered}) and was not retried in the ${Math.round((end - lastFailed.tReceived) / 1000)} s the run went on`, [lastFailed]));
+              f.violation(evidence(`delivery of ${lastFailed.eventId ?? s} failed (${lastFailed.answered}) and was not retried in the ${Math.round((end - lastFailed.tReceived) / 1000)} s the run went on${declared === undefined ? ' (the spec gives no first retry delay: if the deployment retries later, declare it with --webhook-retry-within)' : ''}`, [lastFailed]));
             }
           }
           if (attempts.length < 2) continue;
