@@ -132,36 +132,36 @@ export interface Api {
 export function api(ctx: ScenarioContext, key: KeyHandle, share = DEFAULT_SHARE): Api {
   const client = ctx.client(key);
   const pacer = pacerFor(ctx, key, share);
-  const gate = () => pacer.acquire(1, ctx.signal);
+  /** Waits for the key's budget; the options say how long, so the wait is not taken for the service's latency. */
+  const gate = async <O extends CallOptions>(opts: O | undefined): Promise<O | undefined> => {
+    const t0 = performance.now();
+    await pacer.acquire(1, ctx.signal);
+    const waited = performance.now() - t0;
+    return waited >= 1 ? ({ ...opts, pacedMs: (opts?.pacedMs ?? 0) + waited } as O) : opts;
+  };
   return {
     key,
     client,
     pacer,
     async create(input, opts) {
-      await gate();
-      return client.create(input, opts);
+      return client.create(input, await gate(opts));
     },
     async createHosted(input, opts) {
-      await gate();
-      return client.createHosted(input, opts);
+      return client.createHosted(input, await gate(opts));
     },
     async retrieve(id, opts) {
-      await gate();
-      return client.retrieve(id, opts);
+      return client.retrieve(id, await gate(opts));
     },
     async list(params, opts) {
-      await gate();
-      return client.list(params, opts);
+      return client.list(params, await gate(opts));
     },
     async refund(id, body, opts) {
       const path = refundPathFor(await servedRefundPaths(ctx, () => paymentInput(ctx, null, { amount: 100 })), opts?.path);
-      await gate();
-      return client.refund(id, body, { ...opts, path });
+      return client.refund(id, body, { ...(await gate(opts)), path });
     },
     refundPaths: () => servedRefundPaths(ctx, () => paymentInput(ctx, null, { amount: 100 })),
     async raw(req, opts) {
-      await gate();
-      return client.raw(req, opts);
+      return client.raw(req, await gate(opts));
     },
     complete3ds: (url, result, opts) => client.complete3ds(url, result, opts),
     submitHosted: (url, card, opts) => client.submitHosted(url, card, opts),

@@ -130,7 +130,8 @@ export class UndiciApiClient implements ApiClient {
       else if (idemKey!.length > LIMITS.idempotencyKeyMaxLength) spec.sent.idemVariant = 'oversized';
     }
     const bodyDigest = spec.body !== null ? digest(spec.body) : undefined;
-    const tIntended = opts?.tIntended ?? f.takeIntended();
+    let tIntended = opts?.tIntended ?? f.takeIntended();
+    if (tIntended !== undefined && opts?.pacedMs !== undefined && opts.pacedMs > 0) tIntended += opts.pacedMs;
     const retries = opts?.retries ?? 0;
     // No retry policy (the load path): one promise, no async wrapper.
     if (retries <= 0) return this.once(spec, idemKey, bodyDigest, tIntended, undefined, opts);

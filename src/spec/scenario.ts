@@ -88,6 +88,12 @@ export interface CallOptions {
   /** Intended start (run-monotonic ms) for open-model iterations; defaults to the actual start. */
   tIntended?: number;
   /**
+   * Time (ms) the call spent in paystorm's own pacing (a key's shared budget under its rate
+   * limit) before it was sent. It moves the intended start later by as much: a wait the client
+   * chose is not the service's latency, only a wait the service caused is.
+   */
+  pacedMs?: number;
+  /**
    * The payment a sandbox-driver call (`complete3ds`, `submitHosted`) acts on, recorded as
    * `sent.paymentId` so the oracle can tie the page to its payment (SM-4, SM-5, PAY-12).
    */

@@ -1,0 +1,63 @@
+/**
+ * paystorm's own pacing (a key's shared budget under its rate limit, scenarios/lib/pace.ts) is
+ * the client's choice, not the service's latency: a request that waited in the pacer has its
+ * intended start moved later by the wait, so open-model latency (tEnd - tIntended) is what the
+ * service took. Seen as a false threshold breach on the quick start: mixed traffic began in a
+ * window the previous scenario had used up, waited 1.3 s for the next, and was charged 1 s p99.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { ClientFactory, makeKeySecrets } from '../../src/client/index.ts';
+import { RunClock } from '../../src/engine/index.ts';
+import { parseKeyArg, type ScenarioContext } from '../../src/spec/index.ts';
+import type { ExchangeRecord } from '../../src/history/index.ts';
+import { api } from '../../scenarios/lib/common.ts';
+import { PAY_ID, paymentB, sendJson, startStub, type Stub } from '../engine/stub.ts';
+
+const KEYS = makeKeySecrets([parseKeyArg('shop:svc_test_sk_pacedLATENCYkey1234')]);
+const stubs: Stub[] = [];
+const factories: ClientFactory[] = [];
+afterEach(async () => {
+  await Promise.all(factories.splice(0).map((f) => f.close()));
+  await Promise.all(stubs.splice(0).map((s) => s.close()));
+});
+
+describe('paced requests', () => {
+  it('a request held by the pacer is charged only for the time the service took', async () => {
+    const s = await startStub((_req, res) => sendJson(res, 200, paymentB(PAY_ID, 'pending')));
+    stubs.push(s);
+    const records: ExchangeRecord[] = [];
+    const clock = new RunClock();
+    const f = new ClientFactory({ baseUrl: s.url, keys: KEYS, presentation: 'B', clock, sink: (r) => records.push(r), scenario: 'paced', timeoutMs: 5_000 });
+    factories.push(f);
+    // One request per 300 ms window for this key (share 1 x limit 1).
+    const ctx = { target: { url: s.url, embedded: false, presentation: 'B', rateLimit: { limit: 1, windowMs: 300 } }, client: () => f.client(KEYS[0].handle), signal: new AbortController().signal } as unknown as ScenarioContext;
+    const a = api(ctx, KEYS[0].handle, 1);
+    const due = clock.now();
+    await a.retrieve(PAY_ID, { tIntended: due });
+    // Due at the same time, but the budget is spent: it waits for the next window.
+    await a.retrieve(PAY_ID, { tIntended: due });
+    await new Promise((r) => setImmediate(() => setImmediate(r)));
+    expect(records).toHaveLength(2);
+    const [first, second] = records;
+    expect(second.tStart - first.tStart).toBeGreaterThanOrEqual(250);
+    // Not charged for the ~300 ms in the pacer: intended is within a few ms of its start.
+    expect(second.tStart - second.tIntended).toBeLessThan(50);
+    expect(second.tEnd - second.tIntended).toBeLessThan(200);
+  });
+
+  it('a late start the pacer did not cause is still charged (the intended time stays)', async () => {
+    const s = await startStub((_req, res) => sendJson(res, 200, paymentB(PAY_ID, 'pending')));
+    stubs.push(s);
+    const records: ExchangeRecord[] = [];
+    const clock = new RunClock();
+    const f = new ClientFactory({ baseUrl: s.url, keys: KEYS, presentation: 'B', clock, sink: (r) => records.push(r), scenario: 'late', timeoutMs: 5_000 });
+    factories.push(f);
+    const ctx = { target: { url: `${s.url}/late`, embedded: false, presentation: 'B', rateLimit: { limit: 100, windowMs: 300 } }, client: () => f.client(KEYS[0].handle), signal: new AbortController().signal } as unknown as ScenarioContext;
+    const a = api(ctx, KEYS[0].handle, 1);
+    const due = clock.now() - 400; // due 400 ms ago (say, every VU was busy)
+    await a.retrieve(PAY_ID, { tIntended: due });
+    await new Promise((r) => setImmediate(() => setImmediate(r)));
+    expect(records[0].tIntended).toBeCloseTo(due, 0);
+    expect(records[0].tStart - records[0].tIntended).toBeGreaterThanOrEqual(399);
+  });
+});
