@@ -95,9 +95,12 @@ export function mergeShards(shards: readonly Shard[]): MergeResult {
   const body: HistoryRecord[] = [];
   const ends: EndRecord[] = [];
   const shardEnds: (EndRecord | undefined)[] = shards.map(() => undefined);
+  // With more than one clock, each shard's records carry its offset's uncertainty (see clockSlackMs).
+  const slackOf = (i: number): number => (shards.length > 1 ? (offsets[i].plusMinusMs ?? 0) : 0);
   shards.forEach((s, i) => {
     const shift = starts[i] - origin;
     const corr = offsets[i].correctionMs;
+    const slack = slackOf(i);
     for (const r of s.records) {
       if (r.kind === 'run') continue;
       if (r.kind === 'end') {
@@ -106,9 +109,9 @@ export function mergeShards(shards: readonly Shard[]): MergeResult {
         ends.push(e);
         shardEnds[i] = e;
       } else if (r.kind === 'exchange') {
-        body.push({ ...r, tIntended: round(r.tIntended + shift), tStart: round(r.tStart + shift), tEnd: round(r.tEnd + shift), wall: r.wall + corr } satisfies ExchangeRecord);
+        body.push({ ...r, tIntended: round(r.tIntended + shift), tStart: round(r.tStart + shift), tEnd: round(r.tEnd + shift), wall: r.wall + corr, ...(slack > 0 ? { clockSlackMs: slack } : {}) } satisfies ExchangeRecord);
       } else if (r.kind === 'webhook') {
-        body.push({ ...r, tReceived: round(r.tReceived + shift), wall: r.wall + corr } satisfies WebhookRecord);
+        body.push({ ...r, tReceived: round(r.tReceived + shift), wall: r.wall + corr, ...(slack > 0 ? { clockSlackMs: slack } : {}) } satisfies WebhookRecord);
       } else if (r.kind === 'fault') {
         body.push({ ...r, tStart: round(r.tStart + shift), tEnd: round(r.tEnd + shift), wallStart: r.wallStart + corr } satisfies FaultRecord);
       }

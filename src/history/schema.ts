@@ -283,6 +283,13 @@ export const exchangeRecordSchema = z.object({
   failure: z.enum(FAILURE_KINDS).nullable(),
   /** Retry number when the client retried the same logical request (0 = first). */
   attempt: z.number().optional(),
+  /**
+   * Merged histories only (`paystorm merge`): how far (ms) this record's times may be off the
+   * merged clock, the uncertainty of its shard's clock offset. The oracle widens the record's
+   * span by it when it orders observations, so records of two shards are ordered only when the
+   * order holds whatever the offsets' errors. Absent: 0 (one clock).
+   */
+  clockSlackMs: z.number().nonnegative().optional(),
 });
 export type ExchangeRecord = z.infer<typeof exchangeRecordSchema>;
 
@@ -309,6 +316,13 @@ export const webhookRecordSchema = z.object({
   stalledMs: z.number().optional(),
   duplicate: z.boolean(),
   leaks: z.array(z.string()).optional(),
+  /**
+   * Merged histories only (`paystorm merge`): how far (ms) this record's times may be off the
+   * merged clock, the uncertainty of its shard's clock offset. The oracle widens the record's
+   * span by it when it orders observations, so records of two shards are ordered only when the
+   * order holds whatever the offsets' errors. Absent: 0 (one clock).
+   */
+  clockSlackMs: z.number().nonnegative().optional(),
 });
 export type WebhookRecord = z.infer<typeof webhookRecordSchema>;
 

@@ -137,9 +137,9 @@ export class Ledger {
         return this.onExchange(rec);
       case 'webhook':
         if (rec.tReceived > this.lastT) this.lastT = rec.tReceived;
-        // A delivery's snapshot was taken at some time before it arrived.
-        if (rec.payment) this.observePayment(rec.payment, -Infinity, rec.tReceived, rec.seq);
-        if (rec.refund) this.observeRefund(rec.refund, -Infinity, rec.tReceived, rec.seq);
+        // A delivery's snapshot was taken at some time before it arrived (plus a merged shard's clock slack).
+        if (rec.payment) this.observePayment(rec.payment, -Infinity, rec.tReceived + (rec.clockSlackMs ?? 0), rec.seq);
+        if (rec.refund) this.observeRefund(rec.refund, -Infinity, rec.tReceived + (rec.clockSlackMs ?? 0), rec.seq);
         return;
       case 'fault':
         this.faults.push(rec);
@@ -246,17 +246,20 @@ export class Ledger {
       }
     }
     // A create's answer (or its replay) shows the status at creation, whenever it arrives.
-    const from = creation ? -Infinity : x.tStart;
-    if (x.payment) this.observePayment(x.payment, from, x.tEnd, x.seq);
+    // A merged shard's records are known on the merged clock only to within its clock slack.
+    const slack = x.clockSlackMs ?? 0;
+    const from = creation ? -Infinity : x.tStart - slack;
+    const to = x.tEnd + slack;
+    if (x.payment) this.observePayment(x.payment, from, to, x.seq);
     if (x.refund) {
       const paymentId = x.refund.paymentId || x.sent.paymentId || '';
-      this.observeRefund({ ...x.refund, paymentId }, from, x.tEnd, x.seq);
+      this.observeRefund({ ...x.refund, paymentId }, from, to, x.seq);
     }
     if (x.list) {
       const { ids, statuses } = x.list;
       for (let i = 0; i < ids.length; i++) {
         const s = statuses[i]?.toLowerCase() as PaymentStatus | undefined;
-        if (ids[i] && s) this.paymentSpans.add(ids[i], s, x.tStart, x.tEnd, x.seq);
+        if (ids[i] && s) this.paymentSpans.add(ids[i], s, x.tStart - slack, to, x.seq);
       }
     }
   }

@@ -359,6 +359,11 @@ describe('paystorm merge: two k6 shards and one paystorm run, judged as one', ()
       const byIdem = new Map<string, number[]>();
       for (const x of merged) if (x.idemKey) byIdem.set(`${x.idemKey}/${x.attempt ?? 0}`, [...(byIdem.get(`${x.idemKey}/${x.attempt ?? 0}`) ?? []), x.tStart]);
       for (const ts of byIdem.values()) if (ts.length === 2) expect(Math.abs(ts[0] - ts[1])).toBeLessThanOrEqual(1000);
+      // Two clocks: each record carries its shard's offset uncertainty for the oracle to widen its span by.
+      for (const x of merged) expect(x.clockSlackMs).toBe(m.offsets[0].plusMinusMs);
+      // One shard, one clock: no slack.
+      const alone = mergeShards([{ source: 'a', kind: 'k6', records: a }]).records.filter((r): r is ExchangeRecord => r.kind === 'exchange');
+      expect(alone.every((x) => x.clockSlackMs === undefined)).toBe(true);
       // A shard cut short (no end record) makes the merged run incomplete, naming the shard, not "interrupted".
       const cut = mergeShards([
         { source: 'a', kind: 'k6', records: a },
