@@ -21,17 +21,22 @@ afterEach(async () => {
   await Promise.all(stubs.splice(0).map((s) => s.close()));
 });
 
+/** A stub service, a client recording into `records`, and the scenarios' paced api() over it with this rate limit (share 1). */
+async function pacedApi(limit: number, windowMs: number) {
+  const s = await startStub((_req, res) => sendJson(res, 200, paymentB(PAY_ID, 'pending')));
+  stubs.push(s);
+  const records: ExchangeRecord[] = [];
+  const clock = new RunClock();
+  const f = new ClientFactory({ baseUrl: s.url, keys: KEYS, presentation: 'B', clock, sink: (r) => records.push(r), scenario: 'paced', timeoutMs: 5_000 });
+  factories.push(f);
+  const ctx = { target: { url: s.url, embedded: false, presentation: 'B', rateLimit: { limit, windowMs } }, client: () => f.client(KEYS[0].handle), signal: new AbortController().signal } as unknown as ScenarioContext;
+  return { a: api(ctx, KEYS[0].handle, 1), records, clock };
+}
+
 describe('paced requests', () => {
   it('a request held by the pacer is charged only for the time the service took', async () => {
-    const s = await startStub((_req, res) => sendJson(res, 200, paymentB(PAY_ID, 'pending')));
-    stubs.push(s);
-    const records: ExchangeRecord[] = [];
-    const clock = new RunClock();
-    const f = new ClientFactory({ baseUrl: s.url, keys: KEYS, presentation: 'B', clock, sink: (r) => records.push(r), scenario: 'paced', timeoutMs: 5_000 });
-    factories.push(f);
-    // One request per 300 ms window for this key (share 1 x limit 1).
-    const ctx = { target: { url: s.url, embedded: false, presentation: 'B', rateLimit: { limit: 1, windowMs: 300 } }, client: () => f.client(KEYS[0].handle), signal: new AbortController().signal } as unknown as ScenarioContext;
-    const a = api(ctx, KEYS[0].handle, 1);
+    // One request per 300 ms window for this key.
+    const { a, records, clock } = await pacedApi(1, 300);
     const due = clock.now();
     await a.retrieve(PAY_ID, { tIntended: due });
     // Due at the same time, but the budget is spent: it waits for the next window.
@@ -46,14 +51,7 @@ describe('paced requests', () => {
   });
 
   it('a late start the pacer did not cause is still charged (the intended time stays)', async () => {
-    const s = await startStub((_req, res) => sendJson(res, 200, paymentB(PAY_ID, 'pending')));
-    stubs.push(s);
-    const records: ExchangeRecord[] = [];
-    const clock = new RunClock();
-    const f = new ClientFactory({ baseUrl: s.url, keys: KEYS, presentation: 'B', clock, sink: (r) => records.push(r), scenario: 'late', timeoutMs: 5_000 });
-    factories.push(f);
-    const ctx = { target: { url: `${s.url}/late`, embedded: false, presentation: 'B', rateLimit: { limit: 100, windowMs: 300 } }, client: () => f.client(KEYS[0].handle), signal: new AbortController().signal } as unknown as ScenarioContext;
-    const a = api(ctx, KEYS[0].handle, 1);
+    const { a, records, clock } = await pacedApi(100, 300);
     const due = clock.now() - 400; // due 400 ms ago (say, every VU was busy)
     await a.retrieve(PAY_ID, { tIntended: due });
     await new Promise((r) => setImmediate(() => setImmediate(r)));
