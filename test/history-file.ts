@@ -1,6 +1,35 @@
 /** Tests read a run's history whole, whatever its encoding, through the project's own reader. */
 import { statSync } from 'node:fs';
-import { historyFileIn, readHistory, type HistoryRecord } from '../src/history/index.ts';
+import { HISTORY_VERSION, historyFileIn, readHistory, type ExchangeRecord, type HistoryRecord } from '../src/history/index.ts';
+
+/** A valid exchange record with nothing in it (a 200 retrieve lasting 1 ms from `tStart`), overridden by `p`. */
+export function exchangeRecord(p: Partial<ExchangeRecord> = {}): ExchangeRecord {
+  const tStart = p.tStart ?? 0;
+  return {
+    v: HISTORY_VERSION,
+    kind: 'exchange',
+    seq: 0,
+    scenario: 's',
+    op: 'retrieve',
+    key: 'k1',
+    sent: {},
+    tIntended: tStart,
+    tStart,
+    tEnd: tStart + 1,
+    wall: 0,
+    status: 200,
+    contentType: 'application/json',
+    rate: null,
+    retryAfter: null,
+    json: true,
+    error: null,
+    payment: null,
+    refund: null,
+    list: null,
+    failure: null,
+    ...p,
+  };
+}
 
 /** The history file of a run directory, or the path itself when it is a file. */
 export function historyPathOf(pathOrDir: string): string {

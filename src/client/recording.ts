@@ -4,7 +4,7 @@
  */
 import { type CanonicalPayment, type ExchangeResult, type Operation } from '../spec/index.ts';
 import { HISTORY_VERSION, type ExchangeRecord, type Sent } from '../history/index.ts';
-import { failureRecord, parseDateHeader, parseRateHeaders, parseRetryAfter, responseRecord, type ExchangeMeta, type ExchangeOffload } from '../history/exchange-record.ts';
+import { failureRecord, readHeaderFields, responseRecord, type ExchangeMeta, type ExchangeOffload } from '../history/exchange-record.ts';
 import type { LeakScanner } from '../history/leak-scanner.ts';
 import { headersObject, type FailureKind, type RawResponse } from './transport.ts';
 
@@ -141,9 +141,10 @@ class RecordView {
   readonly tEnd: number;
   readonly wall: number;
   readonly status: number;
-  readonly contentType: string | null;
-  readonly rate: ExchangeRecord['rate'];
-  readonly retryAfter: number | null;
+  // Written by readHeaderFields in the constructor, as for every recorded answer.
+  readonly contentType!: string | null;
+  readonly rate!: ExchangeRecord['rate'];
+  readonly retryAfter!: number | null;
   readonly date?: number;
   readonly location?: string;
   readonly failure = null;
@@ -167,13 +168,7 @@ class RecordView {
     this.tEnd = tEnd;
     this.wall = meta.wall;
     this.status = raw.status;
-    const p = raw.picked;
-    this.contentType = p.contentType;
-    this.rate = parseRateHeaders(p);
-    const date = parseDateHeader(p.date);
-    if (date !== undefined) this.date = date;
-    this.retryAfter = parseRetryAfter(p.retryAfter, meta.wall, date);
-    if (p.location !== null) this.location = p.location;
+    readHeaderFields(this, raw.picked, meta.wall);
   }
 
   get json(): boolean {

@@ -196,16 +196,20 @@ export function failureRecord(meta: ExchangeMeta, tEnd: number, failure: Failure
   return r;
 }
 
+/** What a record reads from the answer's headers (content type, rate headers, Date, Retry-After, Location), written into `out`. */
+export function readHeaderFields(out: Pick<ExchangeRecord, 'contentType' | 'rate' | 'date' | 'retryAfter' | 'location'>, p: PickedHeaders, wall: number): void {
+  out.contentType = p.contentType;
+  out.rate = parseRateHeaders(p);
+  const date = parseDateHeader(p.date);
+  if (date !== undefined) out.date = date;
+  out.retryAfter = parseRetryAfter(p.retryAfter, wall, date);
+  if (p.location !== null) out.location = p.location;
+}
+
 export function responseRecord(meta: ExchangeMeta, tEnd: number, res: AnsweredResponse, scanner: LeakScanner): ParsedExchange {
   const r = baseRecord(meta, tEnd);
-  const p = res.picked;
   r.status = res.status;
-  r.contentType = p.contentType;
-  r.rate = parseRateHeaders(p);
-  const date = parseDateHeader(p.date);
-  if (date !== undefined) r.date = date;
-  r.retryAfter = parseRetryAfter(p.retryAfter, meta.wall, date);
-  if (p.location !== null) r.location = p.location;
+  readHeaderFields(r, res.picked, meta.wall);
 
   let body: unknown = null;
   let text = res.body;

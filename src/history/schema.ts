@@ -226,6 +226,14 @@ export function leakKind(entry: string): LeakKind | undefined {
   return undefined;
 }
 
+/**
+ * Merged histories only (`paystorm merge`), on exchange and webhook records: how far (ms) the
+ * record's times may be off the merged clock, the uncertainty of its shard's clock offset. The
+ * oracle widens the record's span by it when it orders observations, so records of two shards
+ * are ordered only when the order holds whatever the offsets' errors. Absent: 0 (one clock).
+ */
+const clockSlackSchema = z.number().nonnegative().optional();
+
 export const exchangeRecordSchema = z.object({
   v: z.literal(HISTORY_VERSION),
   kind: z.literal('exchange'),
@@ -283,13 +291,8 @@ export const exchangeRecordSchema = z.object({
   failure: z.enum(FAILURE_KINDS).nullable(),
   /** Retry number when the client retried the same logical request (0 = first). */
   attempt: z.number().optional(),
-  /**
-   * Merged histories only (`paystorm merge`): how far (ms) this record's times may be off the
-   * merged clock, the uncertainty of its shard's clock offset. The oracle widens the record's
-   * span by it when it orders observations, so records of two shards are ordered only when the
-   * order holds whatever the offsets' errors. Absent: 0 (one clock).
-   */
-  clockSlackMs: z.number().nonnegative().optional(),
+  /** Merged histories only: see clockSlackSchema. */
+  clockSlackMs: clockSlackSchema,
 });
 export type ExchangeRecord = z.infer<typeof exchangeRecordSchema>;
 
@@ -316,13 +319,8 @@ export const webhookRecordSchema = z.object({
   stalledMs: z.number().optional(),
   duplicate: z.boolean(),
   leaks: z.array(z.string()).optional(),
-  /**
-   * Merged histories only (`paystorm merge`): how far (ms) this record's times may be off the
-   * merged clock, the uncertainty of its shard's clock offset. The oracle widens the record's
-   * span by it when it orders observations, so records of two shards are ordered only when the
-   * order holds whatever the offsets' errors. Absent: 0 (one clock).
-   */
-  clockSlackMs: z.number().nonnegative().optional(),
+  /** Merged histories only: see clockSlackSchema. */
+  clockSlackMs: clockSlackSchema,
 });
 export type WebhookRecord = z.infer<typeof webhookRecordSchema>;
 

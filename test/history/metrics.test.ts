@@ -12,6 +12,7 @@ import {
 import { seededRandom } from '../../src/engine/index.ts';
 import { type CanonicalPayment, type PaymentStatus } from '../../src/spec/index.ts';
 import { HISTORY_VERSION, type ExchangeRecord, type FaultRecord, type RunRecord, type WebhookRecord } from '../../src/history/index.ts';
+import { exchangeRecord } from '../history-file.ts';
 
 function payment(id: string, status: PaymentStatus): CanonicalPayment {
   return {
@@ -41,29 +42,7 @@ function payment(id: string, status: PaymentStatus): CanonicalPayment {
 }
 
 function ex(p: Partial<ExchangeRecord> & { tEnd: number }): ExchangeRecord {
-  return {
-    v: HISTORY_VERSION,
-    kind: 'exchange',
-    seq: 0,
-    scenario: 's',
-    op: 'retrieve',
-    key: 'k1',
-    sent: {},
-    tIntended: p.tStart ?? p.tEnd - 1,
-    tStart: p.tEnd - 1,
-    wall: 0,
-    status: 200,
-    contentType: 'application/json',
-    rate: null,
-    retryAfter: null,
-    json: true,
-    error: null,
-    payment: null,
-    refund: null,
-    list: null,
-    failure: null,
-    ...p,
-  };
+  return exchangeRecord({ tIntended: p.tStart ?? p.tEnd - 1, tStart: p.tEnd - 1, ...p });
 }
 
 function hook(id: string, t: number): WebhookRecord {

@@ -1,5 +1,5 @@
 import { gunzipSync } from 'node:zlib';
-import { historyRecords, historyText } from '../history-file.ts';
+import { exchangeRecord, historyRecords, historyText } from '../history-file.ts';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,29 +29,7 @@ function tmp(): string {
 }
 
 function exchange(i: number): ExchangeRecord {
-  return {
-    v: HISTORY_VERSION,
-    kind: 'exchange',
-    seq: 0,
-    scenario: 's',
-    op: 'retrieve',
-    key: 'm1/test/…0001',
-    sent: { paymentId: `pay_${i}` },
-    tIntended: i,
-    tStart: i,
-    tEnd: i + 1,
-    wall: 1_700_000_000_000 + i,
-    status: 200,
-    contentType: 'application/json',
-    rate: null,
-    retryAfter: null,
-    json: true,
-    error: null,
-    payment: null,
-    refund: null,
-    list: null,
-    failure: null,
-  };
+  return exchangeRecord({ key: 'm1/test/…0001', sent: { paymentId: `pay_${i}` }, tStart: i, wall: 1_700_000_000_000 + i });
 }
 
 function webhook(): WebhookRecord {

@@ -8,28 +8,11 @@ import { spawnSync } from 'node:child_process';
 import { buildPlan, type ViolationRef } from '../../src/repro/plan.ts';
 import { bashWord, renderBash } from '../../src/repro/script.ts';
 import type { ExchangeRecord } from '../../src/history/index.ts';
+import { exchangeRecord } from '../history-file.ts';
 
 const KEY = 'acme/test/…b605';
 function rec(p: Partial<ExchangeRecord> & Pick<ExchangeRecord, 'seq' | 'op' | 'tStart' | 'tEnd' | 'status'>): ExchangeRecord {
-  return {
-    v: 1,
-    kind: 'exchange',
-    scenario: 's',
-    key: KEY,
-    sent: {},
-    tIntended: p.tStart,
-    wall: 0,
-    contentType: 'application/json',
-    rate: null,
-    retryAfter: null,
-    json: true,
-    error: null,
-    payment: null,
-    refund: null,
-    list: null,
-    failure: null,
-    ...p,
-  } as ExchangeRecord;
+  return exchangeRecord({ key: KEY, ...p });
 }
 const payment = (id: string, status: string) => ({ id, status, presentation: 'B', refunds: [] }) as unknown as ExchangeRecord['payment'];
 const violation = (id: string, seqs: number[]): ViolationRef => ({ invariant: { id, title: 't', rules: ['R-1'] }, n: 1, evidence: { message: "it's wrong", seqs } });
