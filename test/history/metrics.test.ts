@@ -13,33 +13,9 @@ import { seededRandom } from '../../src/engine/index.ts';
 import { type CanonicalPayment, type PaymentStatus } from '../../src/spec/index.ts';
 import { HISTORY_VERSION, type ExchangeRecord, type FaultRecord, type RunRecord, type WebhookRecord } from '../../src/history/index.ts';
 import { exchangeRecord } from '../history-file.ts';
+import { pay } from '../oracle/fixtures.ts';
 
-function payment(id: string, status: PaymentStatus): CanonicalPayment {
-  return {
-    id,
-    presentation: 'B',
-    status,
-    wireStatus: status,
-    amount: 100,
-    currency: 'EUR',
-    livemode: false,
-    created: 1,
-    hosted: false,
-    nextAction: null,
-    amountRefunded: 0,
-    amountRefundable: null,
-    card: null,
-    failureCode: null,
-    description: null,
-    metadata: null,
-    merchantReference: null,
-    redirectUrl: null,
-    succeededAt: null,
-    failedAt: null,
-    refundedAt: null,
-    refunds: [],
-  };
-}
+const payment = (id: string, status: PaymentStatus): CanonicalPayment => pay({ id, status });
 
 function ex(p: Partial<ExchangeRecord> & { tEnd: number }): ExchangeRecord {
   return exchangeRecord({ tIntended: p.tStart ?? p.tEnd - 1, tStart: p.tEnd - 1, ...p });
