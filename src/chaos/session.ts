@@ -51,6 +51,8 @@ interface OpenWindow {
   proxy: string;
   toxic: ToxicState;
   tStart: number;
+  /** When Toxiproxy acknowledged the toxic (set once it did). */
+  tApplied?: number;
   wallStart: number;
 }
 
@@ -86,6 +88,8 @@ export async function openChaosSession(opts: ChaosSessionOptions): Promise<Chaos
   const open = new Map<number, OpenWindow>();
   /** Per proxy, how many `down` windows are open: it is re-enabled when the last closes. */
   const downCount = new Map<string, number>();
+  /** Per proxy, the call that disabled it for the open `down` windows. */
+  const disabling = new Map<string, Promise<unknown>>();
   const pending = new Set<Promise<unknown>>();
   /** Schedules running now; cleanup stops them through `stopAll` and waits for them. */
   const runs = new Set<Promise<unknown>>();
@@ -105,7 +109,8 @@ export async function openChaosSession(opts: ChaosSessionOptions): Promise<Chaos
 
   const linkOf = (proxy: string): ProxyLink => opts.link?.[proxy] ?? (proxy === 'client' ? 'client' : 'upstream');
 
-  const emit = (w: OpenWindow) => {
+  /** `tRemoving`: when paystorm asked to remove the toxic (absent when it never asked, as in cleanup after an error). */
+  const emit = (w: OpenWindow, tRemoving?: number) => {
     const rec: FaultRecord = {
       v: 1,
       kind: 'fault',
@@ -114,6 +119,7 @@ export async function openChaosSession(opts: ChaosSessionOptions): Promise<Chaos
       toxic: w.toxic,
       tStart: w.tStart,
       tEnd: opts.now(),
+      ...(w.tApplied !== undefined && tRemoving !== undefined && tRemoving >= w.tApplied ? { tApplied: w.tApplied, tRemoving } : {}),
       wallStart: w.wallStart,
     };
     try {
@@ -135,6 +141,7 @@ export async function openChaosSession(opts: ChaosSessionOptions): Promise<Chaos
       const problems: string[] = [];
       for (const [n, w] of [...open]) {
         open.delete(n);
+        const tRemoving = opts.now();
         try {
           if (w.toxic.type === 'down') {
             const left = (downCount.get(w.proxy) ?? 1) - 1;
@@ -146,7 +153,7 @@ export async function openChaosSession(opts: ChaosSessionOptions): Promise<Chaos
         } catch (err) {
           if ((err as { status?: number }).status !== 404) problems.push((err as Error).message);
         }
-        emit(w);
+        emit(w, tRemoving);
       }
       for (const p of [...proxies.values()].filter((x) => x.created)) {
         try {
@@ -189,10 +196,14 @@ export async function openChaosSession(opts: ChaosSessionOptions): Promise<Chaos
       if (step.type === 'down') {
         const count = (downCount.get(step.proxy) ?? 0) + 1;
         downCount.set(step.proxy, count);
-        if (count === 1) await track(driver.setEnabled(step.proxy, false));
+        if (count === 1) disabling.set(step.proxy, track(driver.setEnabled(step.proxy, false)));
+        // A second `down` on the proxy is in force once the first one's call is.
+        await disabling.get(step.proxy);
       } else {
         await track(driver.addToxic(step.proxy, toxic));
       }
+      // From here on every request meets the toxic: the window it surely acted in starts now.
+      w.tApplied = opts.now();
     } catch (err) {
       // It never opened: nothing to remove, nothing to record.
       open.delete(n);
@@ -205,6 +216,7 @@ export async function openChaosSession(opts: ChaosSessionOptions): Promise<Chaos
   const closeWindow = async (n: number) => {
     const w = open.get(n);
     if (!w) return; // cleanup already closed it
+    const tRemoving = opts.now();
     try {
       if (w.toxic.type !== 'down') await track(driver.removeToxic(w.proxy, w.toxic.name));
       else if ((downCount.get(w.proxy) ?? 1) === 1) await track(driver.setEnabled(w.proxy, true));
@@ -215,7 +227,7 @@ export async function openChaosSession(opts: ChaosSessionOptions): Promise<Chaos
     if (w.toxic.type === 'down') downCount.set(w.proxy, (downCount.get(w.proxy) ?? 1) - 1);
     open.delete(n);
     // The window closes after the API call: until Toxiproxy answered, the toxic may still act.
-    return emit(w);
+    return emit(w, tRemoving);
   };
 
   return {

@@ -113,7 +113,8 @@ export function mergeShards(shards: readonly Shard[]): MergeResult {
       } else if (r.kind === 'webhook') {
         body.push({ ...r, tReceived: round(r.tReceived + shift), wall: r.wall + corr, ...(slack > 0 ? { clockSlackMs: slack } : {}) } satisfies WebhookRecord);
       } else if (r.kind === 'fault') {
-        body.push({ ...r, tStart: round(r.tStart + shift), tEnd: round(r.tEnd + shift), wallStart: r.wallStart + corr } satisfies FaultRecord);
+        const sure = r.tApplied !== undefined && r.tRemoving !== undefined ? { tApplied: round(r.tApplied + shift), tRemoving: round(r.tRemoving + shift) } : {};
+        body.push({ ...r, tStart: round(r.tStart + shift), tEnd: round(r.tEnd + shift), ...sure, wallStart: r.wallStart + corr, ...(slack > 0 ? { clockSlackMs: slack } : {}) } satisfies FaultRecord);
       }
     }
   });

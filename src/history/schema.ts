@@ -337,9 +337,18 @@ export const faultRecordSchema = z.object({
     toxicity: z.number(),
     attributes: z.record(z.string(), z.any()),
   }),
+  /** The window the fault may have acted in: from before paystorm asked for it to after the removal was acknowledged. */
   tStart: z.number(),
   tEnd: z.number(),
+  /**
+   * The window it surely acted in: from Toxiproxy's acknowledgement of the toxic to paystorm's
+   * request to remove it. Absent in histories written before it was recorded; then [tStart, tEnd].
+   */
+  tApplied: z.number().optional(),
+  tRemoving: z.number().optional(),
   wallStart: z.number(),
+  /** Merged histories only: see clockSlackSchema. */
+  clockSlackMs: clockSlackSchema,
 });
 export type FaultRecord = z.infer<typeof faultRecordSchema>;
 

@@ -137,6 +137,45 @@ describe('chaos session against the embedded Toxiproxy', () => {
     expect(records[0].tEnd - records[0].tStart).toBeGreaterThanOrEqual(1500);
   });
 
+  it('records the window a fault surely acted in: from Toxiproxy\'s answer to the request to remove it', async () => {
+    // A Toxiproxy API that takes 300 ms to answer changes: until it has, the proxy still passes traffic.
+    const DELAY = 300;
+    const slowApi = http.createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      if (req.method !== 'GET') await new Promise((r) => setTimeout(r, DELAY));
+      const answer = await fetch(`${tp.url}${req.url}`, { method: req.method, headers: { 'content-type': 'application/json' }, body: chunks.length ? Buffer.concat(chunks) : undefined });
+      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+      res.end(Buffer.from(await answer.arrayBuffer()));
+    });
+    await new Promise<void>((r) => slowApi.listen(0, '127.0.0.1', r));
+    try {
+      const records: FaultRecord[] = [];
+      const session = await openChaosSession({
+        toxiproxyUrl: `http://127.0.0.1:${(slowApi.address() as { port: number }).port}`,
+        proxies: [{ name: 'up', listen: '127.0.0.1:0', upstream: `127.0.0.1:${upstreamPort}` }],
+        now,
+        sink: (r) => records.push(r),
+        exitHooks: false,
+      });
+      sessions.push(session);
+      const listen = session.proxies.get('up')!.listen;
+      const run = session.runSchedule([step({ type: 'down', duration: 1000 }), step({ type: 'timeout', at: 1500, duration: 800 })]);
+      await new Promise((r) => setTimeout(r, 50));
+      // Inside the wide window, before the answer: the request still gets through.
+      expect(await timedGet(listen)).toHaveProperty('ms');
+      await run;
+      expect(records.map((r) => r.toxic.type)).toEqual(['down', 'timeout']);
+      for (const r of records) {
+        expect(r.tApplied! - r.tStart).toBeGreaterThanOrEqual(DELAY - 5);
+        expect(r.tEnd - r.tRemoving!).toBeGreaterThanOrEqual(DELAY - 5);
+        expect(r.tRemoving! - r.tApplied!).toBeGreaterThan(0);
+      }
+    } finally {
+      await new Promise((r) => slowApi.close(r));
+    }
+  });
+
   it('records one window per step, in schedule order, and faultsDuring finds the overlapping ones', async () => {
     const { session, records } = await open();
     const tCall = now();

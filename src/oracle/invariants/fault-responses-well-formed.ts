@@ -3,7 +3,7 @@ import { type FaultRecord } from '../../history/index.ts';
 import type { Invariant, InvariantOutcome } from '../types.ts';
 import { errorCode, isCreate } from '../lib/exchange.ts';
 import { Columns } from '../lib/columns.ts';
-import { faultOverlapping, isHardFault } from '../lib/faults.ts';
+import { faultOverlapping, hardFaultCovering } from '../lib/faults.ts';
 import { Findings } from '../lib/findings.ts';
 import { FaultReach } from '../lib/fault-reach.ts';
 
@@ -13,6 +13,8 @@ interface CreateSeen {
   direct: boolean;
   tStart: number;
   tEnd: number;
+  /** Merged histories: how far this record's times may be off the merged clock. */
+  slack: number;
   status: number;
   code: string | null;
   json: boolean;
@@ -25,7 +27,8 @@ interface CreateSeen {
  * FT-4: under upstream faults a create answers 201 pending or 503 service_unavailable, never
  * an empty or malformed body: a 5xx other than a full 503 service_unavailable, a non-JSON
  * body, or a dropped connection (not a client time-out) fails; so does a Direct API create
- * settled synchronously while a hard fault stopped the upstream for its whole duration.
+ * settled synchronously while a hard fault surely stopped the upstream for its whole duration
+ * (between Toxiproxy's acknowledgement and the request to remove it: lib/faults.ts).
  * Requests that also crossed a client-link fault are not judged.
  * Its findings say, per fault window, whether the fault reached the service (lib/fault-reach.ts).
  */
@@ -70,6 +73,7 @@ const invariant: Invariant = {
           direct: rec.op === 'create',
           tStart: rec.tStart,
           tEnd: rec.tEnd,
+          slack: rec.clockSlackMs ?? 0,
           status: rec.status,
           code: errorCode(rec),
           json: rec.json,
@@ -89,7 +93,7 @@ function judge(c: CreateSeen, upstream: readonly FaultRecord[]): string | null {
   if (c.status === 0) return c.failure === 'timeout' ? null : `the connection ended without an answer (${c.failure})`;
   if (!c.json) return `answered ${c.status} with a body that is not JSON`;
   if (c.status >= 500 && (c.status !== 503 || c.code !== ALLOWED_5XX[503] || c.errorMissing > 0)) return `answered ${c.status} ${c.code ?? ''} (expected 201 pending or a full 503 service_unavailable)`;
-  const covering = upstream.find((x) => isHardFault(x) && x.tStart <= c.tStart && x.tEnd >= c.tEnd);
+  const covering = hardFaultCovering(upstream, c.tStart - c.slack, c.tEnd + c.slack);
   if (c.direct && covering && c.status >= 200 && c.status < 300 && c.paymentStatus && !['pending', 'processing', 'requires_action'].includes(c.paymentStatus)) {
     return `answered ${c.paymentStatus} synchronously while the upstream was down`;
   }

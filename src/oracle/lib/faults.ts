@@ -24,3 +24,16 @@ export function lastHealBefore(faults: readonly FaultRecord[], t: number, link?:
 export function isHardFault(f: FaultRecord): boolean {
   return f.toxic.toxicity >= 1 && ['timeout', 'reset_peer', 'down', 'limit_data'].includes(f.toxic.type);
 }
+
+/**
+ * The hard fault that surely stopped the upstream for all of [from, to], widened by the caller's
+ * clock slack: the fault's own sure window (Toxiproxy acknowledged it, removal not yet asked),
+ * narrowed by its slack. A request in the wide window only may have slipped past the toxic.
+ */
+export function hardFaultCovering(faults: readonly FaultRecord[], from: number, to: number): FaultRecord | undefined {
+  return faults.find((f) => {
+    if (!isHardFault(f)) return false;
+    const slack = f.clockSlackMs ?? 0;
+    return (f.tApplied ?? f.tStart) + slack <= from && (f.tRemoving ?? f.tEnd) - slack >= to;
+  });
+}

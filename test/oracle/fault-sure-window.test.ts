@@ -1,0 +1,45 @@
+/**
+ * FT-4's "settled synchronously while the upstream was down" is judged only inside the window a
+ * hard fault surely acted in: after Toxiproxy acknowledged it (`tApplied`) and before paystorm
+ * asked to remove it (`tRemoving`). Seen as a false FT-4 failure in CI: a create sent 1 ms after
+ * paystorm asked for `down` reached the processor before the proxy was disabled.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { create, fault, judgeOne, resetSeq } from './fixtures.ts';
+
+beforeEach(() => resetSeq());
+
+const succeededAt = (t: number, extra: object = {}) => ({ ...create({ seq: 7, t, dur: 20, p: { status: 'succeeded' } }), ...extra });
+
+describe('FT-4: synchronous success under a hard fault', () => {
+  const down = fault({ tStart: 1000, tEnd: 5000, tApplied: 1150, tRemoving: 4900 });
+
+  it('inside the sure window it is a violation', async () => {
+    const r = await judgeOne('fault-responses-well-formed', [down, succeededAt(2000)]);
+    expect(r.status).toBe('fail');
+    expect(r.examples[0].seqs).toEqual([7]);
+    expect(r.examples[0].message).toContain('synchronously while the upstream was down');
+  });
+
+  it('before Toxiproxy acknowledged the fault it is no violation: the processor may have answered first', async () => {
+    const r = await judgeOne('fault-responses-well-formed', [down, succeededAt(1001)]);
+    expect(r.violations).toBe(0);
+  });
+
+  it('after the removal was asked it is no violation', async () => {
+    const r = await judgeOne('fault-responses-well-formed', [down, succeededAt(4890)]);
+    expect(r.violations).toBe(0);
+  });
+
+  it('a history without the sure window (written before it was recorded) judges the wide one', async () => {
+    const old = fault({ tStart: 1000, tEnd: 5000 });
+    expect((await judgeOne('fault-responses-well-formed', [old, succeededAt(1001)])).status).toBe('fail');
+  });
+
+  it('merged shards: the clock slack of the create and of the fault narrows the window', async () => {
+    const merged = { ...down, clockSlackMs: 300 };
+    expect((await judgeOne('fault-responses-well-formed', [merged, succeededAt(1300)])).violations).toBe(0);
+    expect((await judgeOne('fault-responses-well-formed', [down, succeededAt(1300, { clockSlackMs: 300 })])).violations).toBe(0);
+    expect((await judgeOne('fault-responses-well-formed', [merged, succeededAt(2000, { clockSlackMs: 300 })])).status).toBe('fail');
+  });
+});
