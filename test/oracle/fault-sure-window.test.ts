@@ -36,6 +36,18 @@ describe('FT-4: synchronous success under a hard fault', () => {
     expect((await judgeOne('fault-responses-well-formed', [old, succeededAt(1001)])).status).toBe('fail');
   });
 
+  it('a replay under an earlier key that settled before the fault is no violation; a fresh key still is', async () => {
+    const first = create({ seq: 3, t: 500, dur: 20, idemKey: 'ft5-1', p: { status: 'succeeded' } });
+    const replay = { ...succeededAt(2000), idemKey: 'ft5-1', payment: first.payment };
+    expect((await judgeOne('fault-responses-well-formed', [first, down, replay])).violations).toBe(0);
+    // The first attempt timed out (no answer): the retry may replay what it created.
+    const timedOut = create({ seq: 3, t: 500, dur: 20, idemKey: 'ft5-2', status: 0 });
+    expect((await judgeOne('fault-responses-well-formed', [timedOut, down, { ...succeededAt(2000), idemKey: 'ft5-2' }])).violations).toBe(0);
+    // An earlier 503 under the key is not kept (IDEM-7): the retry executed afresh.
+    const refused = create({ seq: 3, t: 500, dur: 20, idemKey: 'ft5-3', status: 503 });
+    expect((await judgeOne('fault-responses-well-formed', [refused, down, { ...succeededAt(2000), idemKey: 'ft5-3' }])).status).toBe('fail');
+  });
+
   it('merged shards: the clock slack of the create and of the fault narrows the window', async () => {
     const merged = { ...down, clockSlackMs: 300 };
     expect((await judgeOne('fault-responses-well-formed', [merged, succeededAt(1300)])).violations).toBe(0);

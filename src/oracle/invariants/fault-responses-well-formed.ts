@@ -1,7 +1,8 @@
 import { ALLOWED_5XX } from '../../spec/index.ts';
-import { type FaultRecord } from '../../history/index.ts';
+import { type ExchangeRecord, type FaultRecord } from '../../history/index.ts';
+import type { Ledger } from '../ledger.ts';
 import type { Invariant, InvariantOutcome } from '../types.ts';
-import { errorCode, isCreate } from '../lib/exchange.ts';
+import { errorCode, is2xx, isCreate, scopeOf } from '../lib/exchange.ts';
 import { Columns } from '../lib/columns.ts';
 import { faultOverlapping, hardFaultCovering } from '../lib/faults.ts';
 import { Findings } from '../lib/findings.ts';
@@ -13,6 +14,11 @@ interface CreateSeen {
   direct: boolean;
   tStart: number;
   tEnd: number;
+  /**
+   * Another request under its Idempotency-Key began before it ended and was answered 2xx or not
+   * at all: its answer may be that request's payment replayed, settled before the fault.
+   */
+  mayReplay: boolean;
   /** Merged histories: how far this record's times may be off the merged clock. */
   slack: number;
   status: number;
@@ -28,7 +34,8 @@ interface CreateSeen {
  * an empty or malformed body: a 5xx other than a full 503 service_unavailable, a non-JSON
  * body, or a dropped connection (not a client time-out) fails; so does a Direct API create
  * settled synchronously while a hard fault surely stopped the upstream for its whole duration
- * (between Toxiproxy's acknowledgement and the request to remove it: lib/faults.ts).
+ * (between Toxiproxy's acknowledgement and the request to remove it: lib/faults.ts), unless
+ * it may be a replay of an earlier request under its Idempotency-Key.
  * Requests that also crossed a client-link fault are not judged.
  * Its findings say, per fault window, whether the fault reached the service (lib/fault-reach.ts).
  */
@@ -73,6 +80,7 @@ const invariant: Invariant = {
           direct: rec.op === 'create',
           tStart: rec.tStart,
           tEnd: rec.tEnd,
+          mayReplay: settledAtOnce && mayBeReplay(rec, ctx.ledger),
           slack: rec.clockSlackMs ?? 0,
           status: rec.status,
           code: errorCode(rec),
@@ -89,12 +97,18 @@ const invariant: Invariant = {
   },
 };
 
+function mayBeReplay(rec: ExchangeRecord, ledger: Ledger): boolean {
+  const scope = scopeOf(rec);
+  const reqs = scope && rec.idemKey !== undefined ? ledger.idemRequests(rec.key, scope, rec.idemKey) : undefined;
+  return !!reqs?.some((r) => r.seq !== rec.seq && r.tStart <= rec.tEnd && (is2xx(r.status) || r.status === 0));
+}
+
 function judge(c: CreateSeen, upstream: readonly FaultRecord[]): string | null {
   if (c.status === 0) return c.failure === 'timeout' ? null : `the connection ended without an answer (${c.failure})`;
   if (!c.json) return `answered ${c.status} with a body that is not JSON`;
   if (c.status >= 500 && (c.status !== 503 || c.code !== ALLOWED_5XX[503] || c.errorMissing > 0)) return `answered ${c.status} ${c.code ?? ''} (expected 201 pending or a full 503 service_unavailable)`;
   const covering = hardFaultCovering(upstream, c.tStart - c.slack, c.tEnd + c.slack);
-  if (c.direct && covering && c.status >= 200 && c.status < 300 && c.paymentStatus && !['pending', 'processing', 'requires_action'].includes(c.paymentStatus)) {
+  if (c.direct && covering && !c.mayReplay && c.status >= 200 && c.status < 300 && c.paymentStatus && !['pending', 'processing', 'requires_action'].includes(c.paymentStatus)) {
     return `answered ${c.paymentStatus} synchronously while the upstream was down`;
   }
   return null;
