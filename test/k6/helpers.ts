@@ -59,6 +59,8 @@ export interface ShimOptions {
   timeoutMs?: number;
   /** Write k6's `--out json` NDJSON (Metric and Point lines) to this file. */
   jsonOut?: string;
+  /** Seed Math.random (as k6's randomSeed does): the same mix of operations every run. */
+  seed?: number;
 }
 
 /** Runs a bundle in a child Node process (async: the stub server lives in this process). */
@@ -75,6 +77,7 @@ export function runShim(bundle: string, env: Record<string, string>, opts: ShimO
       K6SHIM_SLEEP_SCALE: String(opts.sleepScale ?? 1),
       ...(opts.scenario ? { K6SHIM_SCENARIO: opts.scenario } : {}),
       ...(opts.jsonOut ? { K6SHIM_JSON_OUT: opts.jsonOut } : {}),
+      ...(opts.seed !== undefined ? { K6SHIM_SEED: String(opts.seed) } : {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

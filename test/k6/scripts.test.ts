@@ -205,6 +205,23 @@ describe('k6 scripts against a minimal stub (no reference service involved)', ()
     }
   });
 
+  it('the shim\'s K6SHIM_SEED makes the mix of operations the same every run (as k6\'s randomSeed)', async () => {
+    // A fresh stub each run: what the setup finds there (an existing payment or none) changes the draws.
+    const ops = async (seed: number) => {
+      const stub = new StubService({ presentation: 'B' });
+      const url = await stub.start();
+      try {
+        const env = { TARGET: url, KEYS: 'm1:svc_test_sk_stubStubStub0001', MIX: 'direct:2,hosted:1,list:1,retrieve:1' };
+        return (await run('mixed', env, { iterations: 12, seed })).requests.map((q) => `${q.method} ${q.tags.op ?? ''}`).join('|');
+      } finally {
+        await stub.stop();
+      }
+    };
+    const [a, b, c] = [await ops(7), await ops(7), await ops(8)];
+    expect(a).toBe(b);
+    expect(c).not.toBe(a);
+  });
+
   it('mixed catches refunded_amount counting pending refunds (REF-2) on the stub', async () => {
     const stub = new StubService({ presentation: 'B', bugs: { refundedCountsPending: true } });
     const url = await stub.start();

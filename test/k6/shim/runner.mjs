@@ -8,7 +8,9 @@
  *   K6SHIM_ENV='{"TARGET":"…","KEYS":"…"}' K6SHIM_OUT=out.json node runner.mjs bundle.js
  *
  * K6SHIM_MODE=options stops after the init context. K6SHIM_ITERATIONS (default 1),
- * K6SHIM_SCENARIO (default: all), K6SHIM_SLEEP_SCALE (default 1).
+ * K6SHIM_SCENARIO (default: all), K6SHIM_SLEEP_SCALE (default 1), K6SHIM_SEED (an integer:
+ * Math.random becomes a seeded generator, as k6's `randomSeed()` makes it, so a test's mix of
+ * operations is the same every run).
  * This is a test double of k6's API: it does not schedule executors, pace arrival
  * rates, evaluate thresholds or run VUs in parallel.
  */
@@ -58,9 +60,22 @@ function rewriteImports(code) {
   });
 }
 
+/** A small seeded generator of floats in [0, 1). */
+function mulberry32(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 async function main() {
   const bundle = resolve(process.argv[2]);
   globalThis.__ENV = JSON.parse(process.env.K6SHIM_ENV || '{}');
+  if (process.env.K6SHIM_SEED) Math.random = mulberry32(Number(process.env.K6SHIM_SEED));
   globalThis.__VU = 0;
   globalThis.__ITER = 0;
   globalThis.open = (p) => readFileSync(p, 'utf8');

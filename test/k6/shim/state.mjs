@@ -5,6 +5,7 @@
  * are synchronous). This is a test double of k6's JavaScript API, not k6: it proves a
  * script's request sequence and checks against a server, nothing about k6 itself.
  */
+import { randomInt } from 'node:crypto';
 import { Worker, MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { writeFileSync } from 'node:fs';
 
@@ -35,7 +36,7 @@ export function emitSample(name, type, contains, value, tags) {
     declared.add(name);
     jsonLines.push(JSON.stringify({ type: 'Metric', data: { name, type, contains, thresholds: [], submetrics: null }, metric: name }));
   }
-  const t = new Date().toISOString().replace('Z', `${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}Z`);
+  const t = new Date().toISOString().replace('Z', `${String(randomInt(1e6)).padStart(6, '0')}Z`);
   const data = { time: t, value, tags: { ...(state.groupTag ? { group: state.groupTag } : {}), ...state.vuMetrics.tags, ...(tags || {}), ...(state.scenario.name ? { scenario: state.scenario.name } : {}) } };
   // k6 writes a sample's metadata (exec.vu.metrics.metadata) as data.metadata, omitted when empty.
   if (Object.keys(state.vuMetrics.metadata).length) data.metadata = Object.fromEntries(Object.entries(state.vuMetrics.metadata).map(([k, v]) => [k, String(v)]));
