@@ -156,8 +156,13 @@ export function api(ctx: ScenarioContext, key: KeyHandle, share = DEFAULT_SHARE)
       return client.list(params, await gate(opts));
     },
     async refund(id, body, opts) {
-      const path = refundPathFor(await servedRefundPaths(ctx, () => paymentInput(ctx, null, { amount: 100 })), opts?.path);
-      return client.refund(id, body, { ...(await gate(opts)), path });
+      // The first refund of a run waits for the path discovery: paystorm's wait, not the service's latency.
+      const t0 = performance.now();
+      const served = await servedRefundPaths(ctx, () => paymentInput(ctx, null, { amount: 100 }));
+      const discovering = performance.now() - t0;
+      const path = refundPathFor(served, opts?.path);
+      const held = discovering >= 1 ? ({ ...opts, pacedMs: (opts?.pacedMs ?? 0) + discovering } as typeof opts) : opts;
+      return client.refund(id, body, { ...(await gate(held)), path });
     },
     refundPaths: () => servedRefundPaths(ctx, () => paymentInput(ctx, null, { amount: 100 })),
     async raw(req, opts) {

@@ -88,9 +88,10 @@ export interface CallOptions {
   /** Intended start (run-monotonic ms) for open-model iterations; defaults to the actual start. */
   tIntended?: number;
   /**
-   * Time (ms) the call spent in paystorm's own pacing (a key's shared budget under its rate
-   * limit) before it was sent. It moves the intended start later by as much: a wait the client
-   * chose is not the service's latency, only a wait the service caused is.
+   * Time (ms) the call spent in paystorm's own waits before it was sent: pacing (a key's shared
+   * budget under its rate limit), or a run's first refund waiting for the refund-path discovery.
+   * It moves the intended start later by as much: a wait the client chose is not the service's
+   * latency, only a wait the service caused is.
    */
   pacedMs?: number;
   /**

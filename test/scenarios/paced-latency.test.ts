@@ -11,7 +11,7 @@ import { RunClock } from '../../src/engine/index.ts';
 import { parseKeyArg, type ScenarioContext } from '../../src/spec/index.ts';
 import type { ExchangeRecord } from '../../src/history/index.ts';
 import { api } from '../../scenarios/lib/common.ts';
-import { PAY_ID, paymentB, sendJson, startStub, type Stub } from '../engine/stub.ts';
+import { PAY_ID, paymentB, sendJson, startStub, type Stub, type StubHandler } from '../engine/stub.ts';
 
 const KEYS = makeKeySecrets([parseKeyArg('shop:svc_test_sk_pacedLATENCYkey1234')]);
 const stubs: Stub[] = [];
@@ -22,14 +22,22 @@ afterEach(async () => {
 });
 
 /** A stub service, a client recording into `records`, and the scenarios' paced api() over it with this rate limit (share 1). */
-async function pacedApi(limit: number, windowMs: number) {
-  const s = await startStub((_req, res) => sendJson(res, 200, paymentB(PAY_ID, 'pending')));
+async function pacedApi(limit: number, windowMs: number, handler: StubHandler = (_req, res) => sendJson(res, 200, paymentB(PAY_ID, 'pending'))) {
+  const s = await startStub(handler);
   stubs.push(s);
   const records: ExchangeRecord[] = [];
   const clock = new RunClock();
   const f = new ClientFactory({ baseUrl: s.url, keys: KEYS, presentation: 'B', clock, sink: (r) => records.push(r), scenario: 'paced', timeoutMs: 5_000 });
   factories.push(f);
-  const ctx = { target: { url: s.url, embedded: false, presentation: 'B', rateLimit: { limit, windowMs } }, client: () => f.client(KEYS[0].handle), signal: new AbortController().signal } as unknown as ScenarioContext;
+  const ctx = {
+    target: { url: s.url, embedded: false, presentation: 'B', rateLimit: { limit, windowMs } },
+    client: () => f.client(KEYS[0].handle),
+    signal: new AbortController().signal,
+    testKeys: [KEYS[0].handle],
+    scenario: 'paced',
+    random: Math.random,
+    log: () => {},
+  } as unknown as ScenarioContext;
   return { a: api(ctx, KEYS[0].handle, 1), records, clock };
 }
 
@@ -57,5 +65,23 @@ describe('paced requests', () => {
     await new Promise((r) => setImmediate(() => setImmediate(r)));
     expect(records[0].tIntended).toBeCloseTo(due, 0);
     expect(records[0].tStart - records[0].tIntended).toBeGreaterThanOrEqual(399);
+  });
+
+  it("a run's first refund is not charged for the refund-path discovery it waited for", async () => {
+    // The discovery's hosted create takes 400 ms; every other answer is immediate.
+    const { a, records, clock } = await pacedApi(100, 60_000, async (req, res) => {
+      if (req.url === '/v1/payments/hpp') await new Promise((r) => setTimeout(r, 400));
+      sendJson(res, req.method === 'POST' && req.url !== '/v1/payments/hpp' ? 201 : 200, paymentB(PAY_ID, 'succeeded'));
+    });
+    const due = clock.now();
+    await a.refund(PAY_ID, { amount: 100 }, { tIntended: due });
+    await new Promise((r) => setImmediate(() => setImmediate(r)));
+    const discovery = records.filter((r) => r.group === 'refund-path-discovery');
+    expect(discovery.map((r) => r.op)).toEqual(['create_hpp', 'refund', 'refund_create', 'retrieve']);
+    const refund = records.filter((r) => r.group !== 'refund-path-discovery');
+    expect(refund).toHaveLength(1);
+    // It started after the ~400 ms discovery, yet its intended start moved with it.
+    expect(refund[0].tStart - due).toBeGreaterThanOrEqual(390);
+    expect(refund[0].tStart - refund[0].tIntended).toBeLessThan(50);
   });
 });
