@@ -8,6 +8,10 @@
  * the oracle's ledger holds, field by field, for the longest history.
  *
  *   npx tsx bench/oracle-memory.ts [--lengths 250000,500000,1000000] [--rounds 1]
+ *   npx tsx bench/oracle-memory.ts --per-invariant [--lengths 250000]
+ *
+ * --per-invariant judges the first length once with no invariant and once with each invariant
+ * alone, and prints what each holds beyond the ledger they share (the largest first).
  *
  * The bar (issue 13): memory bounded by the number of open payments, not the length of the run.
  * A flat line would meet it; the slope per payment is what a soak pays for every payment made.
@@ -40,7 +44,7 @@ interface Measure {
 const MB = 1e6;
 
 /** In the child: judge the file with every invariant, measuring live memory at the end of the pass. */
-async function measure(file: string, fields: boolean): Promise<Measure> {
+async function measure(file: string, fields: boolean, only?: readonly string[]): Promise<Measure> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with --expose-gc');
   const live = () => {
@@ -59,7 +63,7 @@ async function measure(file: string, fields: boolean): Promise<Measure> {
     for await (const b of src.batches()) yield b;
     atEnd = live(); // every record is in; no invariant has finished yet
   }
-  const result = await judge({ batches: tapped, [Symbol.asyncIterator]: () => { throw new Error('batched only'); } } as unknown as AsyncIterable<HistoryRecord>, { invariants: [...INVARIANTS, holder] });
+  const result = await judge({ batches: tapped, [Symbol.asyncIterator]: () => { throw new Error('batched only'); } } as unknown as AsyncIterable<HistoryRecord>, { invariants: [...(only ? INVARIANTS.filter((i) => only.includes(i.id)) : INVARIANTS), holder] });
   const bad = result.invariants.filter((i) => i.status === 'fail' || i.status === 'error');
   if (bad.length) throw new Error(`false fail on the synthetic history: ${bad.map((i) => i.id).join(', ')}`);
   const payments = (ctx as OracleContext | null)?.ledger.payments.size ?? 0;
@@ -78,8 +82,9 @@ async function measure(file: string, fields: boolean): Promise<Measure> {
   return { records: result.records, payments, liveMb: (atEnd - base) / MB, peakRssMb: process.resourceUsage().maxRSS / 1024, fields: out };
 }
 
-function child(file: string, fields: boolean): Measure {
-  const r = spawnSync(process.execPath, ['--expose-gc', ...process.execArgv, fileURLToPath(import.meta.url), '--measure', file, fields ? '--fields' : ''], { encoding: 'utf8', maxBuffer: 1 << 24 });
+function child(file: string, fields: boolean, only?: readonly string[]): Measure {
+  const args = [fileURLToPath(import.meta.url), '--measure', file, fields ? '--fields' : '', ...(only ? ['--only', only.join(',')] : [])];
+  const r = spawnSync(process.execPath, ['--expose-gc', ...process.execArgv, ...args], { encoding: 'utf8', maxBuffer: 1 << 24 });
   if (r.status !== 0) throw new Error(`the judging process failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!);
 }
@@ -87,7 +92,23 @@ function child(file: string, fields: boolean): Measure {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 if (argv[0] === '--measure') {
-  process.stdout.write(JSON.stringify(await measure(argv[1], argv.includes('--fields'))) + '\n');
+  const only = argv.includes('--only') ? opt('only', '').split(',').filter(Boolean) : undefined;
+  process.stdout.write(JSON.stringify(await measure(argv[1], argv.includes('--fields'), only)) + '\n');
+} else if (argv.includes('--per-invariant')) {
+  const n = Number(opt('lengths', '250000').split(',')[0]);
+  const dir = mkdtempSync(join(tmpdir(), 'paystorm-bench-'));
+  try {
+    const file = join(dir, `history-${n}.bin.gz`);
+    await writeSyntheticHistory(file, n);
+    const none = child(file, false, []);
+    console.log(`${n.toLocaleString('en')} records, ${none.payments.toLocaleString('en')} payments: the ledger alone ${none.liveMb.toFixed(1)} MB`);
+    const rows = INVARIANTS.map((inv) => ({ id: inv.id, mb: child(file, false, [inv.id]).liveMb - none.liveMb }));
+    rows.sort((a, b) => b.mb - a.mb);
+    console.log(`the invariants together beyond the ledger: ${rows.reduce((t, r) => t + r.mb, 0).toFixed(1)} MB; each alone (MB, B/payment):`);
+    for (const r of rows) if (r.mb >= 0.2) console.log(`  ${r.id.padEnd(40)} ${r.mb.toFixed(1).padStart(6)} ${((r.mb * MB) / Math.max(1, none.payments)).toFixed(0).padStart(6)}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 } else {
   const lengths = opt('lengths', '250000,500000,1000000').split(',').map(Number);
   const rounds = Number(opt('rounds', '1'));
