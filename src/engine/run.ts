@@ -16,6 +16,7 @@ import { runExecutor, type IterationFn } from './executors.ts';
 import type { HistoryWriter } from '../history/writer.ts';
 import type { MetricsAggregator } from '../history/metrics.ts';
 import type { Progress } from './progress.ts';
+import { seededRandom } from '../spec/random.ts';
 
 export interface RunCaps {
   maxRequests: number;
@@ -139,17 +140,8 @@ export class RunBudget implements RequestGate {
   }
 }
 
-/** A small, fast seeded PRNG (mulberry32): same seed, same sequence. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The run's seeded generator (src/spec/random.ts), re-exported for the engine's users. */
+export { seededRandom };
 
 /** Per-scenario seed: independent of the order scenarios run in. */
 export function scenarioSeed(seed: number, name: string): number {

@@ -11,6 +11,7 @@
  * Draws come from a seeded generator, so the same two runs always get the same confidence.
  */
 import * as hdr from 'hdr-histogram-js';
+import { seededRandom } from '../spec/random.ts';
 
 /** A merged latency distribution: distinct values (ms) and cumulative counts. */
 export interface Bins {
@@ -94,17 +95,8 @@ export function cdfPoints(b: Bins, points = 60): [number, number][] {
   return out;
 }
 
-/** mulberry32: small, fast, seeded. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded resampling: the run's generator (src/spec/random.ts). */
+export const rng = seededRandom;
 
 function normal(r: () => number): number {
   const u = Math.max(r(), 1e-12);

@@ -18,3 +18,4 @@ export * from './inputs.ts';
 export * from './scenario.ts';
 export * from './faults.ts';
 export * from './bad-inputs.ts';
+export * from './random.ts';

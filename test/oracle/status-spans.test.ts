@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { StatusSpans } from '../../src/oracle/lib/status-spans.ts';
+import { seededRandom } from '../../src/spec/random.ts';
 
 const STATUSES = ['pending', 'succeeded', 'failed', 'canceled'] as const;
 type S = (typeof STATUSES)[number];
@@ -14,14 +15,7 @@ interface Obs {
   seq: number;
 }
 
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seededRandom;
 
 describe('StatusSpans', () => {
   it('answers every question as a model keeping all observations does, across table pages', () => {

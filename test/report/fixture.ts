@@ -6,18 +6,10 @@
  */
 import type { LatencySummary, RateSample, RunMetrics, TimelinePoint } from '../../src/spec/scenario.ts';
 import type { Summary } from '../../src/spec/summary.ts';
+import { seededRandom } from '../../src/spec/random.ts';
 
-/** Deterministic PRNG (mulberry32) so the fixture and its screenshot are stable. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded, so the fixture and its screenshot are stable. */
+const rng = seededRandom;
 
 export const KEY_A = 'm1/test/…a1b2';
 export const KEY_B = 'm2/test/…c3d4';

@@ -1,0 +1,15 @@
+/**
+ * The seeded generator behind `--seed` (mulberry32): the same seed gives the same sequence, so a
+ * run's scenario choices (`ScenarioContext.random`), the selftest's picks and the oracle's
+ * resampling are repeatable. One copy for every stage; the k6 test shim (plain .mjs) has its own.
+ */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
