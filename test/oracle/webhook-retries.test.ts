@@ -62,6 +62,24 @@ describe('failed-delivery-retried (WH-9): growing intervals', () => {
     expect(stall.status).toBe('pass');
   });
 
+  it('a late timer inflates the gap before it, never the one after: growth and shrinking are judged against the smallest earlier gap', async () => {
+    // 250/500/1000 ms backoff whose first retry fired 470 ms late: 720, 500, 1000.
+    const late = await judgeOne('failed-delivery-retried', [...attempts('evt_a', at(0, [720, 500, 1000])), endRec({ tEnd: 10_000 })]);
+    expect(late.examples.map((e) => e.message)).toEqual([]);
+    resetSeq();
+    // 200/400/800 ms with the first retry 400 ms late: 600, 400, 800.
+    const late2 = await judgeOne('failed-delivery-retried', [...attempts('evt_b', at(0, [600, 400, 800])), endRec({ tEnd: 10_000 })]);
+    expect(late2.examples.map((e) => e.message)).toEqual([]);
+    resetSeq();
+    // 50/100/200 ms (a time-scaled service) with the first retry 400 ms late: 450, 100, 200 is no shrink.
+    const scaled = await judgeOne('failed-delivery-retried', [...attempts('evt_c', at(0, [450, 100, 200])), endRec({ tEnd: 10_000 })]);
+    expect(scaled.examples.map((e) => e.message)).toEqual([]);
+    resetSeq();
+    // A constant interval with one late timer still fails: 700, 252, 256.
+    const fixed = await judgeOne('failed-delivery-retried', [...attempts('evt_d', at(0, [700, 252, 256])), endRec({ tEnd: 10_000 })]);
+    expect(fixed.examples.map((e) => e.message)).toEqual(['retries of evt_d came at intervals 700, 252, 256 ms: they do not grow']);
+  });
+
   it('fails an interval that shrinks to well under half the one before', async () => {
     const r = await judgeOne('failed-delivery-retried', [...attempts('evt_a', at(0, [2000, 400, 3000])), endRec({ tEnd: 20_000 })]);
     expect(r.status).toBe('fail');
