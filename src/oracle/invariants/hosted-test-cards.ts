@@ -17,7 +17,8 @@ const invariant: Invariant = {
   rules: ['TEST-3'],
   create(ctx) {
     const f = new Findings();
-    const submits = new Map<string, { outcome: CardOutcome; tEnd: number; rec: Parameters<typeof evidence>[1][number] }>();
+    /** First submit per payment; its outcome is decided while it is in flight, so a fault excuses from its start. */
+    const submits = new Map<string, { outcome: CardOutcome; tStart: number; tEnd: number; rec: Parameters<typeof evidence>[1][number] }>();
     const challenged = new Set<string>();
     return {
       kinds: ['exchange'],
@@ -26,7 +27,7 @@ const invariant: Invariant = {
         if (rec.kind !== 'exchange' || !rec.sent.paymentId) return;
         if (rec.op === 'complete_3ds') challenged.add(rec.sent.paymentId);
         if (rec.op !== 'submit_hpp' || !rec.sent.cardOutcome || !JUDGED.has(rec.sent.cardOutcome) || rec.status === 0 || rec.status >= 400) return;
-        if (!submits.has(rec.sent.paymentId)) submits.set(rec.sent.paymentId, { outcome: rec.sent.cardOutcome, tEnd: rec.tEnd, rec });
+        if (!submits.has(rec.sent.paymentId)) submits.set(rec.sent.paymentId, { outcome: rec.sent.cardOutcome, tStart: rec.tStart, tEnd: rec.tEnd, rec });
       },
       finish() {
         const { ledger } = ctx;
@@ -41,7 +42,7 @@ const invariant: Invariant = {
             if (waited) f.check();
             else if (end && end.status !== 'canceled') {
               f.check();
-              if (!faultOverlapping(ledger.faults, s.tEnd, end.t)) f.violation(evidence(`hosted payment ${id} submitted with the 3DS card ended ${end.status} without a challenge`, [s.rec], { seqs: [end.seq] }));
+              if (!faultOverlapping(ledger.faults, s.tStart, end.t)) f.violation(evidence(`hosted payment ${id} submitted with the 3DS card ended ${end.status} without a challenge`, [s.rec], { seqs: [end.seq] }));
             }
             continue;
           }
@@ -49,7 +50,7 @@ const invariant: Invariant = {
           f.check();
           const want = CARD_EXPECTED[s.outcome];
           const code = ledger.failureCodes.get(id)?.code ?? null;
-          if ((end.status !== want.status || (want.code !== null && code !== want.code)) && !faultOverlapping(ledger.faults, s.tEnd, end.t)) {
+          if ((end.status !== want.status || (want.code !== null && code !== want.code)) && !faultOverlapping(ledger.faults, s.tStart, end.t)) {
             f.violation(evidence(`hosted payment ${id} submitted with the "${s.outcome}" card ended ${end.status} ${show(code)} (expected ${want.status}${want.code ? ` with ${want.code}` : ''})`, [s.rec], { seqs: [end.seq] }));
           }
         }

@@ -22,6 +22,16 @@ const invariant: Invariant = {
         /** When each refund was accepted (its 2xx answer), by id. */
         const acceptedAt = new Map<string, number>();
         for (const reqs of ledger.refundRequests.values()) for (const q of reqs) if (q.refundId && !acceptedAt.has(q.refundId)) acceptedAt.set(q.refundId, q.tEnd);
+        /**
+         * When the refund's request was sent: a refund is made while its request is in flight (a
+         * timed-out attempt or a retry may be the one), so a fault excuses from there. The earliest
+         * refund request to its payment sent within the bound before it was first seen.
+         */
+        const sentAt = (paymentId: string | undefined, born: number): number => {
+          let t = born;
+          for (const q of (paymentId && ledger.refundRequests.get(paymentId)) || []) if (q.tStart < t && q.tStart >= born - bound) t = q.tStart;
+          return t;
+        };
         const spans = ledger.refundSpans;
         for (const id of spans.ids()) {
           if (!spans.seen(id, 'pending')) continue;
@@ -32,7 +42,7 @@ const invariant: Invariant = {
           const lateEnough = late.t > born + bound;
           if (!settled && !lateEnough) continue;
           const until = lateEnough ? late.t : Math.min(spans.firstEnd(id, 'succeeded').t, spans.firstEnd(id, 'failed').t);
-          if (faultOverlapping(ledger.faults, born, until)) continue;
+          if (faultOverlapping(ledger.faults, sentAt(ledger.refunds.get(id)?.paymentId, born), until)) continue;
           f.check();
           if (lateEnough) {
             const r = ledger.refunds.get(id);
