@@ -3,10 +3,10 @@ import { err, ex, K, rate } from '../fixtures.ts';
 import type { CaseTable } from './types.ts';
 
 /** Run start in Unix seconds; the first window (opened at t=0) resets at S + 60. */
-const S = 1_700_000_000;
+export const S = 1_700_000_000;
 
 /** An authenticated GET at t ms answered `status` with the given rate headers. */
-function rl(seq: number, t: number, status: number, remaining: number, reset: number, o: Partial<ExchangeRecord> = {}): ExchangeRecord {
+export function rl(seq: number, t: number, status: number, remaining: number, reset: number, o: Partial<ExchangeRecord> = {}): ExchangeRecord {
   return ex({
     seq,
     t,
@@ -18,7 +18,7 @@ function rl(seq: number, t: number, status: number, remaining: number, reset: nu
     ...o,
   });
 }
-const fill = (from: number, n: number, reset: number, t0 = 0, key: string = K.test) =>
+export const fill = (from: number, n: number, reset: number, t0 = 0, key: string = K.test) =>
   Array.from({ length: n }, (_, i) => rl(from + i, t0 + i * 100, 200, 4 - i, reset, { key }));
 
 export const RATE_CASES: CaseTable = {
