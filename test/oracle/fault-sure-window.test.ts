@@ -31,9 +31,16 @@ describe('FT-4: synchronous success under a hard fault', () => {
     expect(r.violations).toBe(0);
   });
 
-  it('a history without the sure window (written before it was recorded) judges the wide one', async () => {
+  it('a history without the sure window (written before it was recorded) requires nothing: the wide window only excuses', async () => {
     const old = fault({ tStart: 1000, tEnd: 5000 });
-    expect((await judgeOne('fault-responses-well-formed', [old, succeededAt(1001)])).status).toBe('fail');
+    expect((await judgeOne('fault-responses-well-formed', [old, succeededAt(2000)])).violations).toBe(0);
+  });
+
+  it('limit_data stops the upstream only when no answer fits in its bytes', async () => {
+    const limit = (bytes: number) => fault({ tStart: 1000, tEnd: 5000, tApplied: 1150, tRemoving: 4900, toxic: { name: 'l', type: 'limit_data', stream: 'downstream', toxicity: 1, attributes: { bytes } } });
+    expect((await judgeOne('fault-responses-well-formed', [limit(4096), succeededAt(2000)])).violations).toBe(0);
+    resetSeq();
+    expect((await judgeOne('fault-responses-well-formed', [limit(0), succeededAt(2000)])).status).toBe('fail');
   });
 
   it('a replay under an earlier key that settled before the fault is no violation; a fresh key still is', async () => {

@@ -20,20 +20,29 @@ export function lastHealBefore(faults: readonly FaultRecord[], t: number, link?:
   return h;
 }
 
+/**
+ * Largest `limit_data` that still stops every processor call: no HTTP answer fits in 16 bytes.
+ * A larger limit lets a call through on a fresh connection, so it does not stop the upstream.
+ */
+const HARD_LIMIT_DATA_BYTES = 16;
+
 /** Toxics that stop traffic outright (as opposed to slowing it) when they hit every connection. */
 export function isHardFault(f: FaultRecord): boolean {
-  return f.toxic.toxicity >= 1 && ['timeout', 'reset_peer', 'down', 'limit_data'].includes(f.toxic.type);
+  if (f.toxic.toxicity < 1) return false;
+  if (f.toxic.type === 'limit_data') return Number(f.toxic.attributes.bytes ?? 0) <= HARD_LIMIT_DATA_BYTES;
+  return ['timeout', 'reset_peer', 'down'].includes(f.toxic.type);
 }
 
 /**
  * The hard fault that surely stopped the upstream for all of [from, to], widened by the caller's
  * clock slack: the fault's own sure window (Toxiproxy acknowledged it, removal not yet asked),
- * narrowed by its slack. A request in the wide window only may have slipped past the toxic.
+ * narrowed by its slack. A request in the wide window only may have slipped past the toxic, and a
+ * record without a sure window (written before it was recorded) surely covers nothing.
  */
 export function hardFaultCovering(faults: readonly FaultRecord[], from: number, to: number): FaultRecord | undefined {
   return faults.find((f) => {
-    if (!isHardFault(f)) return false;
+    if (!isHardFault(f) || f.tApplied === undefined || f.tRemoving === undefined) return false;
     const slack = f.clockSlackMs ?? 0;
-    return (f.tApplied ?? f.tStart) + slack <= from && (f.tRemoving ?? f.tEnd) - slack >= to;
+    return f.tApplied + slack <= from && f.tRemoving - slack >= to;
   });
 }
