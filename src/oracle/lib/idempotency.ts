@@ -102,6 +102,9 @@ export const checkDifferentBody: IdemCheck = (reqs, f) => {
   }
 };
 
+/** How soon after an answer the server may still hold its key (IDEM-5): the lock's release, not a retry's round trip. */
+const LOCK_RELEASE_SLACK_MS = 25;
+
 /**
  * IDEM-5: a request arriving while another with its key is in flight gets 409 idempotency_key_in_use,
  * and only then: a 409 in_use with nothing in flight (the earlier request had ended) should have replayed.
@@ -121,7 +124,9 @@ export const checkInFlight: IdemCheck = (reqs, f) => {
     }
     // Justified only by a request that may still have been running at the server (no answer yet),
     // or by an earlier different body (the error reference lists in_use for that case too).
-    const maybeRunning = reqs.some((a) => a !== b && a.status === 0 && a.tStart < b.tStart);
+    // A server may release the key just after its answer left (a lock freed after the response is written):
+    // a request sent within LOCK_RELEASE_SLACK_MS of that answer may still have found it held.
+    const maybeRunning = reqs.some((a) => a !== b && a.tStart < b.tStart && (a.status === 0 || b.tStart - a.tEnd < LOCK_RELEASE_SLACK_MS));
     const differentBody = reqs.some((a) => a !== b && a.tStart < b.tStart && (otherBody(a, b) || crossPath(a, b)) && (is2xx(a.status) || a.status === 0));
     if (!maybeRunning && !differentBody) {
       const prev = reqs.filter((a) => a !== b && a.tEnd <= b.tStart).pop();
