@@ -29,7 +29,7 @@ const invariant: Invariant = {
             const healed = lastHealBefore(ledger.faults, late.t);
             if (healed > -Infinity && late.t - healed > bound && late.t - p.tEnd > bound) {
               f.check();
-              f.violation({ message: `payment ${p.id} was still pending ${Math.round((late.t - healed) / 100) / 10} s after the faults healed (bound ${bound / 1000} s)`, seqs: [p.seq, late.seq], times: [healed, late.t], paymentIds: [p.id], keys: [p.key] });
+              f.violation({ message: `payment ${p.id} was still pending ${Math.round((late.t - healed) / 100) / 10} s after the faults healed (bound ${bound / 1000} s, --settle-bound: a deployment whose processor retries back off longer after an outage declares a longer one)`, seqs: [p.seq, late.seq], times: [healed, late.t], paymentIds: [p.id], keys: [p.key] });
               continue;
             }
           }
