@@ -1,6 +1,9 @@
-import { TERMINAL_STATUSES, isAllowedTransition, type PaymentStatus } from '../../spec/index.ts';
+import { PAYMENT_STATUSES, TERMINAL_STATUSES, isAllowedTransition, type PaymentStatus } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
-import { Findings } from '../lib/findings.ts';
+import { is2xx } from '../lib/exchange.ts';
+import { Findings, evidence } from '../lib/findings.ts';
+
+const KNOWN_STATUSES: ReadonlySet<string> = new Set(PAYMENT_STATUSES);
 
 /**
  * Moves out of requires_action the table does not list, but which a customer's action explains.
@@ -19,7 +22,9 @@ const AFTER_CUSTOMER_ACTION: ReadonlySet<PaymentStatus> = new Set(['pending', 'p
 /**
  * SM-1: every pair of observations of one payment that are certainly ordered (one ended
  * before the other started) follows the transition table (src/spec/statuses.ts). Moves out
- * of a terminal status are SM-2's.
+ * of a terminal status are SM-2's. A payment answered (or listed) in a status the table does not
+ * have at all (say `refunded`) is a move the table does not allow: such a body is no Payment to
+ * the ledger, so it is caught here, from the answer itself.
  */
 const invariant: Invariant = {
   id: 'status-transitions',
@@ -31,9 +36,23 @@ const invariant: Invariant = {
     const acted = new Map<string, number>();
     return {
       kinds: ['exchange'],
-      ops: ['submit_hpp', 'complete_3ds'],
+      ops: ['submit_hpp', 'complete_3ds', 'create', 'create_hpp', 'retrieve', 'list', 'refund', 'refund_create'],
       onRecord(rec) {
-        if (rec.kind !== 'exchange' || !rec.sent.paymentId) return;
+        if (rec.kind !== 'exchange') return;
+        if (is2xx(rec.status)) {
+          // A payment body whose status is none of the table's: not parsed as a Payment, named in its shape problems.
+          const unknown = rec.payment === null && rec.list === null ? rec.shapeProblems?.find((p) => p.startsWith('status:') && !p.endsWith('got undefined')) : undefined;
+          if (unknown) {
+            f.check();
+            f.violation(evidence(`a payment was answered with ${unknown.replace(/^status: expected an? \w+ status, got /, '')} as its status, which the transition table does not have`, [rec]));
+          }
+          const listed = rec.list?.statuses.findIndex((st) => st !== '' && !KNOWN_STATUSES.has(st)) ?? -1;
+          if (listed >= 0) {
+            f.check();
+            f.violation(evidence(`payment ${rec.list!.ids[listed]} was listed with status "${rec.list!.statuses[listed]}", which the transition table does not have`, [rec]));
+          }
+        }
+        if ((rec.op !== 'submit_hpp' && rec.op !== 'complete_3ds') || !rec.sent.paymentId) return;
         const id = rec.sent.paymentId;
         acted.set(id, Math.min(acted.get(id) ?? Infinity, rec.tStart));
       },
