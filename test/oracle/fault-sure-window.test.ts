@@ -36,20 +36,23 @@ describe('FT-4: synchronous success under a hard fault', () => {
     expect((await judgeOne('fault-responses-well-formed', [old, succeededAt(2000)])).violations).toBe(0);
   });
 
-  it('limit_data stops the upstream only when no answer fits in its bytes', async () => {
+  it('limit_data stops the upstream only when no processor answer fits in its bytes (64 or fewer)', async () => {
     const limit = (bytes: number) => fault({ tStart: 1000, tEnd: 5000, tApplied: 1150, tRemoving: 4900, toxic: { name: 'l', type: 'limit_data', stream: 'downstream', toxicity: 1, attributes: { bytes } } });
     expect((await judgeOne('fault-responses-well-formed', [limit(4096), succeededAt(2000)])).violations).toBe(0);
     resetSeq();
-    expect((await judgeOne('fault-responses-well-formed', [limit(0), succeededAt(2000)])).status).toBe('fail');
+    expect((await judgeOne('fault-responses-well-formed', [limit(64), succeededAt(2000)])).status).toBe('fail');
   });
 
   it('a replay under an earlier key that settled before the fault is no violation; a fresh key still is', async () => {
     const first = create({ seq: 3, t: 500, dur: 20, idemKey: 'ft5-1', p: { status: 'succeeded' } });
     const replay = { ...succeededAt(2000), idemKey: 'ft5-1', payment: first.payment };
     expect((await judgeOne('fault-responses-well-formed', [first, down, replay])).violations).toBe(0);
-    // The first attempt timed out (no answer): the retry may replay what it created.
-    const timedOut = create({ seq: 3, t: 500, dur: 20, idemKey: 'ft5-2', status: 0 });
-    expect((await judgeOne('fault-responses-well-formed', [timedOut, down, { ...succeededAt(2000), idemKey: 'ft5-2' }])).violations).toBe(0);
+    // The first attempt, sent before the fault surely acted, timed out (no answer): the retry may replay what it created.
+    const timedOut = create({ seq: 3, t: 1100, dur: 900, idemKey: 'ft5-2', status: 0 });
+    expect((await judgeOne('fault-responses-well-formed', [timedOut, down, { ...succeededAt(2100), idemKey: 'ft5-2' }])).violations).toBe(0);
+    // Sent after the fault surely acted and timed out: a retry answered succeeded at once fails (a service failing open).
+    const duringFault = create({ seq: 3, t: 1200, dur: 900, idemKey: 'ft5-4', status: 0 });
+    expect((await judgeOne('fault-responses-well-formed', [duringFault, down, { ...succeededAt(2200), idemKey: 'ft5-4' }])).status).toBe('fail');
     // An earlier 503 under the key is not kept (IDEM-7): the retry executed afresh.
     const refused = create({ seq: 3, t: 500, dur: 20, idemKey: 'ft5-3', status: 503 });
     expect((await judgeOne('fault-responses-well-formed', [refused, down, { ...succeededAt(2000), idemKey: 'ft5-3' }])).status).toBe('fail');

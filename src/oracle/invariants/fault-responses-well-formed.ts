@@ -15,10 +15,11 @@ interface CreateSeen {
   tStart: number;
   tEnd: number;
   /**
-   * Another request under its Idempotency-Key began before it ended and was answered 2xx or not
-   * at all: its answer may be that request's payment replayed, settled before the fault.
+   * Earliest start of another request under its Idempotency-Key that began before it ended and
+   * was answered 2xx or not at all (Infinity when none): its answer may be that request's payment
+   * replayed, which settled before the fault only if that request began before the fault surely acted.
    */
-  mayReplay: boolean;
+  replayOf: number;
   /** Merged histories: how far this record's times may be off the merged clock. */
   slack: number;
   status: number;
@@ -35,7 +36,7 @@ interface CreateSeen {
  * body, or a dropped connection (not a client time-out) fails; so does a Direct API create
  * settled synchronously while a hard fault surely stopped the upstream for its whole duration
  * (between Toxiproxy's acknowledgement and the request to remove it: lib/faults.ts), unless
- * it may be a replay of an earlier request under its Idempotency-Key.
+ * it may replay a request under its Idempotency-Key sent before the fault surely acted.
  * Requests that also crossed a client-link fault are not judged.
  * Its findings say, per fault window, whether the fault reached the service (lib/fault-reach.ts).
  */
@@ -80,7 +81,7 @@ const invariant: Invariant = {
           direct: rec.op === 'create',
           tStart: rec.tStart,
           tEnd: rec.tEnd,
-          mayReplay: settledAtOnce && mayBeReplay(rec, ctx.ledger),
+          replayOf: settledAtOnce ? earliestOriginal(rec, ctx.ledger) : Infinity,
           slack: rec.clockSlackMs ?? 0,
           status: rec.status,
           code: errorCode(rec),
@@ -97,10 +98,12 @@ const invariant: Invariant = {
   },
 };
 
-function mayBeReplay(rec: ExchangeRecord, ledger: Ledger): boolean {
+function earliestOriginal(rec: ExchangeRecord, ledger: Ledger): number {
   const scope = scopeOf(rec);
   const reqs = scope && rec.idemKey !== undefined ? ledger.idemRequests(rec.key, scope, rec.idemKey) : undefined;
-  return !!reqs?.some((r) => r.seq !== rec.seq && r.tStart <= rec.tEnd && (is2xx(r.status) || r.status === 0));
+  let t = Infinity;
+  for (const r of reqs ?? []) if (r.seq !== rec.seq && r.tStart <= rec.tEnd && (is2xx(r.status) || r.status === 0) && r.tStart < t) t = r.tStart;
+  return t;
 }
 
 function judge(c: CreateSeen, upstream: readonly FaultRecord[]): string | null {
@@ -108,7 +111,9 @@ function judge(c: CreateSeen, upstream: readonly FaultRecord[]): string | null {
   if (!c.json) return `answered ${c.status} with a body that is not JSON`;
   if (c.status >= 500 && (c.status !== 503 || c.code !== ALLOWED_5XX[503] || c.errorMissing > 0)) return `answered ${c.status} ${c.code ?? ''} (expected 201 pending or a full 503 service_unavailable)`;
   const covering = hardFaultCovering(upstream, c.tStart - c.slack, c.tEnd + c.slack);
-  if (c.direct && covering && !c.mayReplay && c.status >= 200 && c.status < 300 && c.paymentStatus && !['pending', 'processing', 'requires_action'].includes(c.paymentStatus)) {
+  // A replay of a request sent before the fault surely acted may show a payment that settled then.
+  const replayOfEarlier = covering !== undefined && c.replayOf < covering.tApplied! + (covering.clockSlackMs ?? 0) + c.slack;
+  if (c.direct && covering && !replayOfEarlier && c.status >= 200 && c.status < 300 && c.paymentStatus && !['pending', 'processing', 'requires_action'].includes(c.paymentStatus)) {
     return `answered ${c.paymentStatus} synchronously while the upstream was down`;
   }
   return null;

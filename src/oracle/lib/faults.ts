@@ -21,10 +21,11 @@ export function lastHealBefore(faults: readonly FaultRecord[], t: number, link?:
 }
 
 /**
- * Largest `limit_data` that still stops every processor call: no HTTP answer fits in 16 bytes.
- * A larger limit lets a call through on a fresh connection, so it does not stop the upstream.
+ * Largest `limit_data` that still stops every processor call: no processor answer (status line,
+ * headers and a body saying how the payment went) fits in 64 bytes, the chaos scenario's limit.
+ * A larger limit may let a call through on a fresh connection, so it does not stop the upstream.
  */
-const HARD_LIMIT_DATA_BYTES = 16;
+const HARD_LIMIT_DATA_BYTES = 64;
 
 /** Toxics that stop traffic outright (as opposed to slowing it) when they hit every connection. */
 export function isHardFault(f: FaultRecord): boolean {
