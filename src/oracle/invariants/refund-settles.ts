@@ -1,5 +1,5 @@
 import type { Invariant } from '../types.ts';
-import { faultOverlapping } from '../lib/faults.ts';
+import { faultAt, faultOverlapping, lastHealBefore } from '../lib/faults.ts';
 import { Findings } from '../lib/findings.ts';
 
 /**
@@ -8,6 +8,8 @@ import { Findings } from '../lib/findings.ts';
  * the run's settle bound after the refund was first seen, with no fault window over that span, is
  * stranded money. Judged where refund statuses are visible (presentation B's `refunds`, refund
  * answers, refund events); a refund seen ending succeeded or failed counts as judged and kept.
+ * A fault over the refund's life excuses the bound, but not for ever: still pending more than the
+ * bound after the faults healed is stranded money too (as FT-2 holds payments).
  */
 const invariant: Invariant = {
   id: 'refund-settles',
@@ -23,13 +25,15 @@ const invariant: Invariant = {
         const acceptedAt = new Map<string, number>();
         for (const reqs of ledger.refundRequests.values()) for (const q of reqs) if (q.refundId && !acceptedAt.has(q.refundId)) acceptedAt.set(q.refundId, q.tEnd);
         /**
-         * When the refund's request was sent: a refund is made while its request is in flight (a
-         * timed-out attempt or a retry may be the one), so a fault excuses from there. The earliest
-         * refund request to its payment sent within the bound before it was first seen.
+         * When the refund's request was sent: a refund is made while its request is in flight, so a
+         * fault excuses from there. Its own request (answered with its id), or one to its payment that
+         * got no answer (a timed-out attempt may have made it), sent within the bound before it was first seen.
          */
-        const sentAt = (paymentId: string | undefined, born: number): number => {
+        const sentAt = (id: string, paymentId: string | undefined, born: number): number => {
           let t = born;
-          for (const q of (paymentId && ledger.refundRequests.get(paymentId)) || []) if (q.tStart < t && q.tStart >= born - bound) t = q.tStart;
+          for (const q of (paymentId && ledger.refundRequests.get(paymentId)) || []) {
+            if ((q.refundId === id || q.status === 0) && q.tStart < t && q.tStart >= born - bound) t = q.tStart;
+          }
           return t;
         };
         const spans = ledger.refundSpans;
@@ -42,13 +46,27 @@ const invariant: Invariant = {
           const lateEnough = late.t > born + bound;
           if (!settled && !lateEnough) continue;
           const until = lateEnough ? late.t : Math.min(spans.firstEnd(id, 'succeeded').t, spans.firstEnd(id, 'failed').t);
-          if (faultOverlapping(ledger.faults, sentAt(ledger.refunds.get(id)?.paymentId, born), until)) continue;
+          const r = ledger.refunds.get(id);
+          if (faultOverlapping(ledger.faults, sentAt(id, r?.paymentId, born), until)) {
+            // A fault excuses a slow refund, not a stranded one: as FT-2 holds payments, a refund still
+            // pending more than the bound after the faults healed (and after it was made) is a violation.
+            const healed = lastHealBefore(ledger.faults, late.t);
+            if (lateEnough && !faultAt(ledger.faults, late.t) && healed > -Infinity && late.t - healed > bound) {
+              f.check();
+              f.violation({
+                message: `refund ${id}${r?.paymentId ? ` of payment ${r.paymentId}` : ''} was still pending ${Math.round((late.t - healed) / 100) / 10} s after the faults healed (bound ${bound / 1000} s)`,
+                seqs: [r?.firstSeq ?? late.seq, late.seq],
+                times: [healed, late.t],
+                ...(r?.paymentId ? { paymentIds: [r.paymentId] } : {}),
+              });
+            }
+            continue;
+          }
           f.check();
           if (lateEnough) {
-            const r = ledger.refunds.get(id);
             f.violation({
               message: `refund ${id}${r?.paymentId ? ` of payment ${r.paymentId}` : ''} was still pending ${Math.round((late.t - born) / 100) / 10} s after it was made (bound ${bound / 1000} s, no fault)`,
-              seqs: [ledger.refunds.get(id)?.firstSeq ?? late.seq, late.seq],
+              seqs: [r?.firstSeq ?? late.seq, late.seq],
               times: [born, late.t],
               ...(r?.paymentId ? { paymentIds: [r.paymentId] } : {}),
             });
