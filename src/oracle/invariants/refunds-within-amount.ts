@@ -6,7 +6,8 @@ import { observedPayment } from '../lib/observations.ts';
 /**
  * REF-3: the succeeded refunds of a payment never add up to more than its amount, also
  * under concurrent refunds: summed over every refund id ever seen succeeded (a succeeded
- * refund stays succeeded), and per answer through its refunded total.
+ * refund stays succeeded; its amount as shown, else as sent), and per answer through its
+ * refunded total.
  */
 const invariant: Invariant = {
   id: 'refunds-within-amount',
@@ -29,12 +30,17 @@ const invariant: Invariant = {
       finish() {
         const { ledger } = ctx;
         const byPayment = new Map<string, { ids: string[]; sum: number; seqs: number[] }>();
+        // The spec shows no refund body: where no answer showed a refund's amount, the amount the
+        // run sent for it (a request answered with its id) stands in; a refund of "the rest" has none.
+        const sentFor = new Map<string, number>();
+        for (const reqs of ledger.refundRequests.values()) for (const q of reqs) if (q.refundId && q.amount !== undefined && !sentFor.has(q.refundId)) sentFor.set(q.refundId, q.amount);
         for (const r of ledger.refunds.values()) {
-          if (!r.paymentId || !ledger.refundSpans.seen(r.id, 'succeeded') || r.amount === null || !Number.isFinite(r.amount)) continue;
+          const amount = r.amount ?? sentFor.get(r.id) ?? null;
+          if (!r.paymentId || !ledger.refundSpans.seen(r.id, 'succeeded') || amount === null || !Number.isFinite(amount)) continue;
           let s = byPayment.get(r.paymentId);
           if (!s) byPayment.set(r.paymentId, (s = { ids: [], sum: 0, seqs: [] }));
           s.ids.push(r.id);
-          s.sum += r.amount;
+          s.sum += amount;
           s.seqs.push(ledger.refundSpans.firstEnd(r.id, 'succeeded').seq);
         }
         let concurrent = 0;
