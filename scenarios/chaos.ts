@@ -14,6 +14,7 @@
  * the client-link fault is skipped and FT-3 is not declared. `chaos-short`, the default suite's
  * chaos phase, runs three upstream toxics and the client fault in about 14 s (embedded).
  */
+import { randomUUID } from 'node:crypto';
 import type { FaultRunInfo, Scenario, ScenarioContext, KeyHandle } from '../src/spec/scenario.ts';
 import { scheduleLengthMs, type FaultStep } from '../src/spec/faults.ts';
 import { parseFaultSchedule } from '../src/chaos/fault-schedule.ts';
@@ -234,7 +235,10 @@ async function runPhase(ctx: ScenarioContext, shape: ChaosShape): Promise<void> 
         const card = cardFor(ctx, 'succeeds');
         const group = `chaos-client-retry-${n}`;
         const opts = { group, timeoutMs: CLIENT_TIMEOUT_MS, retries: CLIENT_RETRIES };
-        const r = card ? await probeApi.create(paymentInput(ctx, card), { ...opts, cardOutcome: 'succeeds' }) : await probeApi.createHosted(paymentInput(ctx, null), opts);
+        // A nonce in the description, unique to this logical request: a second payment the timed-out
+        // attempts left behind carries it too, and idem-no-ghost-object convicts it wherever it shows (FT-3).
+        const input = (c: typeof card) => paymentInput(ctx, c, { description: `paystorm chaos client-retry ${randomUUID()}` });
+        const r = card ? await probeApi.create(input(card), { ...opts, cardOutcome: 'succeeds' }) : await probeApi.createHosted(input(null), opts);
         if (r.payment) onCreated(probeApi.key, r.payment.id);
         else ctx.log(`chaos: client-retry probe ${n} ended ${r.status || r.record.failure} after ${(r.record.attempt ?? 0) + 1} attempt(s)`);
       }),
@@ -257,6 +261,8 @@ async function runPhase(ctx: ScenarioContext, shape: ChaosShape): Promise<void> 
     await poll(ctx, a, id, { maxWaitMs: bound, group: 'chaos-after-heal' });
   });
   ctx.log(`chaos: ${created.length} payments checked after the faults healed`);
+  // The probe key's newest payments once: a ghost of a retried create shows there beside its twin.
+  if (clientSteps.length > 0) await probeApi.list({ limit: 100 }, { group: 'chaos-client-retry-walk' });
 }
 
 const full = declared(FT_ALWAYS);
