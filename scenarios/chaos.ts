@@ -7,7 +7,9 @@
  * - During every upstream fault: auth, rate-limit headers and idempotency replays are probed
  *   (`chaos-ft5-<n>`): they must behave as without the fault.
  * - `chaos-client-retry-<n>`: creates with a 1 s time-out and retries while every response is
- *   delayed 3 s: they reach the service, time out, and are retried with the same key.
+ *   delayed 3 s: they reach the service, time out, and are retried with the same key. Each
+ *   carries a nonce in its description, and the probe key's newest payments are listed once after
+ *   the heal: a second payment a timed-out attempt left behind shows there beside its twin.
  * - After the schedule and a heal period, every payment created is retrieved until terminal
  *   (none lost, all settle).
  * Needs an `upstream` proxy (`--proxy upstream=…`, or the embedded stack); without a `client` proxy
