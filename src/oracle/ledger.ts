@@ -361,6 +361,8 @@ export class Ledger {
   }
 
   private observeRefund(r: CanonicalRefund, tStart: number, tEnd: number, seq: number): void {
+    // A refund payload without its own id (the spec shows only payment_id) names no refund to track.
+    if (r.id === '') return;
     this.refundSpans.add(r.id, r.status, tStart, tEnd, seq);
     const known = this.refunds.get(r.id);
     if (!known) this.refunds.set(r.id, { id: r.id, paymentId: r.paymentId, amount: r.amount, firstSeq: seq });

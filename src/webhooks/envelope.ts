@@ -68,7 +68,7 @@ export function readEnvelope(body: unknown): EnvelopeReading {
 /**
  * The spec shows only `payment_id` of a refund payload. A refund without its own id or
  * status still yields a record (WH-5 needs the payment id): the status is then the one
- * the event type names, and a missing id or amount is left empty ('' / 0).
+ * the event type names, a missing id is left empty ('') and a missing amount null.
  */
 function readRefund(r: Json, type: string | null): CanonicalRefund | null {
   const paymentId = typeof r.payment_id === 'string' ? r.payment_id : undefined;
@@ -76,5 +76,5 @@ function readRefund(r: Json, type: string | null): CanonicalRefund | null {
   if (full || paymentId === undefined) return full;
   const fromType = type === 'refund.succeeded' ? 'succeeded' : type === 'refund.failed' ? 'failed' : null;
   if (!fromType) return null;
-  return normalizeRefund({ ...r, id: typeof r.id === 'string' ? r.id : '', status: fromType, amount: typeof r.amount === 'number' ? r.amount : 0 }, paymentId);
+  return normalizeRefund({ ...r, id: typeof r.id === 'string' ? r.id : '', status: fromType }, paymentId);
 }

@@ -363,7 +363,7 @@ describe('webhook receiver: envelope (WH-3)', () => {
     await deliver(rx, event({ type: 'refund.failed', data: { refund: { payment_id: 'pay_8' } } }));
     expect(records.map((r) => [r.envelopeProblems, r.refund, r.payment])).toEqual([
       [[], { id: 're_9', paymentId: 'pay_9', amount: 300, status: 'succeeded', created: null }, null],
-      [[], { id: '', paymentId: 'pay_8', amount: 0, status: 'failed', created: null }, null],
+      [[], { id: '', paymentId: 'pay_8', amount: null, status: 'failed', created: null }, null],
     ]);
     for (const r of records) webhookRecordSchema.parse(r);
   });
