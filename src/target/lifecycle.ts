@@ -58,6 +58,9 @@ export class Lifecycle {
   /** Set by the service for the return-url-at-3ds variant (src/target/options.ts returnUrlAt3ds). */
   returnUrlAtChallenge = false;
 
+  /** Set by the service for the refund-event-minimal variant (src/target/options.ts refundEvent). */
+  refundEventMinimal = false;
+
   constructor(
     private readonly store: PaymentStore,
     private readonly presenter: Presenter,
@@ -314,7 +317,8 @@ export class Lifecycle {
 
   private emitRefund(p: PaymentRecord, r: RefundRecord, type: EventType): void {
     if (!this.webhooks.enabled) return;
-    this.webhooks.emit(type, p.merchant, p.mode, 'refund', () => JSON.stringify(this.presenter.refund(r, { forWebhook: true })));
+    const payload = () => (this.refundEventMinimal ? JSON.stringify({ payment_id: p.id, amount: r.amount, status: r.status }) : JSON.stringify(this.presenter.refund(r, { forWebhook: true })));
+    this.webhooks.emit(type, p.merchant, p.mode, 'refund', payload);
   }
 
   /** For the seeded WH-6 bug: an event for a payment that was just created pending. */

@@ -55,6 +55,11 @@ export interface ServiceOptions {
   /** The refund call's answer (its body is "not shown"): a Refund, the Payment, or `{id, status, payment_id}`. */
   refundResponse: 'refund' | 'payment' | 'minimal';
   /**
+   * The refund events' `data.refund` (the spec shows only `payment_id`; other fields "not shown"):
+   * the Refund, or `{payment_id, amount, status}` without the refund's own id.
+   */
+  refundEvent: 'refund' | 'minimal';
+  /**
    * The 3DS challenge time-out in real ms, replacing the scaled `challengeExpiryMs` (null: the
    * scaled default). The spec does not give the duration: a few ms makes a challenge that expires
    * before the first poll can see requires_action (the challenge-expires-fast variant).
@@ -132,6 +137,7 @@ export const DEFAULT_OPTIONS: ServiceOptions = Object.freeze({
   differentBodyCode: 'idempotency_key_reused',
   refundPaths: 'both',
   refundResponse: 'refund',
+  refundEvent: 'refund',
   challengeExpiryMs: null,
   webhookRetryBaseMs: null,
   lenientTypes: false,

@@ -117,6 +117,7 @@ class ReferenceService {
     this.webhooks = new WebhookDispatcher(options.webhookUrls, options.webhookSecret, options.webhookTimeoutMs, this.delays, this.scheduler, bugs, this.clock);
     this.lifecycle = new Lifecycle(this.store, this.presenter, this.webhooks, this.upstream, this.scheduler, this.delays, bugs, options.cards, this.clock);
     this.lifecycle.returnUrlAtChallenge = options.returnUrlAt3ds;
+    this.lifecycle.refundEventMinimal = options.refundEvent === 'minimal';
     this.validation = { lenientTypes: options.lenientTypes, returnUrlAt3ds: options.returnUrlAt3ds, ...(options.ownInputShapeOnly ? { ownShape: options.presentation } : {}) };
     this.pages = new SandboxPages(this.store, this.lifecycle, bugs);
     this.server = createServer((req, res) => this.onRequest(req, res));

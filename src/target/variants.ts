@@ -57,6 +57,7 @@ export const VARIANTS: readonly ServiceVariant[] = Object.freeze([
   ),
   variant('refund-response-payment', 'Refund response body: not shown. This variant answers the refund call with the Payment (its refunds list the new refund).', { refundResponse: 'payment' }),
   variant('refund-response-minimal', 'Refund response body: not shown. This variant answers `{id, status, payment_id}`, with no amount.', { refundResponse: 'minimal' }),
+  variant('refund-event-minimal', 'Refund event payload: the spec shows only `data.refund.payment_id` (other fields not shown). This variant sends `{payment_id, amount, status}`, without the refund\'s own id.', { refundEvent: 'minimal' }),
   variant(
     'challenge-expires-fast',
     'The duration of the 3DS challenge time-out: not shown. This variant expires a challenge 1 ms after it opens, before a poll can see requires_action: only the expired end (reached only from requires_action) and payment.expired show it happened.',

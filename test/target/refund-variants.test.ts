@@ -1,11 +1,12 @@
 /**
  * The refund switches of the reference service (src/target/variants.ts): which refund path is
- * served (refundPaths) and what the refund call answers (refundResponse), each against the default.
+ * served (refundPaths), what the refund call answers (refundResponse) and what a refund event
+ * carries (refundEvent), each against the default.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { normalizePayment } from '../../src/spec/index.ts';
 import { variantByName } from '../../src/target/index.ts';
-import { KEYS, client, closeAll, start, type Client } from './helpers.ts';
+import { KEYS, client, closeAll, start, startReceiver, type Client } from './helpers.ts';
 
 afterAll(closeAll);
 
@@ -71,5 +72,22 @@ describe('refund response shape', () => {
     expect(r.json).toMatchObject({ payment_id: id, status: 'pending' });
     const after = await c.waitFor(id, (p) => (p.refunds ?? []).every((x) => x.status !== 'pending'));
     expect(after.refunds!.map((x) => x.id)).toEqual([r.json.id]);
+  });
+});
+
+describe('refund event payload', () => {
+  it('refund-event-minimal: data.refund is {payment_id, amount, status}, without the refund\'s id', async () => {
+    const rx = await startReceiver();
+    try {
+      const c = client(await start({ rateLimit: 100_000, webhookUrls: [{ url: rx.url }], ...variantByName('refund-event-minimal')!.options }), KEYS.acmeTest);
+      const id = await paid(c);
+      await c.refund(id, { amount: 100 });
+      const deadline = Date.now() + 10_000;
+      while (!rx.deliveries.some((d) => String(d.body?.type).startsWith('refund.')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      const ev = rx.deliveries.find((d) => String(d.body?.type).startsWith('refund.'))!;
+      expect(ev.body.data.refund).toEqual({ payment_id: id, amount: 100, status: ev.body.type === 'refund.succeeded' ? 'succeeded' : 'failed' });
+    } finally {
+      await rx.close();
+    }
   });
 });
