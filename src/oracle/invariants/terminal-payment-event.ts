@@ -1,13 +1,14 @@
 import { PAYMENT_EVENT_FOR_STATUS } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
-import { deliveryGraceMs } from '../lib/webhooks.ts';
+import { deliveryGraceMs, EventMerchants } from '../lib/webhooks.ts';
 
 /**
  * WH-4: every payment that reaches succeeded, failed, canceled or expired gets an event of
  * the matching type. Judged only when the receiver is wired to the target, for the run's
  * test-mode payments, and only for those seen terminal long enough before the end of the
- * run for a delivery to be due (the ack time plus a grace).
+ * run for a delivery to be due (the ack time plus a grace). Against a deployment paystorm did
+ * not start, only merchants with at least one event are judged (lib/webhooks.ts EventMerchants).
  */
 const invariant: Invariant = {
   id: 'terminal-payment-event',
@@ -17,10 +18,13 @@ const invariant: Invariant = {
     const f = new Findings();
     /** Payment id -> the event types delivered about it. */
     const events = new Map<string, string | string[]>();
+    const merchants = new EventMerchants(ctx);
     return {
       kinds: ['webhook'],
       onRecord(rec) {
-        if (rec.kind !== 'webhook' || !rec.type || !rec.payment) return;
+        if (rec.kind !== 'webhook') return;
+        merchants.saw(rec.payment?.id ?? rec.refund?.paymentId);
+        if (!rec.type || !rec.payment) return;
         const had = events.get(rec.payment.id);
         if (had === undefined) events.set(rec.payment.id, rec.type);
         else if (typeof had === 'string') {
@@ -33,7 +37,7 @@ const invariant: Invariant = {
         for (const p of ctx.ledger.payments.values()) {
           if (p.mode !== 'test') continue;
           const end = ctx.ledger.firstTerminal(p.id);
-          if (!end || end.t > dueBy) continue;
+          if (!end || end.t > dueBy || !merchants.expects(p.merchant)) continue;
           f.check();
           const type = PAYMENT_EVENT_FOR_STATUS[end.status]!;
           const got = events.get(p.id);
@@ -41,7 +45,9 @@ const invariant: Invariant = {
             f.violation({ message: `payment ${p.id} was seen ${end.status} at ${Math.round(end.t)} ms but no ${type} event arrived by the end of the run (${Math.round(ctx.ledger.endTime())} ms)`, seqs: [p.seq, end.seq], times: [end.t], paymentIds: [p.id], keys: [p.key] });
           }
         }
-        return f.outcome('no test-mode payment of the run was seen terminal early enough before the end for its event to be due');
+        const out = f.outcome('no test-mode payment of the run was seen terminal early enough before the end for its event to be due');
+        const unwired = merchants.finding('webhook-merchants-without-events', 'WH-4', 'terminal payments');
+        return unwired ? { ...out, findings: [...(out.findings ?? []), unwired] } : out;
       },
     };
   },

@@ -2,7 +2,7 @@ import type { RefundStatus } from '../../spec/index.ts';
 import { REFUND_EVENT_FOR_STATUS } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
-import { deliveryGraceMs } from '../lib/webhooks.ts';
+import { deliveryGraceMs, EventMerchants } from '../lib/webhooks.ts';
 
 /**
  * WH-5: every refund that reaches succeeded or failed gets refund.succeeded / refund.failed,
@@ -21,10 +21,13 @@ const invariant: Invariant = {
     const events = new Map<string, Map<string, { paymentId: string; seq: number }>>();
     /** Events whose refund payload has no id: `payment id|type` -> how many (event ids counted once). */
     const anonymous = new Map<string, Set<string>>();
+    const merchants = new EventMerchants(ctx);
     return {
       kinds: ['webhook'],
       onRecord(rec) {
-        if (rec.kind !== 'webhook' || !rec.type || !rec.refund) return;
+        if (rec.kind !== 'webhook') return;
+        merchants.saw(rec.payment?.id ?? rec.refund?.paymentId);
+        if (!rec.type || !rec.refund) return;
         if (rec.refund.id === '') {
           const k = `${rec.refund.paymentId}|${rec.type}`;
           (anonymous.get(k) ?? anonymous.set(k, new Set()).get(k)!).add(rec.eventId ?? `seq:${rec.seq}`);
@@ -41,13 +44,14 @@ const invariant: Invariant = {
         /** How many of each payment's id-less events have been matched to a refund. */
         const spent = new Map<Set<string>, number>();
         for (const r of ledger.refunds.values()) {
-          if (ledger.payments.get(r.paymentId)?.mode !== 'test') continue;
+          const owner = ledger.payments.get(r.paymentId);
+          if (owner?.mode !== 'test') continue;
           let end: { status: RefundStatus; t: number; seq: number } | null = null;
           for (const s of ['succeeded', 'failed'] as const) {
             const at = ledger.refundSpans.firstEnd(r.id, s);
             if (at.t !== Infinity && (!end || at.t < end.t)) end = { status: s, ...at };
           }
-          if (!end || end.t > dueBy) continue;
+          if (!end || end.t > dueBy || !merchants.expects(owner.merchant)) continue;
           f.check();
           const type = REFUND_EVENT_FOR_STATUS[end.status]!;
           const got = events.get(r.id)?.get(type);
@@ -59,7 +63,9 @@ const invariant: Invariant = {
           if (!got) f.violation({ message: `refund ${r.id} of ${r.paymentId} was seen ${end.status} but no ${type} event arrived by the end of the run`, seqs: [end.seq], paymentIds: [r.paymentId] });
           else if (got.paymentId !== r.paymentId) f.violation({ message: `${type} for refund ${r.id} carries data.refund.payment_id ${JSON.stringify(got.paymentId)} (expected ${r.paymentId})`, seqs: [got.seq], paymentIds: [r.paymentId] });
         }
-        return f.outcome('no refund of a test-mode payment was seen settled early enough before the end for its event to be due');
+        const out = f.outcome('no refund of a test-mode payment was seen settled early enough before the end for its event to be due');
+        const unwired = merchants.finding('webhook-merchants-without-refund-events', 'WH-5', 'settled refunds');
+        return unwired ? { ...out, findings: [...(out.findings ?? []), unwired] } : out;
       },
     };
   },

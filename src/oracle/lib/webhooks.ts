@@ -1,4 +1,5 @@
 /** Webhook delivery helpers. */
+import type { Finding } from '../../spec/index.ts';
 import type { WebhookRecord } from '../../history/index.ts';
 import type { OracleContext } from '../types.ts';
 import { DELIVERY_GRACE_MS } from '../../spec/tolerances.ts';
@@ -20,4 +21,52 @@ export function eventSubject(w: WebhookRecord): string | null {
  */
 export function deliveryGraceMs(ctx: OracleContext): number {
   return (ctx.webhooks?.ackTimeoutMs ?? 10_000) + DELIVERY_GRACE_MS * ctx.timeScale;
+}
+
+/**
+ * Which merchants' events a run can expect. Each merchant sets its endpoint in its own portal:
+ * against a deployment paystorm did not start, a merchant none of whose payments got any event
+ * may simply not point at the receiver, so only merchants with at least one event are judged.
+ * On the embedded target paystorm wires every merchant itself: null, all are judged.
+ */
+export class EventMerchants {
+  private readonly withEvents = new Set<string>();
+  private readonly skipped = new Map<string, number>();
+
+  constructor(private readonly ctx: OracleContext) {}
+
+  /** A delivery about this payment arrived. */
+  saw(paymentId: string | undefined): void {
+    if (paymentId) this.withEvents.add(paymentId);
+  }
+
+  /** Whether events are due for payments of this merchant; counts those skipped for the finding. */
+  expects(merchant: string | undefined): boolean {
+    if (this.ctx.run?.target.embedded !== false) return true;
+    if (this.merchants().has(merchant)) return true;
+    const m = merchant ?? '(unknown merchant)';
+    this.skipped.set(m, (this.skipped.get(m) ?? 0) + 1);
+    return false;
+  }
+
+  private known: Set<string | undefined> | null = null;
+  private merchants(): Set<string | undefined> {
+    if (!this.known) {
+      this.known = new Set();
+      for (const id of this.withEvents) this.known.add(this.ctx.ledger.payments.get(id)?.merchant);
+    }
+    return this.known;
+  }
+
+  /** A warning naming the merchants not judged, or null. */
+  finding(id: string, rule: string, what: string): Finding | null {
+    if (this.skipped.size === 0) return null;
+    const list = [...this.skipped].map(([m, n]) => `${m} (${n} ${what})`).join(', ');
+    return {
+      id,
+      level: 'warning',
+      text: `No webhook event arrived for any payment of ${list}, so ${rule} was not judged for them: each merchant sets its endpoint in its own portal. If theirs points at paystorm's receiver, the missing events are a ${rule} violation.`,
+      rules: [rule],
+    };
+  }
 }
