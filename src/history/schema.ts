@@ -342,7 +342,8 @@ export const faultRecordSchema = z.object({
   tEnd: z.number(),
   /**
    * The window it surely acted in: from Toxiproxy's acknowledgement of the toxic to paystorm's
-   * request to remove it. Absent in histories written before it was recorded; then [tStart, tEnd].
+   * request to remove it. Absent in histories written before it was recorded: there the wide
+   * window still excuses, and nothing is required.
    */
   tApplied: z.number().optional(),
   tRemoving: z.number().optional(),

@@ -1,4 +1,4 @@
-import { ALLOWED_5XX } from '../../spec/index.ts';
+import { ALLOWED_5XX, TERMINAL_STATUSES, type PaymentStatus } from '../../spec/index.ts';
 import { type ExchangeRecord, type FaultRecord } from '../../history/index.ts';
 import type { Ledger } from '../ledger.ts';
 import type { Invariant, InvariantOutcome } from '../types.ts';
@@ -26,7 +26,7 @@ interface CreateSeen {
   code: string | null;
   json: boolean;
   failure: string | null;
-  paymentStatus: string | null;
+  paymentStatus: PaymentStatus | null;
   errorMissing: number;
 }
 
@@ -72,7 +72,7 @@ const invariant: Invariant = {
         if (rec.kind !== 'exchange' || !isCreate(rec) || rec.sent.badInput || rec.sent.auth) return;
         spans.push({ tStart: rec.tStart, tEnd: rec.tEnd });
         reach.observe(rec);
-        const settledAtOnce = rec.payment !== null && !['pending', 'processing', 'requires_action'].includes(rec.payment.status);
+        const settledAtOnce = rec.payment !== null && TERMINAL_STATUSES.has(rec.payment.status);
         const suspect = (rec.status === 0 && rec.failure !== 'timeout') || (rec.status > 0 && !rec.json) || rec.status >= 500 || settledAtOnce;
         if (!suspect) return;
         suspects.push({
@@ -113,7 +113,7 @@ function judge(c: CreateSeen, upstream: readonly FaultRecord[]): string | null {
   const covering = hardFaultCovering(upstream, c.tStart - c.slack, c.tEnd + c.slack);
   // A replay of a request sent before the fault surely acted may show a payment that settled then.
   const replayOfEarlier = covering !== undefined && c.replayOf < covering.tApplied! + (covering.clockSlackMs ?? 0) + c.slack;
-  if (c.direct && covering && !replayOfEarlier && c.status >= 200 && c.status < 300 && c.paymentStatus && !['pending', 'processing', 'requires_action'].includes(c.paymentStatus)) {
+  if (c.direct && covering && !replayOfEarlier && c.status >= 200 && c.status < 300 && c.paymentStatus !== null && TERMINAL_STATUSES.has(c.paymentStatus)) {
     return `answered ${c.paymentStatus} synchronously while the upstream was down`;
   }
   return null;

@@ -1,5 +1,5 @@
 import type { Invariant } from '../types.ts';
-import { faultAt, faultOverlapping, lastHealBefore } from '../lib/faults.ts';
+import { faultOverlapping, pendingPastHeal } from '../lib/faults.ts';
 import { Findings } from '../lib/findings.ts';
 
 /**
@@ -50,8 +50,8 @@ const invariant: Invariant = {
           if (faultOverlapping(ledger.faults, sentAt(id, r?.paymentId, born), until)) {
             // A fault excuses a slow refund, not a stranded one: as FT-2 holds payments, a refund still
             // pending more than the bound after the faults healed (and after it was made) is a violation.
-            const healed = lastHealBefore(ledger.faults, late.t);
-            if (lateEnough && !faultAt(ledger.faults, late.t) && healed > -Infinity && late.t - healed > bound) {
+            const healed = lateEnough ? pendingPastHeal(ledger.faults, late.t, bound) : null;
+            if (healed !== null) {
               f.check();
               f.violation({
                 message: `refund ${id}${r?.paymentId ? ` of payment ${r.paymentId}` : ''} was still pending ${Math.round((late.t - healed) / 100) / 10} s after the faults healed (bound ${bound / 1000} s)`,

@@ -1,5 +1,5 @@
 import type { Invariant } from '../types.ts';
-import { faultAt, faultOverlapping, lastHealBefore } from '../lib/faults.ts';
+import { faultAt, faultOverlapping, lastHealBefore, pendingPastHeal } from '../lib/faults.ts';
 import { Findings } from '../lib/findings.ts';
 import { lastUnsettled, settleEligible } from '../lib/settle.ts';
 
@@ -25,9 +25,9 @@ const invariant: Invariant = {
           const end = ledger.firstTerminal(p.id);
           const lastSeen = Math.max(late.t, end?.t ?? -Infinity, p.tEnd);
           if (!faultOverlapping(ledger.faults, p.tStart, lastSeen)) continue;
-          if (late.t > -Infinity && !faultAt(ledger.faults, late.t)) {
-            const healed = lastHealBefore(ledger.faults, late.t);
-            if (healed > -Infinity && late.t - healed > bound && late.t - p.tEnd > bound) {
+          if (late.t > -Infinity) {
+            const healed = pendingPastHeal(ledger.faults, late.t, bound);
+            if (healed !== null && late.t - p.tEnd > bound) {
               f.check();
               f.violation({ message: `payment ${p.id} was still pending ${Math.round((late.t - healed) / 100) / 10} s after the faults healed (bound ${bound / 1000} s, --settle-bound: a deployment whose processor retries back off longer after an outage declares a longer one)`, seqs: [p.seq, late.seq], times: [healed, late.t], paymentIds: [p.id], keys: [p.key] });
               continue;

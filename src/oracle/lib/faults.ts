@@ -13,6 +13,17 @@ export function faultAt(faults: readonly FaultRecord[], t: number, link?: FaultL
   return faultOverlapping(faults, t, t, link);
 }
 
+/**
+ * When something seen still pending at `t` is past the bound after the faults healed (FT-2 for
+ * payments, REF-1 for refunds): the latest heal before t, if no fault is active at t and more than
+ * `bound` has passed since; else null. A fault excuses a slow settlement, not a stranded one.
+ */
+export function pendingPastHeal(faults: readonly FaultRecord[], t: number, bound: number): number | null {
+  if (faultAt(faults, t)) return null;
+  const healed = lastHealBefore(faults, t);
+  return healed > -Infinity && t - healed > bound ? healed : null;
+}
+
 /** End of the latest fault that healed at or before t (-Infinity when none). */
 export function lastHealBefore(faults: readonly FaultRecord[], t: number, link?: FaultLink): number {
   let h = -Infinity;

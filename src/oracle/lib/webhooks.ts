@@ -30,32 +30,33 @@ export function deliveryGraceMs(ctx: OracleContext): number {
  * On the embedded target paystorm wires every merchant itself: null, all are judged.
  */
 export class EventMerchants {
-  private readonly withEvents = new Set<string>();
+  /** Null on the embedded target: nothing to track. */
+  private readonly merchants: Set<string | undefined> | null;
+  /** Payments an event named before the ledger knew them (resolved at the end). */
+  private readonly unresolved = new Set<string>();
   private readonly skipped = new Map<string, number>();
 
-  constructor(private readonly ctx: OracleContext) {}
+  constructor(private readonly ctx: OracleContext) {
+    this.merchants = ctx.run?.target.embedded === false ? new Set() : null;
+  }
 
   /** A delivery about this payment arrived. */
   saw(paymentId: string | undefined): void {
-    if (paymentId) this.withEvents.add(paymentId);
+    if (!this.merchants || !paymentId) return;
+    const facts = this.ctx.ledger.payments.get(paymentId);
+    if (facts) this.merchants.add(facts.merchant);
+    else this.unresolved.add(paymentId);
   }
 
   /** Whether events are due for payments of this merchant; counts those skipped for the finding. */
   expects(merchant: string | undefined): boolean {
-    if (this.ctx.run?.target.embedded !== false) return true;
-    if (this.merchants().has(merchant)) return true;
+    if (!this.merchants) return true;
+    for (const id of this.unresolved) this.merchants.add(this.ctx.ledger.payments.get(id)?.merchant);
+    this.unresolved.clear();
+    if (this.merchants.has(merchant)) return true;
     const m = merchant ?? '(unknown merchant)';
     this.skipped.set(m, (this.skipped.get(m) ?? 0) + 1);
     return false;
-  }
-
-  private known: Set<string | undefined> | null = null;
-  private merchants(): Set<string | undefined> {
-    if (!this.known) {
-      this.known = new Set();
-      for (const id of this.withEvents) this.known.add(this.ctx.ledger.payments.get(id)?.merchant);
-    }
-    return this.known;
   }
 
   /** A warning naming the merchants not judged, or null. */
