@@ -42,7 +42,9 @@ async function mixed(name: string, extra: string[]): Promise<{ code: number | nu
 const regressions = (s: Summary) => (s.comparison as { regressions: { expr: string; ok: boolean; confidence: number | null }[] }).regressions;
 
 describe('baseline regression gate', () => {
-  it('a clean run passes against a clean baseline; slow-create fails it (exit 2)', { timeout: 120_000 }, async () => {
+  // retry: the clean run is compared with a baseline taken seconds earlier on a shared machine; a
+  // burst of load from other test files between the two is a real slowdown the gate reports.
+  it('a clean run passes against a clean baseline; slow-create fails it (exit 2)', { timeout: 120_000, retry: 1 }, async () => {
     const baselineDir = join(dir, 'baseline');
     const base = await mixed('base', ['--save-baseline', baselineDir]);
     expect(base.stderr).toMatch(/baseline saved: .*baseline\.json \(\d+ bytes\)/);
