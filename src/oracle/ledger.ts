@@ -228,6 +228,45 @@ export class Ledger {
     return this.byKeyCache.map;
   }
 
+  /** Hosted payments whose card is not known: a submit that got no answer, then another card accepted. */
+  private readonly hostedCardUnknown = new Set<string>();
+  /**
+   * The card of a hosted payment is the one the page accepted: the first submit answered below
+   * 400. A refused submit (say 400 over an expired card) charged nothing. A submit that got no
+   * answer may or may not have been taken, so a different card accepted after it leaves the card
+   * unknown.
+   */
+  private noteHostedCard(x: ExchangeRecord, id: string): void {
+    const f = this.payments.get(id);
+    if (!f || this.hostedCardUnknown.has(id)) return;
+    if (x.status === 0) {
+      if (f.cardOutcome === undefined && f.cardLast4 === undefined) {
+        f.cardOutcome = x.sent.cardOutcome;
+        f.cardLast4 = x.sent.cardLast4;
+        this.unansweredSubmit.add(id);
+      }
+      return;
+    }
+    if (x.status >= 400) return;
+    if (this.unansweredSubmit.delete(id)) {
+      if (f.cardOutcome !== x.sent.cardOutcome || f.cardLast4 !== x.sent.cardLast4) {
+        f.cardOutcome = undefined;
+        f.cardLast4 = undefined;
+        this.hostedCardUnknown.add(id);
+      }
+      this.acceptedCard.add(id);
+      return;
+    }
+    if (this.acceptedCard.has(id)) return;
+    f.cardOutcome = x.sent.cardOutcome;
+    f.cardLast4 = x.sent.cardLast4;
+    this.acceptedCard.add(id);
+  }
+  /** Hosted payments whose card so far comes only from a submit that got no answer. */
+  private readonly unansweredSubmit = new Set<string>();
+  /** Hosted payments whose card comes from an accepted submit. */
+  private readonly acceptedCard = new Set<string>();
+
   private onExchange(x: ExchangeRecord): void {
     if (x.tEnd > this.lastT) this.lastT = x.tEnd;
     if (isApiCall(x) && authVariant(x) === 'ok' && x.status !== 401) this.addRateSample(x);
@@ -238,13 +277,7 @@ export class Ledger {
     // Any scope is a payment create or a refund create.
     const creation = scope !== undefined && x.status >= 200 && x.status < 300;
     if (creation && scope !== 'refund_create' && x.payment) this.registerPayment(x, x.payment, scope);
-    if (x.op === 'submit_hpp' && x.sent.paymentId) {
-      const f = this.payments.get(x.sent.paymentId);
-      if (f) {
-        f.cardOutcome ??= x.sent.cardOutcome;
-        f.cardLast4 ??= x.sent.cardLast4;
-      }
-    }
+    if (x.op === 'submit_hpp' && x.sent.paymentId) this.noteHostedCard(x, x.sent.paymentId);
     // A create's answer (or its replay) shows the status at creation, whenever it arrives.
     // A merged shard's records are known on the merged clock only to within its clock slack.
     const slack = x.clockSlackMs ?? 0;

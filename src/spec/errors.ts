@@ -63,6 +63,8 @@ export const DECLINE_CODES = [
   'three_d_secure_error',
 ] as const;
 export type DeclineCode = (typeof DECLINE_CODES)[number];
+/** The decline code of a 3DS challenge the customer did not complete in time ("Customer did not complete in time"). */
+export const THREE_DS_TIMEOUT_CODE: DeclineCode = 'three_d_secure_timeout';
 
 export const REQUEST_ID_PREFIX = 'req_';
 /** Refund validation messages may carry a sub-code: `Refund validation failed [<sub_code>]: ...` (REF-4). */

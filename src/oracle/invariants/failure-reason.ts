@@ -9,7 +9,8 @@ const DESIGNATED = ['do_not_honor', 'insufficient_funds'] as const;
 
 /**
  * PAY-16: a failed payment carries its reason (failure_code in A, decline_code in B), and the
- * sandbox decline cards give their designated codes (also in a synchronous 422's decline_code).
+ * sandbox decline cards give their designated codes (also in a synchronous 422's decline_code)
+ * to a test key.
  * A different code while a fault overlapped the payment's life is not judged: the fault may
  * have decided the outcome.
  */
@@ -19,11 +20,13 @@ const invariant: Invariant = {
   rules: ['PAY-16'],
   create(ctx) {
     const f = new Findings();
+    /** The designated codes are the sandbox processor's: a live key only has to refuse test cards (AUTH-7), in no set form. */
+    const testMode = (key: string) => ctx.keys.get(key)?.mode === 'test';
     const wrongCode: { id: string; rec: Parameters<typeof evidence>[1][number]; t: number; msg: string }[] = [];
     return {
       onRecord(rec) {
         if (rec.kind === 'exchange' && isCreate(rec) && rec.status === 422 && errorType(rec) === 'card_error') {
-          const outcome = rec.sent.cardOutcome;
+          const outcome = testMode(rec.key) ? rec.sent.cardOutcome : undefined;
           if (outcome && (DESIGNATED as readonly string[]).includes(outcome)) {
             f.check();
             const want = CARD_EXPECTED[outcome].code;
@@ -38,7 +41,8 @@ const invariant: Invariant = {
           f.violation(evidence(`failed payment ${p.id} has no ${p.presentation === 'A' ? 'failure_code' : 'decline_code'}`, [o]));
           return;
         }
-        const outcome = ctx.ledger.payments.get(p.id)?.cardOutcome;
+        const facts = ctx.ledger.payments.get(p.id);
+        const outcome = facts && testMode(facts.key) ? facts.cardOutcome : undefined;
         if (outcome && (DESIGNATED as readonly string[]).includes(outcome) && p.failureCode !== CARD_EXPECTED[outcome].code) {
           wrongCode.push({ id: p.id, rec: o, t: o.kind === 'exchange' ? o.tEnd : o.tReceived, msg: `payment ${p.id} with the "${outcome}" card failed with ${p.failureCode} (expected ${CARD_EXPECTED[outcome].code})` });
         }

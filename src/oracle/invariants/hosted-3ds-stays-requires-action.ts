@@ -1,9 +1,11 @@
 import type { Invariant } from '../types.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
 import { observedPayment } from '../lib/observations.ts';
+import { abandonedEnding } from './three-ds-outcome.ts';
 
 interface Obs {
   status: string;
+  failureCode: string | null;
   wire: string;
   reason: string | null;
   presentation: 'A' | 'B';
@@ -15,7 +17,8 @@ interface Obs {
 /**
  * SM-5: after the hosted page is submitted with a 3DS card, the payment stays
  * requires_action (reason three_d_secure where the presentation has a reason) until
- * the challenge is done; expiring or being canceled meanwhile is allowed. Until the
+ * the challenge is done; ending meanwhile as an abandoned challenge may (expired, canceled, or
+ * failed with three_d_secure_timeout) is allowed. Until the
  * issuer's answer is in, the hosted_payment_page reason may still show; never after the
  * 3DS reason was shown.
  */
@@ -39,7 +42,7 @@ const invariant: Invariant = {
         if (!o || o.kind !== 'exchange' || !ctx.ledger.payments.get(o.payment.id)?.hosted) return;
         let list = obs.get(o.payment.id);
         if (!list) obs.set(o.payment.id, (list = []));
-        list.push({ status: o.payment.status, wire: o.payment.wireStatus, reason: o.payment.nextAction?.reason ?? null, presentation: o.payment.presentation, tStart: o.tStart, tEnd: o.tEnd, rec: o });
+        list.push({ status: o.payment.status, failureCode: o.payment.failureCode ?? null, wire: o.payment.wireStatus, reason: o.payment.nextAction?.reason ?? null, presentation: o.payment.presentation, tStart: o.tStart, tEnd: o.tEnd, rec: o });
       },
       finish() {
         for (const [id, s] of submitted) {
@@ -49,7 +52,7 @@ const invariant: Invariant = {
           for (const o of (obs.get(id) ?? []).sort((x, y) => x.tStart - y.tStart)) {
             if (o.tStart <= s.tEnd || o.tEnd >= until) continue;
             f.check();
-            if (o.status === 'expired' || o.status === 'canceled') continue;
+            if (abandonedEnding(o.status, o.failureCode)) continue;
             const threeDs = o.reason === 'three_d_secure' || (o.presentation === 'B' && o.reason === null);
             // The issuer's answer may take a moment after the form is submitted (processing is
             // asynchronous), so the hosted-page reason may linger; it must not come back once the

@@ -32,7 +32,7 @@ const invariant: Invariant = {
   rules: ['SM-1'],
   create(ctx) {
     const f = new Findings();
-    /** Payments a customer acted on (hosted page submitted, 3DS completed): id -> earliest start. */
+    /** Payments a customer acted on (hosted page submitted, 3DS completed; not refused): id -> earliest start. */
     const acted = new Map<string, number>();
     return {
       kinds: ['exchange'],
@@ -53,6 +53,8 @@ const invariant: Invariant = {
           }
         }
         if ((rec.op !== 'submit_hpp' && rec.op !== 'complete_3ds') || !rec.sent.paymentId) return;
+        // A refused action (404, 410, 400...) did nothing; one that got no answer may have been taken.
+        if (rec.status >= 400) return;
         const id = rec.sent.paymentId;
         acted.set(id, Math.min(acted.get(id) ?? Infinity, rec.tStart));
       },

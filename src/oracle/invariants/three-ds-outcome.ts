@@ -1,10 +1,15 @@
 import type { Invariant } from '../types.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
 import { passedRequiresAction } from '../lib/implied-states.ts';
+import { THREE_DS_TIMEOUT_CODE } from '../../spec/index.ts';
+import type { ExchangeRecord } from '../../history/index.ts';
 
 /**
  * SM-4: a completed 3DS challenge gives succeeded, a failed one failed with
- * three_d_secure_failed, and an abandoned one (never completed) expired.
+ * three_d_secure_failed, and an abandoned one (never completed) expired (or canceled, or failed
+ * with three_d_secure_timeout: see abandonedEnding). A completion sent after the payment ended,
+ * or, with a declared time-out, after it may have run out and the payment expired, decided
+ * nothing and is not judged.
  *
  * An abandoned challenge that never ends: the spec does not give the 3DS time-out, so it is
  * judged only when the run declares it (`run.challengeTimeoutMs`: the embedded service's own,
@@ -15,13 +20,22 @@ import { passedRequiresAction } from '../lib/implied-states.ts';
  * at the earliest), so it never overstates. Hosted payments are left out: their page lifetime,
  * not the challenge time-out, may be what is running.
  */
+/**
+ * How an abandoned challenge may end: expired (the state table's time-out), canceled (allowed
+ * from any non-terminal status; its trigger is not shown), or failed with
+ * three_d_secure_timeout (the decline-code table: "Customer did not complete in time").
+ */
+export function abandonedEnding(status: string, code: string | null): boolean {
+  return status === 'expired' || status === 'canceled' || (status === 'failed' && code === THREE_DS_TIMEOUT_CODE);
+}
+
 const invariant: Invariant = {
   id: 'three-ds-outcome',
   title: '3DS: completed gives succeeded, failed gives failed with three_d_secure_failed, abandoned gives expired',
   rules: ['SM-4'],
   create(ctx) {
     const f = new Findings();
-    const completed = new Map<string, { result: 'success' | 'fail'; rec: Parameters<typeof evidence>[1][number] }>();
+    const completed = new Map<string, { result: 'success' | 'fail'; rec: ExchangeRecord }>();
     const attempted = new Set<string>();
     return {
       kinds: ['exchange'],
@@ -34,9 +48,16 @@ const invariant: Invariant = {
       },
       finish() {
         const { ledger } = ctx;
+        const timeout = ctx.run?.challengeTimeoutMs;
         for (const [id, c] of completed) {
           const end = ledger.firstTerminal(id);
           if (!end) continue;
+          // A completion sent once the payment had surely ended completed nothing (a sandbox page
+          // may still redirect to return_url, which never proves payment).
+          if (end.t <= c.rec.tStart) continue;
+          // Sent when the challenge may already have timed out: an expired payment is the time-out winning the race.
+          const createdAt = ledger.payments.get(id)?.tStart;
+          if (end.status === 'expired' && timeout !== undefined && createdAt !== undefined && c.rec.tStart >= createdAt + timeout) continue;
           f.check();
           const code = ledger.failureCodes.get(id)?.code ?? null;
           if (c.result === 'success' && end.status !== 'succeeded') f.violation(evidence(`3DS completed successfully but payment ${id} ended ${end.status} ${show(code)}`, [c.rec], { seqs: [end.seq], paymentIds: [id] }));
@@ -49,7 +70,6 @@ const invariant: Invariant = {
         // A 3DS card's challenge may time out before any poll sees it: ending expired (or failed
         // three_d_secure_*) shows it was open (lib/implied-states.ts), and it was abandoned.
         for (const p of ledger.payments.values()) if (p.cardOutcome === 'three_ds_challenge' && !p.hosted && passedRequiresAction(ctx, p.id)) challenged.add(p.id);
-        const timeout = ctx.run?.challengeTimeoutMs;
         for (const id of challenged) {
           if (attempted.has(id)) continue;
           const end = ledger.firstTerminal(id);
@@ -70,7 +90,8 @@ const invariant: Invariant = {
             continue;
           }
           f.check();
-          if (end.status !== 'expired') f.violation({ message: `abandoned 3DS challenge: payment ${id} ended ${end.status} ${show(ledger.failureCodes.get(id)?.code ?? null)} (expected expired)`, seqs: [end.seq], paymentIds: [id] });
+          const code = ledger.failureCodes.get(id)?.code ?? null;
+          if (!abandonedEnding(end.status, code)) f.violation({ message: `abandoned 3DS challenge: payment ${id} ended ${end.status} ${show(code)} (expected expired)`, seqs: [end.seq], paymentIds: [id] });
         }
         return f.outcome(
           timeout === undefined
