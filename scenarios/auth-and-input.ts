@@ -13,6 +13,7 @@
 import type { KeyHandle, RawRequest, Scenario, ScenarioContext } from '../src/spec/scenario.ts';
 import { API_PATHS } from '../src/spec/operations.ts';
 import { REFUND_PATHS } from '../src/spec/refund.ts';
+import { refundPathFor } from './lib/refund-path.ts';
 import { directCreateBody, hostedCreateBody } from '../src/spec/inputs.ts';
 import { api, cardFor, paymentInput, pool, step, unknownPaymentId, type Api } from './lib/common.ts';
 import { loadKeys, liveKeys } from './lib/keys.ts';
@@ -26,12 +27,16 @@ const AUTH_VARIANTS: NonNullable<RawRequest['auth']>[] = ['missing', 'malformed'
 async function authProbes(ctx: ScenarioContext, a: Api, live: Api | null): Promise<void> {
   const card = cardFor(ctx, 'succeeds');
   const shape = ctx.target.presentation;
-  const reqs: { op: 'list' | 'retrieve' | 'create' | 'create_hpp' | 'refund'; req: Omit<RawRequest, 'auth'> }[] = [
+  // The refund probe goes to a refund path the service serves (the spec leaves open which).
+  const refundPath = refundPathFor(await a.refundPaths(), 'payment');
+  const reqs: { op: 'list' | 'retrieve' | 'create' | 'create_hpp' | 'refund' | 'refund_create'; req: Omit<RawRequest, 'auth'> }[] = [
     { op: 'list', req: { method: 'GET', path: `${API_PATHS.payments}?limit=1` } },
     { op: 'retrieve', req: { method: 'GET', path: API_PATHS.payment(unknownPaymentId()) } },
     { op: 'create', req: { method: 'POST', path: API_PATHS.payments, body: directCreateBody(paymentInput(ctx, card), shape) } },
     { op: 'create_hpp', req: { method: 'POST', path: API_PATHS.hosted, body: hostedCreateBody(paymentInput(ctx, null)) } },
-    { op: 'refund', req: { method: 'POST', path: REFUND_PATHS.paymentScoped(unknownPaymentId()), body: { amount: 100 } } },
+    refundPath === 'payment'
+      ? { op: 'refund', req: { method: 'POST', path: REFUND_PATHS.paymentScoped(unknownPaymentId()), body: { amount: 100 } } }
+      : { op: 'refund_create', req: { method: 'POST', path: REFUND_PATHS.topLevel, body: { payment_id: unknownPaymentId(), amount: 100 } } },
   ];
   const probes: (() => Promise<unknown>)[] = [];
   for (const auth of AUTH_VARIANTS) {
@@ -59,7 +64,7 @@ async function run(ctx: ScenarioContext): Promise<void> {
   await step(ctx, '401 variants', () => authProbes(ctx, a, lk ? api(ctx, lk) : null));
   const noDirect = ctx.testKeys.find((k) => k.directApi === false);
   if (noDirect) await step(ctx, '403', () => forbidden(ctx, noDirect));
-  await step(ctx, 'unknown id', () => a.retrieve(unknownPaymentId(), { group: 'unknown-id' }));
+  await step(ctx, 'unknown id', () => a.retrieve(unknownPaymentId(), { group: 'unknown-id', unknownId: true }));
   await step(ctx, 'bad inputs', () => runBadInputs(ctx, keys.map((k) => api(ctx, k))));
 }
 

@@ -42,7 +42,7 @@ const scenario: Scenario = {
     // retrieval of a payment that does not exist per key (404 resource_missing, still JSON).
     for (const k of loadKeys(ctx)) {
       if (ctx.signal.aborted) break;
-      await api(ctx, k).retrieve(unknownPaymentId(), { group: 'mixed-error-json' });
+      await api(ctx, k).retrieve(unknownPaymentId(), { group: 'mixed-error-json', unknownId: true });
     }
   },
 };

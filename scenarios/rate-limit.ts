@@ -60,7 +60,7 @@ export class RateLimitProbe {
   /** One counted request: mostly a one-item list, every tenth an unknown-id retrieval (404). */
   send(group: string): Promise<ExchangeResult> {
     const i = this.n++;
-    return i % 10 === 9 ? this.client.retrieve(unknownPaymentId(), { group }) : this.client.list({ limit: 1 }, { group });
+    return i % 10 === 9 ? this.client.retrieve(unknownPaymentId(), { group, unknownId: true }) : this.client.list({ limit: 1 }, { group });
   }
 
   remaining(r: ExchangeResult): number | null {

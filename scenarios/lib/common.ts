@@ -3,7 +3,7 @@
  * guidance, test inputs from the run's cards, bounded concurrency, abort-aware sleeps.
  */
 import { randomUUID } from 'node:crypto';
-import type { ApiClient, CallOptions, CreateOptions, ExchangeResult, KeyHandle, ListParams, RawRequest, ScenarioContext } from '../../src/spec/scenario.ts';
+import type { ApiClient, CallOptions, CreateOptions, ExchangeResult, KeyHandle, ListParams, RawRequest, RetrieveOptions, ScenarioContext } from '../../src/spec/scenario.ts';
 import type { CardInput, PaymentInput } from '../../src/spec/inputs.ts';
 import type { CardOutcome } from '../../src/spec/cards.ts';
 import { cvcLength } from '../../src/spec/cards.ts';
@@ -114,7 +114,7 @@ export interface Api {
   readonly pacer: Pacer;
   create(input: PaymentInput, opts?: CreateOptions): Promise<ExchangeResult>;
   createHosted(input: PaymentInput, opts?: CreateOptions): Promise<ExchangeResult>;
-  retrieve(id: string, opts?: CallOptions): Promise<ExchangeResult>;
+  retrieve(id: string, opts?: RetrieveOptions): Promise<ExchangeResult>;
   list(params?: ListParams, opts?: CallOptions): Promise<ExchangeResult>;
   /** A refund on a served path: `path` when the target serves it, else the other (scenarios/lib/refund-path.ts). */
   refund(id: string, body: { amount?: number }, opts?: CallOptions & { path?: 'payment' | 'refunds' }): Promise<ExchangeResult>;

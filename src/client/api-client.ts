@@ -6,7 +6,7 @@
  * card numbers only as last four / outcome / brand.
  */
 import { randomBytes } from 'node:crypto';
-import { API_PATHS, LIMITS, directCreateBody, hostedCreateBody, type ApiClient, type CallOptions, type CanonicalPayment, type CreateOptions, type ExchangeResult, type KeyHandle, type ListParams, type PaymentInput, type Presentation, type RawRequest, type ThreeDsResult } from '../spec/index.ts';
+import { API_PATHS, LIMITS, directCreateBody, hostedCreateBody, type ApiClient, type CallOptions, type CanonicalPayment, type CreateOptions, type ExchangeResult, type KeyHandle, type ListParams, type PaymentInput, type Presentation, type RawRequest, type RetrieveOptions, type ThreeDsResult } from '../spec/index.ts';
 import { type ExchangeRecord } from '../history/index.ts';
 import type { ExchangeMeta } from '../history/exchange-record.ts';
 import { RunStoppedError, type RequestGate } from './gate.ts';
@@ -65,8 +65,8 @@ export class UndiciApiClient implements ApiClient {
     return this.send(createRequest(this.f, 'create_hpp', API_PATHS.hosted, bodyObj, input, 'A', opts?.cardOutcome, this.postHeaders()), opts);
   }
 
-  retrieve(paymentId: string, opts?: CallOptions): Promise<ExchangeResult> {
-    return this.send(retrieveRequest(this.f, paymentId, this.#getHeaders), opts);
+  retrieve(paymentId: string, opts?: RetrieveOptions): Promise<ExchangeResult> {
+    return this.send(retrieveRequest(this.f, paymentId, this.#getHeaders, opts?.unknownId === true), opts);
   }
 
   list(params: ListParams = {}, opts?: CallOptions): Promise<ExchangeResult> {

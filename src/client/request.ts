@@ -3,7 +3,7 @@
  * history record says was sent. Secrets are not handled here: the caller passes the headers.
  */
 import { createHash } from 'node:crypto';
-import { API_PATHS, HPP_FORM_FIELDS, LIST_PARAMS, REFUND_PATHS, THREE_DS_RESULT_PARAM, cardBrand, type CardOutcome, type ListParams, type Operation, type PaymentInput, type RawRequest, type ThreeDsResult } from '../spec/index.ts';
+import { API_PATHS, HPP_FORM_FIELDS, LIST_PARAMS, REFUND_PATHS, THREE_DS_RESULT_PARAM, cardBrand, type CardOutcome, type ListParams, type Operation, type PaymentInput, type RawRequest, type ThreeDsResult, UNKNOWN_ID_PROBE } from '../spec/index.ts';
 import { type ExchangeRecord, type Sent } from '../history/index.ts';
 
 /** One request as the client sends it (every attempt of it alike). */
@@ -69,8 +69,9 @@ export function createRequest(
   return { op, method: 'POST', origin: t.origin, path: t.basePath + path, headers, body: JSON.stringify(bodyObj), sent, idempotent: true };
 }
 
-export function retrieveRequest(t: RequestTarget, paymentId: string, headers: string[]): SendSpec {
-  return { op: 'retrieve', method: 'GET', origin: t.origin, path: t.basePath + API_PATHS.payment(paymentId), headers, body: null, sent: { paymentId }, idempotent: false };
+export function retrieveRequest(t: RequestTarget, paymentId: string, headers: string[], unknownId = false): SendSpec {
+  const sent: Sent = unknownId ? { paymentId, badInput: { ...UNKNOWN_ID_PROBE } } : { paymentId };
+  return { op: 'retrieve', method: 'GET', origin: t.origin, path: t.basePath + API_PATHS.payment(paymentId), headers, body: null, sent, idempotent: false };
 }
 
 export function listRequest(t: RequestTarget, params: ListParams, headers: string[]): SendSpec {

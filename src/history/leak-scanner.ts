@@ -78,7 +78,8 @@ function walk(v: unknown, path: string, found: string[] | undefined): string[] |
     } else if (x !== null && typeof x === 'object') {
       if (k === 'card' && !Array.isArray(x)) {
         const card = x as Record<string, unknown>;
-        if ('cvc' in card) (found ??= []).push(`cvc returned at ${path ? path + '.' : ''}card.cvc`);
+        // A CVC is 3 or 4 digits; a null, empty or masked value ("***") returns no card data.
+        if ((typeof card.cvc === 'string' || typeof card.cvc === 'number') && /^\d{3,4}$/.test(String(card.cvc).trim())) (found ??= []).push(`cvc returned at ${path ? path + '.' : ''}card.cvc`);
         if (typeof card.number === 'string' && /^\d{12,19}$/.test(card.number)) (found ??= []).push(`full card number at ${path ? path + '.' : ''}card.number`);
       }
       found = walk(x, path ? `${path}.${k}` : k, found);

@@ -63,6 +63,8 @@ export interface BadInputCase {
 
 /** Refund cases need a succeeded payment of at least this amount (minor units). */
 export const REFUND_BASE_PAYMENT_AMOUNT = 1000;
+/** A retrieve of an id no payment has: "Unknown id: 404 resource_missing" (PAY-17). */
+export const UNKNOWN_ID_PROBE = { case: 'retrieve/unknown-id', expectStatus: 404, expectCode: 'resource_missing', expectParam: null, rule: 'PAY-17' } as const;
 export const BAD_INPUT_RETURN_URL = 'https://example.com/return';
 
 /** A valid request of each op (a card expiring in three years, so it never goes stale). */

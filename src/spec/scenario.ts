@@ -101,6 +101,14 @@ export interface CallOptions {
   paymentId?: string;
 }
 
+export interface RetrieveOptions extends CallOptions {
+  /**
+   * The id was made up so that no payment has it (PAY-17's probe): recorded as `sent.badInput`
+   * (UNKNOWN_ID_PROBE), so the oracle judges whatever the answer is, not only a 404.
+   */
+  unknownId?: boolean;
+}
+
 export interface CreateOptions extends CallOptions {
   /** Which test card outcome the card stands for (recorded, never the number). */
   cardOutcome?: CardOutcome;
@@ -141,7 +149,7 @@ export interface ApiClient {
   readonly key: KeyHandle;
   create(input: PaymentInput, opts?: CreateOptions): Promise<ExchangeResult>;
   createHosted(input: PaymentInput, opts?: CreateOptions): Promise<ExchangeResult>;
-  retrieve(paymentId: string, opts?: CallOptions): Promise<ExchangeResult>;
+  retrieve(paymentId: string, opts?: RetrieveOptions): Promise<ExchangeResult>;
   list(params?: ListParams, opts?: CallOptions): Promise<ExchangeResult>;
   /** `path` 'payment' = POST /v1/payments/{id}/refund, 'refunds' = POST /v1/refunds. */
   refund(paymentId: string, body: { amount?: number }, opts?: CallOptions & { path?: 'payment' | 'refunds' }): Promise<ExchangeResult>;

@@ -1,9 +1,8 @@
-import { ERROR_CODES, ERROR_TYPES, REFUND_PATH_NOT_SERVED_STATUSES, type Evidence } from '../../spec/index.ts';
-import { type ExchangeRecord } from '../../history/index.ts';
+import { ERROR_CODES, ERROR_TYPES } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
 import { errorCode, errorType, isApiCall } from '../lib/exchange.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
-import { onUnservedRefundPath } from '../lib/refund-paths.ts';
+import { UnservedPathHold } from '../lib/refund-paths.ts';
 
 /** Error types the table allows at each HTTP status. */
 const TYPES_BY_STATUS = new Map<number, Set<string>>();
@@ -19,8 +18,7 @@ const invariant: Invariant = {
   rules: ['ERR-2'],
   create(ctx) {
     const f = new Findings();
-    /** Refund 404/405 answers with a problem: judged at the end, when it is known whether their path is served. */
-    const pending: { rec: ExchangeRecord; e: Evidence }[] = [];
+    const hold = new UnservedPathHold();
     return {
       kinds: ['exchange'],
       answers: 'errors',
@@ -45,13 +43,11 @@ const invariant: Invariant = {
         }
         if (!TYPES_BY_STATUS.has(rec.status)) problems.push(`HTTP ${rec.status} is not a status the spec lists for errors`);
         if (problems.length === 0) return;
-        const e = evidence(`${rec.status} ${show(code)}: ${problems.join('; ')}`, [rec]);
-        if (REFUND_PATH_NOT_SERVED_STATUSES.includes(rec.status) && pending.length < 1000) pending.push({ rec, e });
-        else f.violation(e);
+        hold.violation(f, rec, evidence(`${rec.status} ${show(code)}: ${problems.join('; ')}`, [rec]));
       },
       finish() {
         // An unserved refund path may answer 405 (or a 404 of its own making): not an error of the table.
-        for (const p of pending) if (!onUnservedRefundPath(ctx, p.rec)) f.violation(p.e);
+        hold.release(ctx, f);
         return f.outcome('no API request was answered with an error object');
       },
     };

@@ -3,6 +3,7 @@ import type { ExchangeRecord } from '../../history/index.ts';
 import type { Invariant } from '../types.ts';
 import { authVariant, errorCode, errorType } from './exchange.ts';
 import { Findings, evidence, show } from './findings.ts';
+import { UnservedPathHold } from './refund-paths.ts';
 
 type AuthVariant = NonNullable<ExchangeRecord['sent']['auth']>;
 
@@ -11,8 +12,10 @@ export function authProbeInvariant(def: { id: string; title: string; rules: stri
     id: def.id,
     title: def.title,
     rules: def.rules,
-    create() {
+    create(ctx) {
       const f = new Findings();
+      // A router may answer a refund path the service does not serve before any authentication.
+      const hold = new UnservedPathHold();
       return {
         kinds: ['exchange'],
         answers: 'auth-probes',
@@ -24,10 +27,13 @@ export function authProbeInvariant(def: { id: string; title: string; rules: stri
           const code = errorCode(rec);
           const type = errorType(rec);
           if (rec.status !== 401 || code !== 'invalid_api_key' || type !== 'authentication_error') {
-            f.violation(evidence(`${def.what} (auth probe "${authVariant(rec)}"): expected 401 invalid_api_key / authentication_error, got ${rec.status} ${show(code)} / ${show(type)}`, [rec]));
+            hold.violation(f, rec, evidence(`${def.what} (auth probe "${authVariant(rec)}"): expected 401 invalid_api_key / authentication_error, got ${rec.status} ${show(code)} / ${show(type)}`, [rec]));
           }
         },
-        finish: () => f.outcome(`no request was sent with ${def.what}`),
+        finish() {
+          hold.release(ctx, f);
+          return f.outcome(`no request was sent with ${def.what}`);
+        },
       };
     },
   };

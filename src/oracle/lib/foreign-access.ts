@@ -19,9 +19,18 @@ const MAX_DEFERRED = 50_000;
  */
 const MAX_DEFERRED_REFUSALS = 200_000;
 
-/** Answers that say nothing about isolation (not answered, rate limited, server error, refused before any lookup). */
+/**
+ * Answers that say nothing about isolation (not answered, rate limited, server error, refused
+ * before any lookup). A 403 is judged apart (see `forbidden`): it says nothing only when the key
+ * lacks the permission for the operation itself.
+ */
 function silent(status: number): boolean {
-  return status === 0 || status === 429 || status >= 500 || status === 401 || status === 403;
+  return status === 0 || status === 429 || status >= 500 || status === 401;
+}
+
+/** Operations a key's permission covers: reading, or refunding by either path. */
+function permissionOf(x: ExchangeRecord): string {
+  return isRefundRequest(x) ? 'refund' : x.op;
 }
 
 /**
@@ -53,6 +62,13 @@ export function foreignAccessInvariant(def: {
       const f = new Findings();
       const deferred: ExchangeRecord[] = [];
       const deferredRefusals: DeferredRefusal[] = [];
+      /**
+       * 403 answers to requests naming a payment, judged at the end: a 403 is "the key lacks
+       * permission for the operation", so it is silent when the same key was also refused that
+       * operation on a payment it may see (its own, or one the run never saw made). Refused only
+       * on another's payment, it tells the requester the payment exists: SEC-1 / AUTH-8 want 404.
+       */
+      const forbidden: ExchangeRecord[] = [];
       /** Listed ids whose payment was not yet known: `listing key label | payment id` -> the list that showed it. */
       const listed = new Map<string, { seq: number; t: number; key: string; id: string }>();
       let listsJudged = 0;
@@ -87,7 +103,9 @@ export function foreignAccessInvariant(def: {
           if (pid && (rec.op === 'retrieve' || rec.op === 'refund' || rec.op === 'refund_create' || rec.op === 'raw')) {
             const owner = ctx.ledger.payments.get(pid);
             const requester = owner ? ctx.keys.get(rec.key) : undefined;
-            if (owner && (!requester || !def.foreign(owner, requester))) {
+            if (rec.status === 403) {
+              if (forbidden.length < MAX_DEFERRED) forbidden.push(withoutBodies(rec));
+            } else if (owner && (!requester || !def.foreign(owner, requester))) {
               // The payment's own merchant and mode (or a key the run does not know): nothing to judge, now or later.
             } else if (owner && rec.op === 'retrieve') judgeAccess(rec, owner);
             // Foreign refunds wait for the end, when it is known whether their path is served;
@@ -114,6 +132,16 @@ export function foreignAccessInvariant(def: {
           for (const x of deferred) {
             const owner = ctx.ledger.payments.get(x.sent.paymentId!);
             if (owner && !onUnservedRefundPath(ctx, x)) judgeAccess(x, owner);
+          }
+          const lacksPermission = new Set<string>();
+          for (const x of forbidden) {
+            const owner = ctx.ledger.payments.get(x.sent.paymentId!);
+            const requester = ctx.keys.get(x.key);
+            if (!owner || !requester || !def.foreign(owner, requester)) lacksPermission.add(`${x.key}|${permissionOf(x)}`);
+          }
+          for (const x of forbidden) {
+            const owner = ctx.ledger.payments.get(x.sent.paymentId!);
+            if (owner && !lacksPermission.has(`${x.key}|${permissionOf(x)}`) && !onUnservedRefundPath(ctx, x)) judgeAccess(x, owner);
           }
           for (const d of deferredRefusals) {
             const owner = ctx.ledger.payments.get(d.paymentId);

@@ -5,11 +5,12 @@
  * the service (no 2xx, 4xx other than 404/405, or 422). Otherwise it is served (or untried).
  * The refund rules (REF-*, SEC-1, AUTH-8, ERR-2, REF-7) judge refunds on served paths alone.
  */
-import { REFUND_PATH_NOT_SERVED_STATUSES, type RefundPath } from '../../spec/index.ts';
+import { REFUND_PATH_NOT_SERVED_STATUSES, type Evidence, type RefundPath } from '../../spec/index.ts';
 import { type ExchangeRecord } from '../../history/index.ts';
 import { refundPathOf, type Ledger, type RefundRequest } from '../ledger.ts';
 import type { OracleContext } from '../types.ts';
-import { isRefundRequest } from './exchange.ts';
+import { isRefundRequest, withoutBodies } from './exchange.ts';
+import type { Findings } from './findings.ts';
 import { refundInconclusive, sameOwner } from './refunds.ts';
 
 export interface RefundPathFacts {
@@ -74,3 +75,26 @@ export const REFUND_PATH_NAMES: Record<RefundPath, string> = {
   payment: 'POST /v1/payments/{id}/refund',
   refunds: 'POST /v1/refunds',
 };
+
+/**
+ * Violations found on refund requests answered 404 or 405, held until the end: the spec leaves
+ * open which refund path a service serves, and on a path it does not serve the answer (a
+ * router's or a gateway's, often not JSON, with no error object or rate headers) is not the
+ * API's. Which paths are served is known only from the whole history. Bounded: past it a held
+ * violation is recorded at once, which can only add a violation, never hide one.
+ */
+export class UnservedPathHold {
+  private readonly held: { rec: ExchangeRecord; e: Evidence }[] = [];
+  constructor(private readonly max = 1000) {}
+
+  /** Records the violation now, or holds it when it may be an unserved path's answer. */
+  violation(f: Findings, rec: ExchangeRecord, e: Evidence): void {
+    if (isRefundRequest(rec) && REFUND_PATH_NOT_SERVED_STATUSES.includes(rec.status) && this.held.length < this.max) this.held.push({ rec: withoutBodies(rec), e });
+    else f.violation(e);
+  }
+
+  /** At the end: the held violations on served paths count. */
+  release(ctx: OracleContext, f: Findings): void {
+    for (const h of this.held) if (!onUnservedRefundPath(ctx, h.rec)) f.violation(h.e);
+  }
+}
