@@ -6,7 +6,7 @@
  * A live run, `paystorm check`, `report` and `merge` all judge through here, so they agree.
  */
 import { EXIT, PaystormError, type Finding, type Summary, type ThresholdResult } from '../spec/index.ts';
-import { MetricsAggregator, type FaultRecord, type HistoryRecord, type RunRecord } from '../history/index.ts';
+import { MetricsAggregator, runStop, type FaultRecord, type HistoryRecord, type RunRecord } from '../history/index.ts';
 import { describeOffsets, type ClockOffset } from '../history/merge.ts';
 import { judge, type Judgement } from './judge.ts';
 import { evaluateThresholds } from './thresholds.ts';
@@ -115,9 +115,10 @@ export async function check(records: Records, opts: CheckOptions = {}): Promise<
   const drift = driftExprs.length || figures.length >= 3 ? computeDrift(figures, windows.windowMs, driftExprs) : undefined;
   for (const d of drift?.thresholds ?? []) thresholds.push({ metric: d.key, expr: d.expr, value: d.value, ok: d.ok });
 
-  const interrupted = opts.interrupted ?? (end ? end.reason === 'interrupted' : true);
+  const stop = runStop(end);
+  const interrupted = opts.interrupted ?? stop.kind === 'interrupted';
   const declaredRules = (run?.scenarios ?? []).flatMap((s) => s.rules);
-  const verdict = verdictOf({ invariants: judgement.invariants, thresholds, declaredRules, interrupted });
+  const verdict = verdictOf({ invariants: judgement.invariants, thresholds, declaredRules, interrupted, ...(stop.kind === 'scenario-error' ? { scenarioError: stop.reason } : {}) });
   const summary = buildSummary({
     run,
     end,

@@ -2,6 +2,7 @@
  * The run's verdict and exit code. Order of precedence:
  * 1. an invariant failed or threw            -> fail, exit 1 (a violation found is real even in an interrupted run)
  * 2. the run was interrupted                 -> fail, exit 130 (incomplete: what was not run cannot pass)
+ *    a scenario stopped with an error        -> fail, exit 1 (likewise; a cap that stopped the run is judged on what it measured)
  * 3. a rule a selected scenario declares was not exercised by any invariant citing it
  *    (observe-only rules excepted: the target decides whether they happen), or nothing
  *    at all was checked                      -> fail, exit 1
@@ -16,6 +17,8 @@ export interface VerdictInput {
   /** Rules the selected scenarios declare. */
   declaredRules: readonly string[];
   interrupted: boolean;
+  /** The end record's reason when a scenario threw before it finished (`scenario-error: <names>`). */
+  scenarioError?: string;
 }
 
 export interface Verdict {
@@ -59,6 +62,11 @@ export function verdictOf(input: VerdictInput): Verdict {
   if (interrupted) {
     const why = 'the run was interrupted before its scenarios finished; an incomplete run cannot pass';
     return { verdict: 'fail', exitCode: EXIT.interrupted, reasons: [why], reason: `failed: ${why}` };
+  }
+  if (input.scenarioError !== undefined) {
+    const names = input.scenarioError.replace(/^.*?scenario-error:\s*/, '');
+    const why = `a scenario stopped with an error before it finished (${names}; its message is on stderr); an incomplete run cannot pass`;
+    return { verdict: 'fail', exitCode: EXIT.violation, reasons: [why], reason: `failed: ${why}` };
   }
   const reasons: string[] = [];
   const sentences: string[] = [];
