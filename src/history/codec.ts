@@ -249,7 +249,9 @@ export class RecordEncoder {
       if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue;
       keys.push(k);
     }
-    const sig = keys.join('\u0000');
+    // The shape cache's key (in memory only, never written): JSON, so no key text can make two key lists
+    // collide (a join on a separator would, for a key that contains the separator).
+    const sig = JSON.stringify(keys);
     let shape = this.shapes.get(sig);
     if (shape === undefined) {
       if (this.shapes.size >= SHAPE_MAX) {

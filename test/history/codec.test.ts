@@ -39,6 +39,16 @@ describe('history codec', () => {
     expect(Object.getPrototypeOf(out[2])).toBe(Object.prototype);
   });
 
+  it('keeps key lists apart that a separator join would confuse (a key containing NUL)', () => {
+    const values = [
+      { kind: 'exchange', payment: { metadata: { a: '1', b: '2' } } },
+      { kind: 'exchange', payment: { metadata: { 'a\u0000b': '3' } } },
+      { kind: 'exchange', payment: { metadata: { a: '4', b: '5' } } },
+      { kind: 'end', n: 1 },
+    ];
+    expect(roundTrip(values)).toEqual(values.map(viaJson));
+  });
+
   it('sends numbers of one slot as differences and gets every value back (times, seq, wall clock)', () => {
     const recs = Array.from({ length: 2000 }, (_, i) => ({ seq: i + 1, tStart: Math.round((i * 3.7 + 0.001 * (i % 7)) * 1000) / 1000, wall: Math.round((1795624388300.151 + i * 3.7) * 1000) / 1000, status: i % 3 ? 200 : 429, amount: i % 2 ? 1000 : -3 }));
     const enc = new RecordEncoder();
