@@ -328,7 +328,8 @@ export class Ledger {
       attempt: x.attempt ?? 0,
       // Always present (undefined when not a refund): one object shape for every request.
       refundPath: x.op === 'refund' ? 'payment' : x.op === 'refund_create' ? 'refunds' : undefined,
-      merchantReference: x.sent.merchantReference,
+      // A bad-input probe's reference is not one the service keeps (IDEM-10 compares real creates).
+      merchantReference: x.sent.badInput ? undefined : x.sent.merchantReference,
     };
     let byScope = this.idem.get(x.key);
     if (!byScope) this.idem.set(x.key, (byScope = new Map()));

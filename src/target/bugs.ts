@@ -36,6 +36,7 @@ export const BUGS = [
   bug('idem-global-scope', 'IDEM-8', 'The store is keyed by the Idempotency-Key value alone: another API key with the same value gets the first key\'s response.'),
   bug('idem-shared-operation-scope', 'IDEM-9', 'One scope for every POST: the same value on a create and a hosted create collides (409).'),
   bug('idem-dedupes-merchant-reference', 'IDEM-10', 'A create whose merchant_reference was already used returns the earlier payment instead of a new one.'),
+  bug('idem-refuses-reused-merchant-reference', 'IDEM-10', 'A create whose merchant_reference was already used is refused 422 action_not_allowed, as if the reference were a unique order id.'),
   // PAY: creation and the Payment object
   bug('pay-zero-amount-accepted', 'PAY-2', 'The amount check is amount < 0, so amount 0 creates a payment.'),
   bug('pay-param-not-named', 'PAY-3', 'A missing required body field gives 400 parameter_invalid with param null.'),

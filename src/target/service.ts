@@ -447,9 +447,12 @@ class ReferenceService {
     if (this.bugs['test-decline-422'] && (testOutcome === 'do_not_honor' || testOutcome === 'insufficient_funds')) {
       return this.cardDeclined(rid, testOutcome, 'Your card was declined.');
     }
-    if (this.bugs['idem-dedupes-merchant-reference'] && input.merchantReference !== null) {
+    if ((this.bugs['idem-dedupes-merchant-reference'] || this.bugs['idem-refuses-reused-merchant-reference']) && input.merchantReference !== null) {
       const earlier = this.store.byMerchantReference(key.partition, input.merchantReference);
-      if (earlier && !earlier.deleted) return { status: 201, body: this.presenter.paymentJson(earlier), contentType: JSON_TYPE };
+      if (earlier && !earlier.deleted) {
+        if (this.bugs['idem-refuses-reused-merchant-reference']) return this.errors.make(rid, 'action_not_allowed', `A payment with merchant_reference ${input.merchantReference} already exists.`);
+        return { status: 201, body: this.presenter.paymentJson(earlier), contentType: JSON_TYPE };
+      }
     }
     if (this.lifecycle.backlog >= this.options.upstreamBacklogLimit) {
       return this.errors.make(rid, 'service_unavailable', 'The payment processor is temporarily unavailable; retry with the same Idempotency-Key.');

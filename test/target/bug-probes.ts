@@ -231,6 +231,12 @@ export const PROBES: Record<BugName, Probe> = {
     const b = await c.create({ merchantReference: 1234567890 });
     return violation(a.json.id === b.json.id, 'two creates with one merchant_reference gave one payment');
   },
+  'idem-refuses-reused-merchant-reference': async (env) => {
+    const { c } = await env.start();
+    await c.create({ merchantReference: 1234567891 });
+    const b = await c.create({ merchantReference: 1234567891 });
+    return violation(b.status === 422, `a second create with one merchant_reference answered ${b.status}`);
+  },
   // ------------------------------------------------------------ PAY
   'pay-zero-amount-accepted': async (env) => {
     const { c } = await env.start();

@@ -3,7 +3,22 @@ import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
 import { PAYMENT_SCOPES, idemEvidence, idemTuples } from '../lib/idempotency.ts';
 
-/** IDEM-10: merchant_reference never deduplicates; creates with one reference and two Idempotency-Keys make two payments. */
+/**
+ * A refusal that can only be about the request itself: 4xx other than 401/403 (access), 404,
+ * 409 (judged apart), 429 (rate) and a card decline (422 card_error: the card's outcome).
+ */
+function refusedForReference(r: IdemRequest): boolean {
+  if (r.status < 400 || r.status >= 500) return false;
+  if ([401, 403, 404, 409, 429].includes(r.status)) return false;
+  return !(r.status === 422 && r.type === 'card_error');
+}
+
+/**
+ * IDEM-10: merchant_reference never deduplicates; creates with one reference and two
+ * Idempotency-Keys make two payments: the later one returning the first payment, or refused
+ * (409, or another 4xx that is not about access, rate or the card) once a payment with the
+ * reference exists, is a violation. Bad-input probes carry no reference here (the ledger).
+ */
 const invariant: Invariant = {
   id: 'merchant-reference-no-dedup',
   title: 'merchant_reference never deduplicates: one reference under two Idempotency-Keys gives two payments',
@@ -34,6 +49,14 @@ const invariant: Invariant = {
               f.violation(idemEvidence(`merchant_reference ${String(same.merchantReference)} under a new Idempotency-Key returned the existing payment ${same.objectId}`, [ids.get(same.objectId!)!, same]));
             } else if (t[0].status === 409) {
               f.violation(idemEvidence(`a create reusing merchant_reference ${String(t[0].merchantReference)} under a new Idempotency-Key was refused 409 ${t[0].code}`, [earlier[earlier.length - 1], t[0]]));
+            } else {
+              // Refused for the reuse itself: a conclusive 4xx that is not about the key, the
+              // rate, access, or the card, after an earlier create with the reference was made.
+              const made = earlier.find((r) => r.status >= 200 && r.status < 300 && r.objectId);
+              const refused = t.find((r) => refusedForReference(r));
+              if (made && refused && !t.some((r) => r.status >= 200 && r.status < 300)) {
+                f.violation(idemEvidence(`a create reusing merchant_reference ${String(refused.merchantReference)} under a new Idempotency-Key was refused ${refused.status} ${refused.code} (two creates give two payments)`, [made, refused]));
+              }
             }
           }
         }
