@@ -145,6 +145,7 @@ class RecordView {
   readonly contentType!: string | null;
   readonly rate!: ExchangeRecord['rate'];
   readonly retryAfter!: number | null;
+  readonly retryAfterRaw?: string;
   readonly date?: number;
   readonly location?: string;
   readonly failure = null;

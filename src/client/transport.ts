@@ -89,7 +89,12 @@ function sameName(raw: Buffer, lower: Buffer): boolean {
   return true;
 }
 
-/** Reads the recorded headers from undici's raw list, comparing names as bytes (no header object, no name strings). */
+/**
+ * Reads the recorded headers from undici's raw list, comparing names as bytes (no header object, no name strings).
+ * A repeated header's values are joined with ', ' (as headersObject and Node do), never last-wins: two
+ * different X-RateLimit-Remaining or Retry-After values then fail to parse and are recorded raw / null for
+ * the oracle to judge, instead of as one clean value the service never sent alone.
+ */
 export function pickHeaders(raw: Buffer[]): PickedHeaders {
   const p = emptyPicked();
   for (let i = 0; i < raw.length; i += 2) {
@@ -97,7 +102,9 @@ export function pickHeaders(raw: Buffer[]): PickedHeaders {
     if (candidates === undefined) continue;
     for (const w of candidates) {
       if (sameName(raw[i], w.name)) {
-        p[w.field] = raw[i + 1].toString('latin1');
+        const v = raw[i + 1].toString('latin1');
+        const seen = p[w.field];
+        p[w.field] = seen === null || seen === undefined ? v : `${seen}, ${v}`;
         break;
       }
     }

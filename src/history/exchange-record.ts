@@ -112,29 +112,76 @@ export function parseRateHeaders(p: PickedHeaders): ExchangeRecord['rate'] {
   return raw ? { limit, remaining, reset, raw } : { limit, remaining, reset };
 }
 
+const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+const DAY_LONG = '(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)';
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const MON = `(${MONTHS.join('|')})`;
+const TIME = '(\\d{2}):(\\d{2}):(\\d{2})';
+/** RFC 9110 §5.6.7: IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the preferred form. */
+const IMF_FIXDATE = new RegExp(`^${DAY}, (\\d{2}) ${MON} (\\d{4}) ${TIME} GMT$`);
+/** Obsolete RFC 850 form (`Sunday, 06-Nov-94 08:49:37 GMT`). */
+const RFC850_DATE = new RegExp(`^${DAY_LONG}, (\\d{2})-${MON}-(\\d{2}) ${TIME} GMT$`);
+/** Obsolete asctime form (`Sun Nov  6 08:49:37 1994`). */
+const ASCTIME_DATE = new RegExp(`^${DAY} ${MON} ((?: \\d)|\\d{2}) ${TIME} (\\d{4})$`);
+
+/**
+ * An HTTP-date (RFC 9110 §5.6.7: IMF-fixdate, RFC 850 or asctime, exactly) as epoch ms; null for
+ * anything else. Not Date.parse: it reads junk such as `-1`, `5, 5` or two joined dates as some date,
+ * which would record a malformed header as a valid one. (The day name is only checked for form.)
+ */
+export function parseHttpDate(text: string): number | null {
+  let day: string, mon: string, year: number, time: string[];
+  let m: RegExpExecArray | null;
+  if ((m = IMF_FIXDATE.exec(text))) {
+    [day, mon, year, time] = [m[1], m[2], Number(m[3]), m.slice(4, 7)];
+  } else if ((m = RFC850_DATE.exec(text))) {
+    // Two-digit year: one more than 50 years ahead is the most recent past year with those digits (RFC 9110).
+    const thisYear = new Date().getUTCFullYear();
+    year = Math.floor(thisYear / 100) * 100 + Number(m[3]);
+    if (year > thisYear + 50) year -= 100;
+    [day, mon, time] = [m[1], m[2], m.slice(4, 7)];
+  } else if ((m = ASCTIME_DATE.exec(text))) {
+    [mon, day, time, year] = [m[1], m[2], m.slice(3, 6), Number(m[6])];
+  } else return null;
+  const [hh, mm, ss] = time;
+  const d = Number(day.trim());
+  const month = MONTHS.indexOf(mon);
+  const h = Number(hh), mi = Number(mm), sec = Number(ss);
+  // 23:59:60 is a leap second (allowed by the grammar); anything past the field ranges is not a date.
+  if (h > 23 || mi > 59 || sec > 60 || d < 1) return null;
+  const ms = Date.UTC(year, month, d, h, mi, Math.min(sec, 59)) + (sec === 60 ? 1000 : 0);
+  // Day beyond the month's length (31 Feb) would roll over into the next month.
+  if (new Date(Date.UTC(year, month, d)).getUTCDate() !== d) return null;
+  return ms;
+}
+
+/** Retry-After as RFC 9110 §10.2.3 allows it: delta-seconds (digits only) or an HTTP-date. */
+const DELTA_SECONDS = /^\d+$/;
+
 /**
  * Retry-After in seconds: delta-seconds, or an HTTP date converted against the response's own
  * Date header when it has one (both are the server's clock, so its offset from ours cancels),
- * else against `nowWall`.
+ * else against `nowWall`. Null for anything else (a negative, fractional or joined value is malformed,
+ * not 0: the oracle judges null as "no Retry-After in seconds").
  */
 export function parseRetryAfter(v: string | null, nowWall: number, serverDate?: number): number | null {
   if (v === null) return null;
   const t = v.trim();
-  if (/^\d+(\.\d+)?$/.test(t)) return Number(t);
-  const d = Date.parse(t);
-  if (Number.isNaN(d)) return null;
+  if (DELTA_SECONDS.test(t)) return Number(t);
+  const d = parseHttpDate(t);
+  if (d === null) return null;
   return Math.max(0, Math.round((d - (serverDate !== undefined ? serverDate * 1000 : nowWall)) / 1000));
 }
 
 let lastDateText = '';
 let lastDateSeconds: number | undefined;
-/** The Date header as Unix seconds (undefined when absent or not a date). Cached: it changes once a second. */
+/** The Date header (an HTTP-date) as Unix seconds (undefined when absent or not a date). Cached: it changes once a second. */
 export function parseDateHeader(v: string | null | undefined): number | undefined {
   if (v === null || v === undefined) return undefined;
   if (v === lastDateText) return lastDateSeconds;
-  const ms = Date.parse(v);
+  const ms = parseHttpDate(v.trim());
   lastDateText = v;
-  lastDateSeconds = Number.isNaN(ms) ? undefined : Math.floor(ms / 1000);
+  lastDateSeconds = ms === null ? undefined : Math.floor(ms / 1000);
   return lastDateSeconds;
 }
 
@@ -197,12 +244,14 @@ export function failureRecord(meta: ExchangeMeta, tEnd: number, failure: Failure
 }
 
 /** What a record reads from the answer's headers (content type, rate headers, Date, Retry-After, Location), written into `out`. */
-export function readHeaderFields(out: Pick<ExchangeRecord, 'contentType' | 'rate' | 'date' | 'retryAfter' | 'location'>, p: PickedHeaders, wall: number): void {
+export function readHeaderFields(out: Pick<ExchangeRecord, 'contentType' | 'rate' | 'date' | 'retryAfter' | 'retryAfterRaw' | 'location'>, p: PickedHeaders, wall: number): void {
   out.contentType = p.contentType;
   out.rate = parseRateHeaders(p);
   const date = parseDateHeader(p.date);
   if (date !== undefined) out.date = date;
   out.retryAfter = parseRetryAfter(p.retryAfter, wall, date);
+  // The text of a Retry-After that did not parse, as rate.raw keeps rate headers' (evidence for the judge).
+  if (out.retryAfter === null && p.retryAfter !== null) out.retryAfterRaw = p.retryAfter;
   if (p.location !== null) out.location = p.location;
 }
 

@@ -257,6 +257,8 @@ export const exchangeRecordSchema = z.object({
   contentType: z.string().nullable(),
   rate: rateInfoSchema.nullable(),
   retryAfter: z.number().nullable(),
+  /** Retry-After's raw text when it was sent but was neither delta-seconds nor an HTTP-date (retryAfter is then null). Optional (added later). */
+  retryAfterRaw: z.string().optional(),
   /**
    * The response's Date header as Unix seconds (the server's clock; absent when none was sent or it
    * did not parse). The oracle estimates the server's clock offset from it (docs/oracle.md).

@@ -230,6 +230,30 @@ describe('responses as recorded', () => {
     expect(r.headers['retry-after']).toBe('17');
   });
 
+  it('joins a repeated header\'s values instead of keeping the last: contradictory values are recorded raw, not as a clean number', async () => {
+    const s = await stubbed((_req, res) => {
+      // setHeader with an array sends one header line per value.
+      res.setHeader('X-RateLimit-Remaining', ['5', '0']);
+      res.setHeader('Retry-After', ['abc', '30']);
+      sendJson(res, 429, { error: { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'slow down' } }, { 'X-RateLimit-Limit': '500', 'X-RateLimit-Reset': '1900000060' });
+    });
+    const { c } = factory(s.url);
+    const r = await c.retrieve(PAY_ID);
+    const rec = roundTrip(r.record);
+    expect(rec.rate).toEqual({ limit: 500, remaining: null, reset: 1900000060, raw: { remaining: '5, 0' } });
+    expect(rec.retryAfter).toBeNull();
+    expect(rec.retryAfterRaw).toBe('abc, 30');
+    expect(r.headers['x-ratelimit-remaining']).toBe('5, 0');
+  });
+
+  it('records a malformed Retry-After as null with its text, never as 0', async () => {
+    const s = await stubbed((_req, res) => sendJson(res, 429, { error: { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'slow down' } }, { ...RATE_HEADERS_OK, 'Retry-After': '-1' }));
+    const { c } = factory(s.url);
+    const rec = roundTrip((await c.retrieve(PAY_ID)).record);
+    expect(rec.retryAfter).toBeNull();
+    expect(rec.retryAfterRaw).toBe('-1');
+  });
+
   it('keeps unparsable rate header values raw', () => {
     expect(parseRateHeaders({ contentType: null, rateLimit: '500', rateRemaining: '-', rateReset: '12.5', retryAfter: null, location: null })).toEqual({
       limit: 500,
