@@ -19,8 +19,20 @@ export class LeakScanner {
     for (const k of keys) this.addKey(k.secret, k.label);
   }
 
+  /**
+   * Remembers a key, and the forms it travels in besides itself: base64(key + ':') is what an
+   * `auth: 'basic'` probe sends (`Basic …`), base64(key) the bare form. A service echoing its
+   * Authorization header would otherwise put the whole key into the history unflagged. The forms are
+   * kept without `=` padding, so a padded or unpadded echo both match; the longer one comes first, so
+   * redaction replaces it whole.
+   */
   addKey(secret: string, label: string): void {
-    if (secret && !this.#keys.some((k) => k.secret === secret)) this.#keys.push({ secret, label });
+    if (!secret || this.#keys.some((k) => k.secret === secret)) return;
+    this.#keys.push({ secret, label });
+    for (const form of [base64Utf8(secret + ':'), base64Utf8(secret)]) {
+      const alias = form.replace(/=+$/, '');
+      if (!this.#keys.some((k) => k.secret === alias)) this.#keys.push({ secret: alias, label: `${label} (base64)` });
+    }
   }
 
   /** Remembers a full card number the run sent, so an echo of it is caught and redacted (true when new). */
@@ -33,7 +45,12 @@ export class LeakScanner {
   /** Echoes of the run's keys and card numbers in a raw body. */
   echoes(text: string): string[] | undefined {
     let found: string[] | undefined;
-    for (const k of this.#keys) if (text.includes(k.secret)) (found ??= []).push(`api key ${k.label} echoed`);
+    for (const k of this.#keys) {
+      if (!text.includes(k.secret)) continue;
+      // One base64 form can contain the other (a key of 3n characters): one entry per form found.
+      const entry = `api key ${k.label} echoed`;
+      if (!found?.includes(entry)) (found ??= []).push(entry);
+    }
     for (const [num, label] of this.#cards) if (text.includes(num)) (found ??= []).push(`full number of ${label} echoed`);
     return found;
   }
@@ -86,4 +103,24 @@ function walk(v: unknown, path: string, found: string[] | undefined): string[] |
     }
   }
   return found;
+}
+
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/** Standard base64 of a string's UTF-8 bytes, in plain JS: this file also runs inside k6, which has no Buffer. */
+function base64Utf8(text: string): string {
+  const bytes: number[] = [];
+  for (const ch of text) {
+    const c = ch.codePointAt(0)!;
+    if (c < 0x80) bytes.push(c);
+    else if (c < 0x800) bytes.push(0xc0 | (c >> 6), 0x80 | (c & 63));
+    else if (c < 0x10000) bytes.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+    else bytes.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+  }
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 3) {
+    const n = (bytes[i] << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
+    out += B64[(n >> 18) & 63] + B64[(n >> 12) & 63] + (i + 1 < bytes.length ? B64[(n >> 6) & 63] : '=') + (i + 2 < bytes.length ? B64[n & 63] : '=');
+  }
+  return out;
 }

@@ -5,7 +5,7 @@ import { ClientFactory, detectTargetPresentation, makeKeySecrets, probeRateLimit
 import { parseRateHeaders, parseRetryAfter } from '../../src/history/index.ts';
 import { RunClock } from '../../src/engine/index.ts';
 import { parseKeyArg, type PaymentInput } from '../../src/spec/index.ts';
-import { exchangeRecordSchema, type ExchangeRecord } from '../../src/history/index.ts';
+import { exchangeRecordSchema, leakKind, type ExchangeRecord } from '../../src/history/index.ts';
 import { PAY_ID, RATE_HEADERS_OK, paymentB, sendJson, startStub, type Stub } from '../engine/stub.ts';
 
 const SECRET = 'svc_test_sk_clientSECRETkey9876';
@@ -211,6 +211,18 @@ describe('requests as sent', () => {
     expect(records[1].leaks).toEqual([expect.stringContaining('probe key (bad prefix)')]);
     // The echoed throwaway key is redacted from the evidence too.
     expect(records[0].bodySnippet).not.toMatch(/svc_test_sk_[0-9a-f]{24}/);
+  });
+
+  it('a target that echoes the basic probe\'s Authorization (the key in base64) is caught as an api_key leak and redacted', async () => {
+    const s = await stubbed((req, res) => {
+      sendJson(res, 401, { error: { type: 'authentication_error', code: 'invalid_api_key', message: `Invalid Authorization header: ${req.headers.authorization}`, param: null, decline_code: null, doc_url: null, request_id: 'req_3' } }, {});
+    });
+    const { c } = factory(s.url);
+    const rec = roundTrip((await c.raw({ method: 'GET', path: '/v1/payments', auth: 'basic' })).record);
+    expect(rec.leaks?.map(leakKind)).toEqual(['api_key']);
+    const line = JSON.stringify(rec);
+    for (const form of [Buffer.from(`${SECRET}:`).toString('base64'), Buffer.from(SECRET).toString('base64')]) expect(line).not.toContain(form.replace(/=+$/, ''));
+    expect(rec.bodySnippet).toContain('Basic');
   });
 });
 
