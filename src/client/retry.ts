@@ -10,6 +10,8 @@ export function retryBackoffMs(attempt: number, timeScale: number): number {
 
 /** The spec's client rule: retry on api_error and 503 (and when no answer came); never on 429 or other 4xx. */
 export function isRetryable(r: ExchangeRecord): boolean {
+  // Aborted by paystorm closing its client: a retry could not be sent either.
+  if (r.failure === 'aborted') return false;
   if (r.failure !== null) return true;
   if (r.status === 503 || r.status === 500) return true;
   return r.error?.type === 'api_error';

@@ -36,9 +36,22 @@ class TimeoutError extends Error {
   }
 }
 
+/** The harness closed the transport with the request still in flight (see HttpTransport.close). */
+class TransportClosedError extends Error {
+  readonly code = 'PAYSTORM_CLOSED';
+  constructor() {
+    super('paystorm closed the client with the request in flight');
+  }
+}
+
 export function classifyFailure(err: unknown): FailureKind {
   const code = (err as { code?: string } | null)?.code ?? '';
   switch (code) {
+    // Paystorm's own doing (closing or destroying its pools), not the service's: recorded apart from a reset.
+    case 'PAYSTORM_CLOSED':
+    case 'UND_ERR_CLOSED':
+    case 'UND_ERR_DESTROYED':
+      return 'aborted';
     case 'PAYSTORM_TIMEOUT':
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':
@@ -50,7 +63,6 @@ export function classifyFailure(err: unknown): FailureKind {
     case 'ECONNRESET':
     case 'EPIPE':
     case 'UND_ERR_SOCKET':
-    case 'UND_ERR_CLOSED':
       return 'reset';
     default: {
       const cause = (err as { cause?: unknown } | null)?.cause;
@@ -221,7 +233,7 @@ export class HttpTransport {
 
   send(req: OutgoingRequest, cb: SendCallback): void {
     if (this.closed) {
-      cb(null, 'other', new Error('transport closed'));
+      cb(null, 'aborted', new TransportClosedError());
       return;
     }
     const handler = new ExchangeHandler(this, cb, req.timeoutMs);
@@ -256,7 +268,7 @@ export class HttpTransport {
     this.closed = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = null;
-    for (const h of [...this.inflight]) h.onError(Object.assign(new Error('transport closed'), { code: 'UND_ERR_CLOSED' }));
+    for (const h of [...this.inflight]) h.onError(new TransportClosedError());
     await Promise.all([...this.pools.values()].map((p) => p.destroy().catch(() => undefined)));
     this.pools.clear();
   }

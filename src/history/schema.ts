@@ -205,7 +205,11 @@ export const sentSchema = z.object({
 });
 export type Sent = z.infer<typeof sentSchema>;
 
-export const FAILURE_KINDS = ['timeout', 'reset', 'refused', 'other'] as const;
+/**
+ * `aborted`: paystorm itself ended the request (its client closed with the request in flight, or it was
+ * asked to send after closing), so the service is not to blame. Appended last: older histories stay valid.
+ */
+export const FAILURE_KINDS = ['timeout', 'reset', 'refused', 'other', 'aborted'] as const;
 
 /**
  * What a `leaks` entry reports. The scanners (src/history/leak-scanner.ts, src/webhooks/leaks.ts) write

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClientFactory, detectTargetPresentation, makeKeySecrets, probeRateLimit, RunStoppedError } from '../../src/client/index.ts';
+import { ClientFactory, detectTargetPresentation, isRetryable, makeKeySecrets, probeRateLimit, RunStoppedError } from '../../src/client/index.ts';
 import { parseRateHeaders, parseRetryAfter } from '../../src/history/index.ts';
 import { RunClock } from '../../src/engine/index.ts';
 import { parseKeyArg, type PaymentInput } from '../../src/spec/index.ts';
@@ -341,6 +341,21 @@ describe('failures when no response came', () => {
     const { c } = factory(s.url);
     const r = await c.retrieve(PAY_ID);
     expect(r.record.failure).toBe('reset');
+  });
+
+  it('records a request cut off by paystorm closing its client as aborted (not a reset), and does not retry it', async () => {
+    const s = await stubbed(() => {
+      /* never answers */
+    });
+    const { f, c, records } = factory(s.url, { timeoutMs: 10_000 });
+    const pending = c.retrieve(PAY_ID, { retries: 2 });
+    await new Promise((r) => setTimeout(r, 100));
+    await f.close();
+    const r = await pending;
+    expect(roundTrip(r.record)).toMatchObject({ status: 0, failure: 'aborted' });
+    expect(isRetryable(r.record)).toBe(false);
+    await settle();
+    expect(records.map((x) => x.failure)).toEqual(['aborted']);
   });
 
   it('records a time-out at the per-request limit', async () => {

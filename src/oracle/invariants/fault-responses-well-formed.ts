@@ -73,7 +73,8 @@ const invariant: Invariant = {
         spans.push({ tStart: rec.tStart, tEnd: rec.tEnd });
         reach.observe(rec);
         const settledAtOnce = rec.payment !== null && TERMINAL_STATUSES.has(rec.payment.status);
-        const suspect = (rec.status === 0 && rec.failure !== 'timeout') || (rec.status > 0 && !rec.json) || rec.status >= 500 || settledAtOnce;
+        // No answer because paystorm closed its client ('aborted') is not the service's doing: not judged, like a time-out.
+        const suspect = (rec.status === 0 && rec.failure !== 'timeout' && rec.failure !== 'aborted') || (rec.status > 0 && !rec.json) || rec.status >= 500 || settledAtOnce;
         if (!suspect) return;
         suspects.push({
           seq: rec.seq,
