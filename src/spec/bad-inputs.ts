@@ -6,6 +6,10 @@
  * The fields, which are required and their limits come from the input tables (inputs.ts
  * INPUT_TABLES, LIMITS); whether a shape's own table states a rule decides `lenient-ok`.
  *
+ * A few cases are the other side of PAY-5: a valid request at a limit (description of exactly
+ * 500 characters, 50 metadata keys...) or using what a rule allows (a 41-character metadata key,
+ * an http://localhost return_url), expecting 201; an off-by-one or over-strict check refuses them.
+ *
  * A case takes a valid request (`validBadInputBase`) and breaks one thing:
  * - create / create_hpp / refund: `mutate` returns the JSON body to send, or a raw string sent as-is;
  * - list: `mutate` returns the query parameters (string values) of GET /v1/payments;
@@ -120,6 +124,8 @@ const raw = (text: string) => () => text;
 const manyKeys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 'v']));
 
 const bad400 = (param: string | null) => ({ expectStatus: 400, expectCode: 'parameter_invalid', expectParam: param });
+/** A valid request at a limit (or using what a rule allows): it must be accepted. */
+const accepted = { expectStatus: 201, expectCode: '', expectParam: null };
 
 // ---------------------------------------------------------------- the catalog
 
@@ -164,6 +170,17 @@ for (const shape of ['A', 'B'] as const) {
   add({ case: s('return-url-plain-http'), op: 'create', shape, rules: ['PAY-5'], mutate: at('return_url', 'http://example.com/return'), ...bad400('return_url'), ...urlA });
   add({ case: s('return-url-not-a-url'), op: 'create', shape, rules: ['PAY-5'], mutate: at('return_url', 'not a url'), ...bad400('return_url'), ...urlA });
 }
+
+// The other side of PAY-5: values at its limits, and what it allows, must be accepted (201). An
+// off-by-one or an over-strict check refuses them. metadata and the localhost return_url are in
+// presentation B's input table only, so they are sent to B services only.
+for (const shape of ['A', 'B'] as const) {
+  add({ case: `create/${shape}/description-500-chars-accepted`, op: 'create', shape, rules: ['PAY-5'], mutate: at('description', 'd'.repeat(LIMITS.descriptionMaxLength)), ...accepted });
+}
+add({ case: 'create/B/metadata-50-keys-accepted', op: 'create', shape: 'B', rules: ['PAY-5'], mutate: at('metadata', manyKeys(LIMITS.metadataMaxKeys)), ...accepted });
+add({ case: 'create/B/metadata-value-500-chars-accepted', op: 'create', shape: 'B', rules: ['PAY-5'], mutate: at('metadata', { note: 'v'.repeat(LIMITS.metadataValueMaxLength) }), ...accepted });
+add({ case: 'create/B/metadata-key-41-chars-accepted', op: 'create', shape: 'B', rules: ['PAY-5'], mutate: at('metadata', { ['k'.repeat(41)]: 'v' }), ...accepted });
+add({ case: 'create/B/return-url-localhost-accepted', op: 'create', shape: 'B', rules: ['PAY-5'], mutate: at('return_url', 'http://localhost:3000/return'), ...accepted });
 
 // Presentation A: payment_method_data + billing_details, return_url required.
 {

@@ -41,6 +41,8 @@ export const BUGS = [
   bug('pay-zero-amount-accepted', 'PAY-2', 'The amount check is amount < 0, so amount 0 creates a payment.'),
   bug('pay-param-not-named', 'PAY-3', 'A missing required body field gives 400 parameter_invalid with param null.'),
   bug('pay-description-unbounded', 'PAY-5', 'description longer than 500 characters is accepted on Direct API creates.'),
+  bug('pay-description-off-by-one', 'PAY-5', 'description of exactly 500 characters is refused (>= where > belongs).'),
+  bug('pay-metadata-key-40-enforced', 'PAY-5', 'metadata keys over 40 characters are refused, although the spec only recommends the limit.'),
   bug('pay-amount-mutates', 'PAY-8', 'After a refund succeeds, amount is reported net of the refunded total.'),
   bug('pay-leaks-card-number', 'PAY-9', 'The card object carries the full card number in a `number` field.'),
   bug('pay-next-action-stale', 'PAY-11', 'next_action keeps the 3DS redirect after the payment has succeeded.'),

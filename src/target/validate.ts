@@ -144,7 +144,9 @@ function parseDescriptionAndMetadata(body: Json, bugs: BugFlags, direct: boolean
   let description: string | null = null;
   if (body.description !== undefined && body.description !== null) {
     if (typeof body.description !== 'string') fail('description', 'Invalid description: expected a string.');
-    if (direct && !bugs['pay-description-unbounded'] && body.description.length > LIMITS.descriptionMaxLength) {
+    // pay-description-off-by-one: >= where > belongs, so exactly 500 characters is refused.
+    const over = bugs['pay-description-off-by-one'] ? body.description.length >= LIMITS.descriptionMaxLength : body.description.length > LIMITS.descriptionMaxLength;
+    if (direct && !bugs['pay-description-unbounded'] && over) {
       fail('description', `Invalid description: at most ${LIMITS.descriptionMaxLength} characters.`);
     }
     description = body.description;
@@ -155,6 +157,7 @@ function parseDescriptionAndMetadata(body: Json, bugs: BugFlags, direct: boolean
     const entries = Object.entries(body.metadata);
     if (entries.length > LIMITS.metadataMaxKeys) fail('metadata', `Invalid metadata: at most ${LIMITS.metadataMaxKeys} keys.`);
     for (const [k, v] of entries) {
+      if (bugs['pay-metadata-key-40-enforced'] && k.length > 40) fail(`metadata[${k}]`, `Invalid metadata key: at most 40 characters.`);
       if (typeof v !== 'string') fail(`metadata[${k}]`, `Invalid metadata[${k}]: expected a string.`);
       if (v.length > LIMITS.metadataValueMaxLength) fail(`metadata[${k}]`, `Invalid metadata[${k}]: at most ${LIMITS.metadataValueMaxLength} characters.`);
       metadata[k] = v;

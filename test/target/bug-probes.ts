@@ -248,6 +248,16 @@ export const PROBES: Record<BugName, Probe> = {
     const r = await c.post('/v1/payments', { amount: 100, card: card(), customer: {} });
     return violation(!String(r.json?.error?.param ?? '').includes('currency'), `missing currency named param ${r.json?.error?.param}`);
   },
+  'pay-description-off-by-one': async (env) => {
+    const { c } = await env.start();
+    const r = await c.create({ description: 'd'.repeat(500) });
+    return violation(r.status === 400, `description of 500 characters answered ${r.status}`);
+  },
+  'pay-metadata-key-40-enforced': async (env) => {
+    const { c } = await env.start();
+    const r = await c.create({ metadata: { ['k'.repeat(41)]: 'v' } });
+    return violation(r.status === 400, `a 41-character metadata key answered ${r.status}`);
+  },
   'pay-description-unbounded': async (env) => {
     const { c } = await env.start();
     const r = await c.create({ description: 'd'.repeat(501) });
