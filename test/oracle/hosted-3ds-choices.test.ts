@@ -125,3 +125,25 @@ describe('PAY-7 / PAY-16: the sandbox decline cards decline for test keys; a liv
     expect((await judgeOne('decline-not-http-error', r(K.test))).status).toBe('fail');
   });
 });
+
+describe('SM-4 under a fault, and PAY-13 once the hosted page is used', () => {
+  it('a completed challenge that ends failed while an upstream fault ran is not judged; without the fault it fails', async () => {
+    const { fault } = await import('./fixtures.ts');
+    const recs = () => [
+      create({ id: P, p: threeDs, sent: { cardOutcome: 'three_ds_challenge' } }),
+      ex({ op: 'complete_3ds', status: 303, t: 200, sent: { paymentId: P, threeDsResult: 'success' } }),
+      retrieve(P, { t: 3000, p: { status: 'failed', failureCode: 'three_d_secure_error' } }),
+    ];
+    expect((await judgeOne('three-ds-outcome', [...recs(), fault({ tStart: 100, tEnd: 2000 })])).status).not.toBe('fail');
+    resetSeq();
+    expect((await judgeOne('three-ds-outcome', recs())).status).toBe('fail');
+  });
+  it('PAY-13: a hosted payment may drop redirect_url once its page is used, not while it is open', async () => {
+    const B = { presentation: 'B' as const };
+    const used = [create({ op: 'create_hpp', id: P, p: { ...hpp, ...B } }), retrieve(P, { t: 500, p: { ...hpp, ...B, status: 'succeeded', nextAction: null, redirectUrl: null } })];
+    expect((await judgeOne('redirect-url-by-integration', used)).status).toBe('pass');
+    resetSeq();
+    const open = [create({ op: 'create_hpp', id: P, p: { ...hpp, ...B } }), retrieve(P, { t: 500, p: { ...hpp, ...B, redirectUrl: null } })];
+    expect((await judgeOne('redirect-url-by-integration', open)).status).toBe('fail');
+  });
+});

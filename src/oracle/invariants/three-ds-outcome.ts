@@ -1,6 +1,7 @@
 import type { Invariant } from '../types.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
 import { passedRequiresAction } from '../lib/implied-states.ts';
+import { faultOverlapping } from '../lib/faults.ts';
 import { THREE_DS_TIMEOUT_CODE } from '../../spec/index.ts';
 import type { ExchangeRecord } from '../../history/index.ts';
 
@@ -58,6 +59,8 @@ const invariant: Invariant = {
           // Sent when the challenge may already have timed out: an expired payment is the time-out winning the race.
           const createdAt = ledger.payments.get(id)?.tStart;
           if (end.status === 'expired' && timeout !== undefined && createdAt !== undefined && c.rec.tStart >= createdAt + timeout) continue;
+          // A fault between the completion and the end may have decided the outcome (as SM-3, PAY-16 and TEST-3 excuse).
+          if (faultOverlapping(ledger.faults, c.rec.tStart, end.t)) continue;
           f.check();
           const code = ledger.failureCodes.get(id)?.code ?? null;
           if (c.result === 'success' && end.status !== 'succeeded') f.violation(evidence(`3DS completed successfully but payment ${id} ended ${end.status} ${show(code)}`, [c.rec], { seqs: [end.seq], paymentIds: [id] }));
