@@ -35,11 +35,26 @@ export interface ApiResult {
   body: string;
   /** Parsed JSON body, or undefined. */
   json: unknown;
+  /** From send until the answer was in hand (connection time included), ms. */
   durationMs: number;
   error: string;
   idemKey: string | null;
   /** Date.now() just before the (last) attempt was sent. */
   sentAt: number;
+}
+
+/**
+ * When the answer was in hand (epoch ms): the send time plus k6's timings **including** the
+ * connection's: `timings.duration` is sending + waiting + receiving only, and blocked,
+ * connecting and tls_handshaking come before it, so sentAt + duration alone can end the span
+ * before the server handled the request. Without timings (no answer), when the call returned.
+ * Not simply Date.now() after the call: at millisecond resolution that equals the next
+ * request's send time, and the oracle would take two sequential requests for overlapping.
+ */
+export function endOf(res: { timings?: { duration?: number; blocked?: number; connecting?: number; tls_handshaking?: number } } | undefined, sentAt: number, returnedAt: number): number {
+  const t = res && res.timings;
+  if (!t || typeof t.duration !== 'number') return returnedAt;
+  return sentAt + (t.blocked || 0) + (t.connecting || 0) + (t.tls_handshaking || 0) + t.duration;
 }
 
 export interface CallOptions {
@@ -117,7 +132,7 @@ export class Api {
     };
   }
 
-  private toResult(p: Prepared, res: RefinedResponse<ResponseType | undefined>, sentAt: number, attempt?: number, group?: string): ApiResult {
+  private toResult(p: Prepared, res: RefinedResponse<ResponseType | undefined>, sentAt: number, endAt: number, attempt?: number, group?: string): ApiResult {
     const body = typeof res.body === 'string' ? res.body : '';
     const r: ApiResult = {
       op: p.op,
@@ -126,14 +141,14 @@ export class Api {
       headers: lowerHeaders(res.headers),
       body,
       json: parseJson(body),
-      durationMs: res.timings ? res.timings.duration : 0,
+      durationMs: endAt - sentAt,
       error: res.error || '',
       idemKey: p.idemKey,
       sentAt,
     };
     observe(r, this.key);
     // The exchange as a paystorm history record, for `paystorm check` / `merge` (record.ts).
-    recordExchange({ op: p.op, key: this.key, method: p.method, url: p.url, body: p.body, idemKey: p.idemKey, attempt, group, sentAt, durationMs: r.durationMs, status: r.status, headers: r.headers, responseBody: body, error: r.error });
+    recordExchange({ op: p.op, key: this.key, method: p.method, url: p.url, body: p.body, idemKey: p.idemKey, attempt, group, sentAt, endAt, status: r.status, headers: r.headers, responseBody: body, error: r.error });
     return r;
   }
 
@@ -146,7 +161,7 @@ export class Api {
     for (let attempt = 0; ; attempt++) {
       const sentAt = Date.now();
       const res = http.request(p.method, p.url, p.body, p.params);
-      const r = this.toResult(p, res, sentAt, p.method === 'POST' && p.idemKey ? attempt : undefined);
+      const r = this.toResult(p, res, sentAt, endOf(res, sentAt, Date.now()), p.method === 'POST' && p.idemKey ? attempt : undefined);
       if (r.status === 429 && !waited429) {
         waited429 = true;
         const ra = Number(r.headers[RATE_HEADERS.retryAfter]);
@@ -166,9 +181,10 @@ export class Api {
     const reqs: ObjectBatchRequest[] = prepared.map((p) => ({ method: p.method, url: p.url, body: p.body, params: p.params }));
     const sentAt = Date.now();
     const res = http.batch(reqs);
+    const returnedAt = Date.now();
     // One group per batch: the oracle judges parallel same-key requests together.
     const group = `k6-batch-${sentAt}-${Math.floor(Math.random() * 1e9).toString(36)}`;
-    return prepared.map((p, i) => this.toResult(p, res[i], sentAt, undefined, group));
+    return prepared.map((p, i) => this.toResult(p, res[i], sentAt, endOf(res[i], sentAt, returnedAt), undefined, group));
   }
 
   createDirect(body: Record<string, unknown>, opts: CallOptions = {}): ApiResult {

@@ -19,7 +19,7 @@ import { CREATE_STATUSES, isAllowedTransition, isTerminal, type PaymentStatus } 
 import { directCreateBody, hostedCreateBody, type CardInput, type PaymentInput } from '../../src/spec/inputs.ts';
 import { LIMITS } from '../../src/spec/limits.ts';
 import { HPP_FORM_FIELDS, THREE_DS_RESULT_PARAM } from '../../src/spec/sandbox.ts';
-import { Api, lowerHeaders, type ApiResult } from './api.ts';
+import { Api, endOf, lowerHeaders, type ApiResult } from './api.ts';
 import { recordExchange } from './record.ts';
 import { CARD_EXPECTED, cvcLength, type CardsFile } from '../../src/spec/cards.ts';
 import { REFUND_PLANS, type KeyConfig, type LoadOutcome, type MixedConfig, type RefundPlan } from './config.ts';
@@ -207,7 +207,7 @@ export function complete3ds(ctx: FlowCtx, redirectUrl: string): boolean {
     tags: { op: 'complete_3ds', name: 'GET <3DS redirect_url>' },
     timeout: ctx.cfg.requestTimeout,
   });
-  recordSandbox(ctx, 'complete_3ds', 'GET', url, null, sentAt, res);
+  recordSandbox(ctx, 'complete_3ds', 'GET', url, null, sentAt, endOf(res, sentAt, Date.now()), res);
   return driverAnswered(res.status, 'the 3DS page');
 }
 
@@ -224,15 +224,16 @@ export function submitHosted(ctx: FlowCtx, redirectUrl: string, card: CardInput)
     tags: { op: 'submit_hpp', name: 'POST <hosted redirect_url>' },
     timeout: ctx.cfg.requestTimeout,
   });
+  const endAt = endOf(res, sentAt, Date.now());
   const formBody = Object.keys(form)
     .map((k) => `${encodeURIComponent(k)}=${encodeURIComponent(form[k])}`)
     .join('&');
-  recordSandbox(ctx, 'submit_hpp', 'POST', url, formBody, sentAt, res);
+  recordSandbox(ctx, 'submit_hpp', 'POST', url, formBody, sentAt, endAt, res);
   return driverAnswered(res.status, 'the hosted page');
 }
 
 /** A sandbox page exchange as a history record (no API key was sent; the record names the VU's key as paystorm's client does). */
-function recordSandbox(ctx: FlowCtx, op: 'complete_3ds' | 'submit_hpp', method: string, url: string, body: string | null, sentAt: number, res: { status: number; headers: Record<string, string>; body: unknown; error: string; timings: { duration: number } }): void {
+function recordSandbox(ctx: FlowCtx, op: 'complete_3ds' | 'submit_hpp', method: string, url: string, body: string | null, sentAt: number, endAt: number, res: { status: number; headers: Record<string, string>; body: unknown; error: string }): void {
   recordExchange({
     op,
     key: ctx.api.key,
@@ -241,7 +242,8 @@ function recordSandbox(ctx: FlowCtx, op: 'complete_3ds' | 'submit_hpp', method: 
     body,
     idemKey: null,
     sentAt,
-    durationMs: res.timings ? res.timings.duration : 0,
+    // Connection time included (api.ts endOf): k6's timings.duration leaves out blocked, connecting and tls_handshaking.
+    endAt,
     status: res.status,
     headers: lowerHeaders(res.headers),
     responseBody: typeof res.body === 'string' ? res.body : '',

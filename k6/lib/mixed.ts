@@ -11,12 +11,14 @@ import { Api, header } from './api.ts';
 import { arrivalPlan, mixedConfig, parseCards, parseKeys, parsePresentation, parseTarget, pickWeighted, testKeysOf, type KeyConfig, type ArrivalPlan, type MixedConfig } from './config.ts';
 import { detectTargetPresentation, directFlow, hostedFlow, listFlow, retrieveFlow, type FlowCtx } from './flows.ts';
 import { loadThresholds, type Thresholds } from './thresholds.ts';
-import { recordRun, watchCards, windowMsOf } from './record.ts';
+import { recordEnd, recordRun, testRunMs, watchCards, windowMsOf } from './record.ts';
 
 export interface SetupData {
   presentation: Presentation;
   /** X-RateLimit-Limit as the target reported it (null if absent). */
   limit: number | null;
+  /** k6's test-run duration when setup() returned, ms (teardown's end marker subtracts it). */
+  setupMs: number;
 }
 
 // Init context: parsed once per VU. KEYS may be absent while k6 only archives or
@@ -78,7 +80,12 @@ export function mixedSetup(scriptName: string): SetupData {
     console.warn(`${scriptName}: the target reports X-RateLimit-Limit ${limit} but the rate was planned for ${assumed}; set RATE_LIMIT=${limit} (or RATE).`);
   }
   recordRun({ target: targetUrl(), presentation: det.presentation, rateLimit: limit !== null ? { limit, windowMs: windowMsOf(__ENV) } : null, keys: KEYS, cardOutcomes: Object.keys(CARDS), windowMs: windowMsOf(__ENV) });
-  return { presentation: det.presentation, limit };
+  return { presentation: det.presentation, limit, setupMs: testRunMs() };
+}
+
+/** teardown(): the end marker (did the scenario run its whole duration?) for `paystorm check`. */
+export function mixedTeardown(options: Options, data: SetupData | undefined): void {
+  recordEnd(options.scenarios, data ? data.setupMs : undefined);
 }
 
 /** One mixed iteration. Keys rotate by the test-wide iteration number, so load spreads evenly. */

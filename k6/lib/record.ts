@@ -11,9 +11,12 @@
  * `--out json` writes it as `data.metadata` of a Point line, so `paystorm check k6.json`
  * (or `.gz`) and `paystorm merge` read it back (src/history/k6.ts, which also reads it
  * from a tag of that name). setup() adds one point with `paystorm_run` instead: the run's
- * facts (script, target, presentation, rate limit, key labels, card outcomes). Times are
- * Unix epoch ms here; the converter puts them on one run clock. Keys appear only as
- * labels; card numbers only as last four.
+ * facts (script, target, presentation, rate limit, key labels, card outcomes, and
+ * `endMarker: true`: this script writes an end marker), and teardown() one with `paystorm_end`:
+ * whether the test ran its plan, with the evidence (plan.ts). Without a marker saying so the
+ * converter judges the run incomplete (interrupted). Times are Unix epoch ms here; the
+ * converter puts them on one run clock. Keys appear only as labels; card numbers only as
+ * last four.
  */
 import { Counter } from 'k6/metrics';
 import exec from 'k6/execution';
@@ -24,10 +27,12 @@ import type { Operation } from '../../src/spec/operations.ts';
 import { LIMITS } from '../../src/spec/limits.ts';
 import type { KeyConfig } from './config.ts';
 import type { CardsFile } from '../../src/spec/cards.ts';
+import { planEvidence, type ScenarioPlan } from './plan.ts';
 
 export const RECORD_METRIC = 'paystorm_exchange';
 export const RECORD_TAG = 'paystorm_record';
 export const RUN_TAG = 'paystorm_run';
+export const END_TAG = 'paystorm_end';
 
 const records = new Counter(RECORD_METRIC);
 const scanner = new LeakScanner();
@@ -173,7 +178,12 @@ export interface Exchange {
   group?: string;
   /** Date.now() just before sending. */
   sentAt: number;
-  durationMs: number;
+  /**
+   * Epoch ms by which the answer was in hand: sentAt + blocked + connecting + tls_handshaking +
+   * duration (k6's `timings.duration` alone leaves out the connection's time, so it would end
+   * the span before the server answered). See api.ts `endOf`.
+   */
+  endAt: number;
   /** 0: no answer. */
   status: number;
   /** Lower-case names. */
@@ -197,7 +207,7 @@ export function recordExchange(x: Exchange): void {
   if (x.idemKey !== null) meta.idemKey = x.idemKey;
   if (x.body !== null) meta.bodyDigest = sha256(x.body, 'hex').slice(0, 16);
   if (x.attempt !== undefined) meta.attempt = x.attempt;
-  const tEnd = x.sentAt + x.durationMs;
+  const tEnd = Math.max(x.sentAt, x.endAt);
   const h = x.headers;
   const record =
     x.status === 0
@@ -271,6 +281,50 @@ export function recordRun(f: RunFacts): void {
     cardOutcomes: f.cardOutcomes,
     windowMs: f.windowMs,
     wall: Date.now(),
+    // This script's teardown() writes the end marker: a file with these facts and no marker was cut short.
+    endMarker: true,
   };
   emit(0, RUN_TAG, JSON.stringify(run));
+}
+
+/** exec.instance.currentTestRunDuration now (ms; 0 where k6 does not tell): setup() returns it as `setupMs`. */
+export function testRunMs(): number {
+  try {
+    const d = Number(exec.instance.currentTestRunDuration);
+    return Number.isFinite(d) ? d : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * teardown(): the end marker, one `paystorm_end` point saying whether the test ran its plan,
+ * with the evidence. The plan is the consolidated scenarios k6 ran (`exec.test.options`,
+ * which reflects command-line overrides), else the script's own `options.scenarios`.
+ * `setupMs`: testRunMs() as setup() returned (k6's test-run duration counts setup too).
+ */
+export function recordEnd(own: Record<string, ScenarioPlan> | undefined, setupMs: number | undefined): void {
+  let scenarios: Record<string, ScenarioPlan> | undefined;
+  let completed = 0;
+  let interrupted = 0;
+  try {
+    const opts = exec.test.options as { scenarios?: Record<string, ScenarioPlan> };
+    if (opts && opts.scenarios && Object.keys(opts.scenarios).length) scenarios = opts.scenarios;
+  } catch {
+    scenarios = undefined;
+  }
+  try {
+    completed = Number(exec.instance.iterationsCompleted) || 0;
+    interrupted = Number(exec.instance.iterationsInterrupted) || 0;
+  } catch {
+    // Counted as nothing completed: the marker then says the plan did not run.
+  }
+  const ev = planEvidence(scenarios ?? own ?? {}, {
+    runMs: testRunMs(),
+    setupMs: typeof setupMs === 'number' && Number.isFinite(setupMs) ? setupMs : 0,
+    iterationsCompleted: completed,
+    iterationsInterrupted: interrupted,
+  });
+  if (!ev.planRan) console.warn(`paystorm k6 ${script}: the test did not run its plan (${ev.why}); paystorm check will judge it incomplete (interrupted).`);
+  emit(0, END_TAG, JSON.stringify({ script, ...ev, wall: Date.now() }));
 }

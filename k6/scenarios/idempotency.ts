@@ -30,7 +30,7 @@ import { mixedConfig, parseCards, parseKeys, parseNumber, parsePresentation, par
 import { cardInput, detectTargetPresentation, paymentInput, poll, type FlowCtx } from '../lib/flows.ts';
 import { newIdempotencyKey, randomHex } from '../lib/ids.ts';
 import { metricKey } from '../lib/thresholds.ts';
-import { recordRun, setScript, watchCards, windowMsOf } from '../lib/record.ts';
+import { recordEnd, recordRun, setScript, testRunMs, watchCards, windowMsOf } from '../lib/record.ts';
 
 setScript('idempotency');
 
@@ -59,6 +59,8 @@ export const options: Options = {
 
 interface SetupData {
   presentation: Presentation;
+  /** k6's test-run duration when setup() returned, ms. */
+  setupMs: number;
 }
 
 export function setup(): SetupData {
@@ -68,7 +70,12 @@ export function setup(): SetupData {
   const det = detectTargetPresentation(api, PRESENTATION, CARDS, CFG.currency);
   console.log(`paystorm k6 idempotency: presentation ${det.presentation} (from ${det.via}); test keys ${TEST_KEYS.map((k) => k.label).join(', ')}`);
   recordRun({ target: parseTarget(__ENV), presentation: det.presentation, rateLimit: null, keys: KEYS, cardOutcomes: Object.keys(CARDS), windowMs: windowMsOf(__ENV) });
-  return { presentation: det.presentation };
+  return { presentation: det.presentation, setupMs: testRunMs() };
+}
+
+/** The end marker: did every planned iteration complete (IDEM_VUS × IDEM_ITERATIONS)? */
+export function teardown(data: SetupData | undefined): void {
+  recordEnd(options.scenarios, data ? data.setupMs : undefined);
 }
 
 const idOf = (r: ApiResult): string | null => {

@@ -11,7 +11,7 @@
  */
 import type { Options } from 'k6/options';
 import { parseDuration } from '../lib/config.ts';
-import { arrivalScenario, baseOptions, mixedIteration, mixedSetup, type SetupData } from '../lib/mixed.ts';
+import { arrivalScenario, baseOptions, mixedIteration, mixedSetup, mixedTeardown, type SetupData } from '../lib/mixed.ts';
 import { setScript } from '../lib/record.ts';
 
 setScript('mixed');
@@ -20,6 +20,11 @@ export const options: Options = baseOptions({ mixed: arrivalScenario('mixed', pa
 
 export function setup(): SetupData {
   return mixedSetup('mixed');
+}
+
+/** Also after a graceful stop (Ctrl-C, abort): the end marker says whether the plan ran. */
+export function teardown(data: SetupData): void {
+  mixedTeardown(options, data);
 }
 
 export function mixed(data: SetupData): void {

@@ -21,7 +21,7 @@ import { Api, header, type ApiResult } from '../lib/api.ts';
 import { expect } from '../lib/checks.ts';
 import { parseKeys, parseNumber, parseTarget, rateLimitKeyOf, testKeysOf } from '../lib/config.ts';
 import { metricKey } from '../lib/thresholds.ts';
-import { recordRun, setScript, windowMsOf } from '../lib/record.ts';
+import { recordEnd, recordRun, setScript, testRunMs, windowMsOf } from '../lib/record.ts';
 
 setScript('rate-limit');
 
@@ -75,12 +75,22 @@ function sampleChecks(s: Sample): void {
   );
 }
 
-export function setup(): Record<string, never> {
+interface SetupData {
+  /** k6's test-run duration when setup() returned, ms. */
+  setupMs: number;
+}
+
+export function setup(): SetupData {
   parseTarget(__ENV);
   if (!rateLimitKeyOf(KEYS)) throw new Error('rate-limit: KEYS has no test key. Set KEYS=[merchant:]svc_test_sk_…');
   // The limit is learned from the records' X-RateLimit-Limit; the window is WINDOW_MS (default 60 s).
   recordRun({ target: parseTarget(__ENV), presentation: null, rateLimit: null, keys: KEYS, cardOutcomes: [], windowMs: windowMsOf(__ENV) });
-  return {};
+  return { setupMs: testRunMs() };
+}
+
+/** The end marker: did the one iteration complete? */
+export function teardown(data: SetupData | undefined): void {
+  recordEnd(options.scenarios, data ? data.setupMs : undefined);
 }
 
 export function rateLimit(): void {

@@ -7,7 +7,7 @@
  */
 import type { Options } from 'k6/options';
 import { parseDuration } from '../lib/config.ts';
-import { arrivalScenario, baseOptions, mixedIteration, mixedSetup, type SetupData } from '../lib/mixed.ts';
+import { arrivalScenario, baseOptions, mixedIteration, mixedSetup, mixedTeardown, type SetupData } from '../lib/mixed.ts';
 import { setScript } from '../lib/record.ts';
 
 setScript('soak');
@@ -23,6 +23,11 @@ export const options: Options = baseOptions({ soak: arrivalScenario('soak', pars
 
 export function setup(): SetupData {
   return mixedSetup('soak');
+}
+
+/** Also after a graceful stop (Ctrl-C, abort): the end marker says whether the plan ran. */
+export function teardown(data: SetupData): void {
+  mixedTeardown(options, data);
 }
 
 export function soak(data: SetupData): void {

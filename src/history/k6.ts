@@ -12,6 +12,17 @@
  *   exchange record (epoch-ms times), and under `paystorm_run` the run's facts (script, target, presentation, rate limit, key labels). The converter
  *   puts the exchanges on one run clock (0 = the earliest send), numbers them by start,
  *   and adds the run and end records; the oracle then judges them like a paystorm run.
+ * - Whether the run is complete: the scripts' teardown() adds one point with `paystorm_end`
+ *   (k6/lib/record.ts `recordEnd`, k6/lib/plan.ts): did the test run its plan (the scenario's
+ *   whole duration, or every planned iteration), with the evidence. k6 runs teardown also
+ *   after a graceful stop (Ctrl-C, test.abort(), an abortOnFail threshold), so the marker is
+ *   there then too, and says the plan did not run. The end record is `complete: true,
+ *   reason: 'done'` only when a marker says the plan ran; otherwise `complete: false,
+ *   reason: 'interrupted'` (exit 130): a marker saying the plan did not run; no marker in a
+ *   file whose run facts say the script writes one (`endMarker`: cut before teardown, or
+ *   killed); and no marker in output of scripts from before the marker (no `endMarker`, like
+ *   the real k6 v1.3 sample): nothing tells whether such a run ran its plan, so it cannot
+ *   pass (a warning says why). What the marker said is kept in the run record's `facts.k6.end`.
  * - Output of scripts that carried no records (built before the recorder, like the real
  *   k6 v1.3 sample in ../shared/samples/k6): what they carry (requests by op and status,
  *   checks by name with passes and fails, every metric's sample count and sum) goes to the
@@ -32,6 +43,7 @@ import { K6_SCRIPT_RULES } from './k6-scripts.ts';
 export const K6_RECORD_METRIC = 'paystorm_exchange';
 export const K6_RECORD_TAG = 'paystorm_record';
 export const K6_RUN_TAG = 'paystorm_run';
+export const K6_END_TAG = 'paystorm_end';
 const SPEC_WINDOW_MS = 60_000;
 const DEFAULT_SETTLE_BOUND_MS = 30_000;
 
@@ -126,6 +138,20 @@ export interface K6Facts {
   records: number;
   /** Distinct `scenario` tags (k6 scenarios). */
   scenarios: string[];
+  /** How the run ended, from the end marker (or its absence). */
+  end: K6End;
+}
+
+/** What the end marker said (k6/lib/plan.ts PlanEvidence), and what the converter made of it. */
+export interface K6End {
+  /** An end marker was in the file. */
+  marker: boolean;
+  /** The marker said the test ran its plan (false without a marker). */
+  planRan: boolean;
+  /** Why the run is not judged complete ('' when it is). */
+  why: string;
+  /** The marker's evidence as written (null without one). */
+  evidence: Record<string, unknown> | null;
 }
 
 export interface K6Conversion {
@@ -144,6 +170,8 @@ interface RunFacts {
   keys?: KeyInfo[];
   cardOutcomes?: string[];
   wall?: number;
+  /** The script writes an end marker in teardown(). */
+  endMarker?: boolean;
 }
 
 function bad(path: string, line: number, what: string): never {
@@ -168,7 +196,8 @@ const OPS = new Set<string>(OPERATIONS);
 
 /** Reads a k6 --out json file (plain or gzipped) and converts it to history records. */
 export async function convertK6(path: string, opts: { onWarning?: (m: string) => void } = {}): Promise<K6Conversion> {
-  const facts: K6Facts = { points: {}, sums: {}, requests: {}, checks: {}, records: 0, scenarios: [] };
+  const facts: K6Facts = { points: {}, sums: {}, requests: {}, checks: {}, records: 0, scenarios: [], end: { marker: false, planRan: false, why: '', evidence: null } };
+  const markers: Record<string, unknown>[] = [];
   const exchanges: ExchangeRecord[] = [];
   const scenarios = new Set<string>();
   let run: RunFacts | null = null;
@@ -219,7 +248,17 @@ export async function convertK6(path: string, opts: { onWarning?: (m: string) =>
       } else if (name === K6_RECORD_METRIC) {
         const rec = tags[K6_RECORD_TAG] ?? d.metadata?.[K6_RECORD_TAG];
         const runText = tags[K6_RUN_TAG] ?? d.metadata?.[K6_RUN_TAG];
-        if (rec !== undefined) {
+        const endText = tags[K6_END_TAG] ?? d.metadata?.[K6_END_TAG];
+        if (endText !== undefined) {
+          let m: unknown;
+          try {
+            m = JSON.parse(endText);
+          } catch {
+            bad(path, n, `the ${K6_END_TAG} tag is not JSON`);
+          }
+          if (m === null || typeof m !== 'object' || typeof (m as { planRan?: unknown }).planRan !== 'boolean') bad(path, n, `the ${K6_END_TAG} tag has no boolean planRan`);
+          markers.push(m as Record<string, unknown>);
+        } else if (rec !== undefined) {
           let x: unknown;
           try {
             x = JSON.parse(rec);
@@ -259,6 +298,8 @@ export async function convertK6(path: string, opts: { onWarning?: (m: string) =>
   }
   facts.scenarios = [...scenarios].sort();
   const runFacts: RunFacts = run ?? {};
+  facts.end = endOf(markers, runFacts, run !== null);
+  if (!facts.end.planRan) opts.onWarning?.(`${basename(path)}: judged incomplete (interrupted, exit 130): ${facts.end.why}.`);
   if (!run && exchanges.length === 0) {
     opts.onWarning?.(
       `${basename(path)}: k6 output without paystorm exchange records (a script built before the recorder, or not one of paystorm's): nothing can be judged. Rebuild the bundles (npm run k6:build) and run again with --out json.`,
@@ -315,12 +356,29 @@ export async function convertK6(path: string, opts: { onWarning?: (m: string) =>
     kind: 'end',
     tEnd: tEndMax,
     wall: originMs + tEndMax,
-    complete: true,
-    reason: 'done',
+    complete: facts.end.planRan,
+    reason: facts.end.planRan ? 'done' : 'interrupted',
     requests: exchanges.length,
     dropped,
   };
   return { records: [runRecord, ...exchanges, end], facts, hasRunFacts: run !== null };
+}
+
+/** The run's end from its end markers: complete only when there is one and every one says the plan ran. */
+function endOf(markers: Record<string, unknown>[], run: RunFacts, hasRunFacts: boolean): K6End {
+  if (markers.length > 0) {
+    const notRan = markers.filter((m) => m.planRan !== true);
+    const evidence = markers.length === 1 ? markers[0] : { markers };
+    if (notRan.length === 0) return { marker: true, planRan: true, why: '', evidence };
+    const why = notRan.map((m) => (typeof m.why === 'string' && m.why ? m.why : 'no reason given')).join('; ');
+    return { marker: true, planRan: false, why: `the end marker says the test did not run its plan (${why}): stopped early (Ctrl-C, test.abort(), an abortOnFail threshold, maxDuration)`, evidence };
+  }
+  const why = run.endMarker
+    ? 'no end marker, though the script writes one in teardown(): the run stopped before teardown (killed, or the file was cut)'
+    : hasRunFacts
+      ? 'no end marker: the scripts that wrote this file predate it (rebuild the bundles: npm run k6:build), so nothing tells whether the run ran its plan or was cut short'
+      : 'no end marker (k6 output of scripts from before the marker, or not paystorm\'s): nothing tells whether the run ran its plan or was cut short';
+  return { marker: false, planRan: false, why, evidence: null };
 }
 
 /** Records as history.ndjson text. */

@@ -32,6 +32,10 @@ export interface ShimRequest {
   responseHeaders: Record<string, string>;
   responseBody: string;
   error: string;
+  /** Time the shim spent connecting before sending (reported as timings.connecting), ms. */
+  connectMs: number;
+  /** Epoch ms when the answer was in hand. */
+  receivedAt: number;
 }
 
 export interface ShimResult {
@@ -61,6 +65,12 @@ export interface ShimOptions {
   jsonOut?: string;
   /** Seed Math.random (as k6's randomSeed does): the same mix of operations every run. */
   seed?: number;
+  /** Stop after this many iterations, as a graceful Ctrl-C would (teardown still runs). */
+  interruptAfter?: number;
+  /** Time a new connection takes (timings.connecting), ms; the shim's default is 30. */
+  connectMs?: number;
+  /** Every request opens a new connection (k6's noConnectionReuse). */
+  noReuse?: boolean;
 }
 
 /** Runs a bundle in a child Node process (async: the stub server lives in this process). */
@@ -78,6 +88,9 @@ export function runShim(bundle: string, env: Record<string, string>, opts: ShimO
       ...(opts.scenario ? { K6SHIM_SCENARIO: opts.scenario } : {}),
       ...(opts.jsonOut ? { K6SHIM_JSON_OUT: opts.jsonOut } : {}),
       ...(opts.seed !== undefined ? { K6SHIM_SEED: String(opts.seed) } : {}),
+      ...(opts.interruptAfter !== undefined ? { K6SHIM_INTERRUPT_AFTER: String(opts.interruptAfter) } : {}),
+      ...(opts.connectMs !== undefined ? { K6SHIM_CONNECT_MS: String(opts.connectMs) } : {}),
+      ...(opts.noReuse ? { K6SHIM_NO_REUSE: '1' } : {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

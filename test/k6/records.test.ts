@@ -140,19 +140,23 @@ describe('real k6 v1.3.0 output (../shared/samples/k6)', () => {
     const run = conv.records[0] as RunRecord;
     expect(run.facts?.source).toBe('k6');
     expect(run.scenarios).toEqual([{ name: 'mixed', rules: [] }]);
+    // It predates the end marker: nothing tells whether the run ran its plan, so it is not complete.
+    expect(conv.facts.end).toMatchObject({ marker: false, planRan: false, evidence: null });
+    expect(conv.records.at(-1)).toMatchObject({ kind: 'end', complete: false, reason: 'interrupted' });
   });
 
-  it('paystorm check on it: nothing was exercised, so it does not pass', async () => {
+  it('paystorm check on it: no end marker and nothing exercised, so it does not pass (judged interrupted, exit 130)', async () => {
     const dir = mkdtempSync(join(work, 'sample-'));
     copyFileSync(SAMPLE_JSON, join(dir, 'mixed-clean.k6.json.gz'));
     // --no-write judges and prints, and leaves nothing beside the file.
     const dry = await cli(['check', '--no-write', join(dir, 'mixed-clean.k6.json.gz')]);
-    expect(dry.code, dry.out).toBe(1);
+    expect(dry.code, dry.out).toBe(130);
     expect(readdirSync(dir)).toEqual(['mixed-clean.k6.json.gz']);
     const r = await cli(['check', join(dir, 'mixed-clean.k6.json.gz')]);
-    expect(r.code, r.out).toBe(1);
+    expect(r.code, r.out).toBe(130);
     expect(r.out).toContain('without paystorm exchange records');
-    expect(r.out).toMatch(/nothing was checked/);
+    expect(r.out).toMatch(/no end marker.*nothing tells whether the run ran its plan/);
+    expect(r.out).toMatch(/interrupted/);
     expect(existsSync(join(dir, 'mixed-clean.k6.paystorm', 'summary.json'))).toBe(true);
   });
 });
@@ -203,7 +207,8 @@ describe('the scripts record what the oracle needs (shim against the reference s
   });
 
   it('idempotency, clean: pass, every declared rule judged', async () => {
-    const s = await judgeK6(await k6Json('idempotency', { TARGET: svc.url, KEYS }));
+    // One VU, one iteration: the plan the shim's one iteration runs (the end marker compares).
+    const s = await judgeK6(await k6Json('idempotency', { TARGET: svc.url, KEYS, IDEM_VUS: '1', IDEM_ITERATIONS: '1' }));
     expect(s.verdict, s.reason).toBe('pass');
     declaredJudged(s, 'idempotency');
   });
@@ -211,7 +216,7 @@ describe('the scripts record what the oracle needs (shim against the reference s
   it('idempotency with idem-body-ignored: fails on the invariant citing IDEM-4 (through paystorm check, gzipped)', async () => {
     const bug = await startReferenceService({ port: 0, presentation: 'B', timeScale: 0.02, bugs: ['idem-body-ignored'] });
     try {
-      const file = await k6Json('idempotency', { TARGET: bug.url, KEYS });
+      const file = await k6Json('idempotency', { TARGET: bug.url, KEYS, IDEM_VUS: '1', IDEM_ITERATIONS: '1' });
       const gz = `${file}.gz`;
       writeFileSync(gz, gzipSync(readFileSync(file)));
       const r = await cli(['check', gz]);

@@ -10,7 +10,20 @@ const exec = {
   get vu() {
     return { ...state.vu, tags: state.vuMetrics.tags, metrics: state.vuMetrics };
   },
-  instance: { iterationsInterrupted: 0, iterationsCompleted: 0, vusActive: 1, vusInitialized: 1, currentTestRunDuration: 0 },
+  instance: {
+    get iterationsInterrupted() {
+      return state.instance.iterationsInterrupted;
+    },
+    get iterationsCompleted() {
+      return state.instance.iterationsCompleted;
+    },
+    vusActive: 1,
+    vusInitialized: 1,
+    /** ms since the test run started (before setup, as k6 counts), plus the simulated scenario time. */
+    get currentTestRunDuration() {
+      return state.instance.startedAt ? Date.now() - state.instance.startedAt + state.instance.advancedMs : 0;
+    },
+  },
   test: {
     abort(message) {
       throw new TestAborted(message ?? 'test aborted');
@@ -18,7 +31,9 @@ const exec = {
     fail(message) {
       state.logs.push({ level: 'error', text: `test.fail: ${message ?? ''}` });
     },
-    options: {},
+    get options() {
+      return state.testOptions;
+    },
   },
 };
 export const scenario = state.scenario;

@@ -2,6 +2,14 @@
  * Shim of `k6/http`: synchronous requests through the fetch worker. Response headers
  * get Go's canonical names (X-Ratelimit-Limit), as k6 reports them, so scripts must
  * read headers case-insensitively here as they must under k6.
+ *
+ * Timings as k6 reports them: `duration` is sending + waiting + receiving only; a request that
+ * needs a new connection (the VU has none free to its origin: the first request, or more
+ * parallel batch requests than open connections) first spends K6SHIM_CONNECT_MS (default 30)
+ * connecting, reported in `timings.connecting` and left out of `duration`, as k6 leaves out
+ * blocked, connecting and tls_handshaking. `blocked` is the time before the fetch worker took
+ * the request (its start-up, the hand-over). K6SHIM_NO_REUSE=1: every request connects (k6's
+ * noConnectionReuse).
  */
 import { state, syncFetch, emitSample } from './state.mjs';
 
@@ -46,7 +54,7 @@ function toResponse(req, res) {
     error_code: res.status === 0 ? 1000 : res.status >= 400 ? 1000 + res.status : 0,
     url: req.url,
     proto: 'HTTP/1.1',
-    timings: { duration: res.durationMs, waiting: res.durationMs, blocked: 0, connecting: 0, tls_handshaking: 0, sending: 0, receiving: 0 },
+    timings: { duration: res.durationMs, waiting: res.durationMs, blocked: res.blockedMs ?? 0, connecting: req.connectMs, tls_handshaking: 0, sending: 0, receiving: 0 },
     request: { method: req.method, url: req.url, headers: req.headers, body: req.body ?? '' },
     json(selector) {
       const v = JSON.parse(this.body);
@@ -70,8 +78,42 @@ function toResponse(req, res) {
     responseHeaders: headers,
     responseBody: res.body,
     error: res.error,
+    connectMs: req.connectMs,
+    /** Epoch ms when the answer was in hand (this thread). */
+    receivedAt: res.receivedAt,
   });
   return r;
+}
+
+const CONNECT_MS = Number(process.env.K6SHIM_CONNECT_MS ?? '30');
+const NO_REUSE = process.env.K6SHIM_NO_REUSE === '1';
+
+/** Which of these parallel requests need a new connection (they get `connectMs`). */
+function connect(prepared) {
+  const byOrigin = new Map();
+  for (const req of prepared) {
+    let origin;
+    try {
+      origin = new URL(req.url).origin;
+    } catch {
+      origin = req.url;
+    }
+    const used = byOrigin.get(origin) ?? 0;
+    byOrigin.set(origin, used + 1);
+    const open = NO_REUSE ? 0 : (state.connected.get(origin) ?? 0);
+    req.connectMs = used >= open ? CONNECT_MS : 0;
+  }
+  for (const [origin, n] of byOrigin) state.connected.set(origin, Math.max(state.connected.get(origin) ?? 0, n));
+}
+
+function fetchAll(prepared) {
+  connect(prepared);
+  const postedAt = performance.timeOrigin + performance.now();
+  for (const req of prepared) req.postedAt = postedAt;
+  const results = syncFetch(prepared);
+  const receivedAt = Date.now();
+  for (const r of results) r.receivedAt = receivedAt;
+  return results;
 }
 
 function prepare(method, url, body, params) {
@@ -81,7 +123,7 @@ function prepare(method, url, body, params) {
 
 export function request(method, url, body, params) {
   const req = prepare(method, url, body, params);
-  return toResponse(req, syncFetch([req])[0]);
+  return toResponse(req, fetchAll([req])[0]);
 }
 export const get = (url, params) => request('GET', url, null, params);
 export const head = (url, params) => request('HEAD', url, null, params);
@@ -97,7 +139,7 @@ export function batch(requests) {
     if (Array.isArray(r)) return prepare(r[0], r[1], r[2], r[3]);
     return prepare(r.method, r.url, r.body, r.params);
   });
-  const results = syncFetch(prepared);
+  const results = fetchAll(prepared);
   const out = Array.isArray(requests) ? [] : {};
   entries.forEach(([k], i) => {
     out[k] = toResponse(prepared[i], results[i]);

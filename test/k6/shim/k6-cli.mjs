@@ -6,7 +6,8 @@
  *
  * Accepts `k6 run [-q] [--out json=FILE[.gz]] [-e NAME=VALUE]... bundle.js` and runs the
  * bundle under the shim (runner.mjs), writing k6's --out json there (gzipped for .gz).
- * Iterations: RATE × DURATION when both are given (arrival rate over the test), else 3.
+ * Iterations: RATE × DURATION when both are given (arrival rate over the test), else what
+ * the scenario plans (runner.mjs K6SHIM_ITERATIONS=plan).
  * It is the shim, not k6: it proves nothing about k6 itself.
  */
 import { spawnSync } from 'node:child_process';
@@ -40,7 +41,7 @@ const seconds = (d) => {
   return m ? Number(m[1]) * { ms: 0.001, s: 1, m: 60, h: 3600 }[m[2]] : null;
 };
 const dur = seconds(env.DURATION);
-const iterations = env.RATE && dur ? Math.max(1, Math.round(Number(env.RATE) * dur)) : 3;
+const iterations = env.RATE && dur ? Math.max(1, Math.round(Number(env.RATE) * dur)) : 'plan';
 const plain = out && out.endsWith('.gz') ? `${out}.tmp-plain` : out;
 const r = spawnSync(process.execPath, [join(import.meta.dirname, 'runner.mjs'), bundle], {
   stdio: 'inherit',

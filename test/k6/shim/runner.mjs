@@ -7,12 +7,18 @@
  *
  *   K6SHIM_ENV='{"TARGET":"…","KEYS":"…"}' K6SHIM_OUT=out.json node runner.mjs bundle.js
  *
- * K6SHIM_MODE=options stops after the init context. K6SHIM_ITERATIONS (default 1),
+ * K6SHIM_MODE=options stops after the init context. K6SHIM_ITERATIONS (default 1; `plan`:
+ * what an iteration-based scenario plans, vus × iterations or iterations, and 1 for a
+ * time-based one), K6SHIM_INTERRUPT_AFTER (stop after that many iterations, as a Ctrl-C
+ * would, and still run teardown), K6SHIM_CONNECT_MS (see http.mjs),
  * K6SHIM_SCENARIO (default: all), K6SHIM_SLEEP_SCALE (default 1), K6SHIM_SEED (an integer:
  * Math.random becomes a seeded generator, as k6's `randomSeed()` makes it, so a test's mix of
  * operations is the same every run).
  * This is a test double of k6's API: it does not schedule executors, pace arrival
- * rates, evaluate thresholds or run VUs in parallel.
+ * rates, evaluate thresholds or run VUs in parallel. exec.instance counts iterations and keeps
+ * the test-run clock; when a time-based scenario has run its iterations, the clock is moved
+ * on by the scenario's duration (the iterations stand for the whole duration), so teardown's
+ * end marker sees the plan ran; an aborted or interrupted run is not moved on.
  */
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,6 +66,13 @@ function rewriteImports(code) {
   });
 }
 
+/** Seconds of a k6 duration string (30s, 5m, 1h30m, 500ms). */
+function seconds(d) {
+  let total = 0;
+  for (const m of String(d ?? '').matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) total += Number(m[1]) * { ms: 0.001, s: 1, m: 60, h: 3600 }[m[2]];
+  return total;
+}
+
 /** A small seeded generator of floats in [0, 1). */
 function mulberry32(seed) {
   let a = seed >>> 0;
@@ -92,12 +105,14 @@ async function main() {
     return finish(1);
   }
   result.options = JSON.parse(JSON.stringify(mod.options ?? null));
+  state.testOptions = JSON.parse(JSON.stringify(mod.options ?? {}));
   result.exports = Object.keys(mod).sort();
   if (process.env.K6SHIM_MODE === 'options') {
     result.ok = true;
     return finish(0);
   }
   globalThis.__VU = 1;
+  state.instance.startedAt = Date.now();
   let data;
   try {
     data = typeof mod.setup === 'function' ? mod.setup() : undefined;
@@ -110,9 +125,13 @@ async function main() {
   }
   const scenarios = Object.entries((mod.options && mod.options.scenarios) || { default: { executor: 'shared-iterations' } });
   const only = process.env.K6SHIM_SCENARIO;
-  const n = Number(process.env.K6SHIM_ITERATIONS || '1');
+  const planned = (sc) => (sc.executor === 'per-vu-iterations' ? (sc.vus ?? 1) * (sc.iterations ?? 1) : sc.executor === 'shared-iterations' ? (sc.iterations ?? 1) : 1);
+  const interruptAfter = process.env.K6SHIM_INTERRUPT_AFTER ? Number(process.env.K6SHIM_INTERRUPT_AFTER) : Infinity;
   let iterationInTest = 0;
+  let stopped = false;
   for (const [name, sc] of scenarios) {
+    if (stopped) break;
+    const n = process.env.K6SHIM_ITERATIONS === 'plan' ? planned(sc) : Number(process.env.K6SHIM_ITERATIONS || '1');
     if (only && name !== only) continue;
     const fn = mod[sc.exec || 'default'];
     if (typeof fn !== 'function') {
@@ -121,20 +140,35 @@ async function main() {
     }
     state.scenario.name = name;
     state.scenario.executor = sc.executor;
+    let ranAll = true;
     for (let i = 0; i < n; i++) {
+      if (iterationInTest >= interruptAfter) {
+        // A graceful interrupt: no further iteration; teardown still runs.
+        stopped = true;
+        ranAll = false;
+        break;
+      }
       Object.assign(state.scenario, { iterationInTest, iterationInInstance: iterationInTest });
       Object.assign(state.vu, { iterationInScenario: i, iterationInInstance: iterationInTest });
       globalThis.__ITER = i;
       try {
         fn(data);
+        state.instance.iterationsCompleted++;
       } catch (e) {
-        // k6 logs an exception and goes on with the next iteration; abort() ends the test.
+        // k6 logs an exception, counts the iteration interrupted and goes on; abort() ends the test.
+        state.instance.iterationsInterrupted++;
         result.iterationErrors.push(String(e && e.stack ? e.stack : e));
-        if (e instanceof TestAborted) break;
+        if (e instanceof TestAborted) {
+          stopped = true;
+          ranAll = false;
+          break;
+        }
       }
       iterationInTest++;
       result.iterations++;
     }
+    // The iterations stand for the scenario's whole duration: the clock moves on by it.
+    if (ranAll) state.instance.advancedMs += seconds(sc.startTime) * 1000 + (sc.duration ? seconds(sc.duration) * 1000 : (sc.stages ?? []).reduce((s, st) => s + seconds(st.duration) * 1000, 0));
   }
   try {
     if (typeof mod.teardown === 'function') mod.teardown(data);

@@ -19,6 +19,17 @@ export const state = {
   /** exec.vu.metrics: tags and metadata the VU adds to every sample it emits. */
   vuMetrics: { tags: {}, metadata: {} },
   responseCallback: null,
+  /**
+   * exec.instance: iterations completed and interrupted, and the test-run clock. The shim does
+   * not pace executors: when a time-based scenario has run its iterations, the runner moves the
+   * clock on by the scenario's duration (`advancedMs`), as if k6 had run it for that long; a
+   * stopped run (abort, K6SHIM_INTERRUPT_AFTER) does not. `startedAt`: before setup, as k6 counts.
+   */
+  instance: { startedAt: 0, advancedMs: 0, iterationsCompleted: 0, iterationsInterrupted: 0 },
+  /** exec.test.options: the script's options (k6 gives the consolidated ones). */
+  testOptions: {},
+  /** Connections this VU has open, by origin (a request without a free one "connects", see http.mjs). */
+  connected: new Map(),
   sleepScale: Number(process.env.K6SHIM_SLEEP_SCALE ?? '1'),
   sleptMs: 0,
 };

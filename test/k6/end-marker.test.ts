@@ -1,0 +1,236 @@
+/**
+ * A k6 run is judged complete only when it ran its plan: the scripts' teardown() writes an
+ * end marker (k6/lib/record.ts recordEnd, k6/lib/plan.ts) and src/history/k6.ts writes
+ * `complete: true, reason: 'done'` only when the marker says the plan ran. A file cut at a
+ * line boundary (killed plain .json), a run stopped early (its marker says so) and output
+ * without a marker are interrupted (exit 130), alone and merged.
+ *
+ * And exchange end times include the connection's time: k6's timings.duration leaves out
+ * blocked, connecting and tls_handshaking; the shim reports a new connection's time in
+ * timings.connecting (test/k6/shim/http.mjs), so a span ending at sentAt + duration ends
+ * before the answer was in hand.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startReferenceService, DEFAULT_KEYS, type RunningService } from '../../src/target/index.ts';
+import { convertK6, toNdjson } from '../../src/history/k6.ts';
+import { mergeShards } from '../../src/history/merge.ts';
+import { runStop } from '../../src/history/stop.ts';
+import { judgeHistory } from '../../src/cli/judge-run.ts';
+import type { EndRecord, HistoryRecord } from '../../src/history/index.ts';
+import { planEvidence } from '../../k6/lib/plan.ts';
+import { ROOT, buildBundles, removeBundles, runShim, type ShimOptions } from './helpers.ts';
+
+const BIN = join(ROOT, 'bin', 'paystorm.js');
+const key = (merchant: string, prefix: string) => DEFAULT_KEYS.find((k) => k.merchant === merchant && k.key.startsWith(prefix) && k.direct_api)!.key;
+const KEYS = `acme:${key('acme', 'svc_test_sk_')},globex:${key('globex', 'svc_test_sk_')}`;
+
+let bundles = '';
+let work = '';
+let svc: RunningService;
+beforeAll(async () => {
+  bundles = buildBundles();
+  work = mkdtempSync(join(tmpdir(), 'paystorm-k6-end-'));
+  svc = await startReferenceService({ port: 0, presentation: 'B', timeScale: 0.02 });
+});
+afterAll(async () => {
+  await svc.close();
+  removeBundles();
+  rmSync(work, { recursive: true, force: true });
+});
+
+function cli(args: string[]): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, CI: 'true', NO_COLOR: '1' } });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const t = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`paystorm ${args.join(' ')} timed out:\n${out}`));
+    }, 90_000);
+    child.on('exit', (code) => {
+      clearTimeout(t);
+      resolve({ code, out });
+    });
+  });
+}
+
+let n = 0;
+async function shimJson(script: string, env: Record<string, string>, opts: ShimOptions): Promise<{ file: string; requests: Awaited<ReturnType<typeof runShim>>['requests'] }> {
+  const file = join(work, `${script}-${++n}.k6.json`);
+  const r = await runShim(join(bundles, `${script}.js`), { TARGET: svc.url, KEYS, ...env }, { sleepScale: 0.05, timeoutMs: 60_000, ...opts, jsonOut: file });
+  expect(r.fatal, r.output).toBeNull();
+  expect(r.iterationErrors, r.output).toEqual([]);
+  return { file, requests: r.requests };
+}
+
+async function judge(records: HistoryRecord[]) {
+  const dir = mkdtempSync(join(work, 'judge-'));
+  writeFileSync(join(dir, 'history.ndjson'), toNdjson(records));
+  return judgeHistory(join(dir, 'history.ndjson'), { onWarning: () => {} });
+}
+
+const endOf = (records: HistoryRecord[]) => records.at(-1) as EndRecord;
+
+/** The first `share` of the file's lines, cut at a line boundary (as a killed plain --out json leaves it). */
+function cut(file: string, share: number): string {
+  const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  const out = file.replace(/\.k6\.json$/, `-cut${Math.round(share * 100)}.k6.json`);
+  writeFileSync(out, lines.slice(0, Math.floor(lines.length * share)).join('\n') + '\n');
+  return out;
+}
+
+describe('planEvidence (k6/lib/plan.ts)', () => {
+  const arrival = { mixed: { executor: 'constant-arrival-rate', duration: '5m' } };
+  it('a time-based scenario ran its plan only when the time after setup reached its duration', () => {
+    expect(planEvidence(arrival, { runMs: 300_500, setupMs: 400, iterationsCompleted: 10, iterationsInterrupted: 2 }).planRan).toBe(true);
+    // k6's test-run duration counts setup: 5 m in all, but only 4 m 50 s of scenario.
+    const early = planEvidence(arrival, { runMs: 300_000, setupMs: 10_000, iterationsCompleted: 10, iterationsInterrupted: 0 });
+    expect(early).toMatchObject({ planRan: false, plannedMs: 300_000 });
+    expect(early.why).toMatch(/ran 290000 ms of the planned 300000 ms/);
+    // Go's duration format, as k6's consolidated options give it.
+    expect(planEvidence({ s: { executor: 'ramping-vus', startTime: '10s', stages: [{ duration: '1m0s' }, { duration: '30s' }] } }, { runMs: 99_000, setupMs: 0, iterationsCompleted: 0, iterationsInterrupted: 0 })).toMatchObject({ planRan: false, plannedMs: 100_000 });
+  });
+  it('an iteration-based scenario ran its plan when every planned iteration completed and none was interrupted', () => {
+    const sc = { idempotency: { executor: 'per-vu-iterations', vus: 2, iterations: 3 } };
+    expect(planEvidence(sc, { runMs: 1, setupMs: 0, iterationsCompleted: 6, iterationsInterrupted: 0 }).planRan).toBe(true);
+    expect(planEvidence(sc, { runMs: 1, setupMs: 0, iterationsCompleted: 5, iterationsInterrupted: 0 })).toMatchObject({ planRan: false, plannedIterations: 6 });
+    expect(planEvidence(sc, { runMs: 1, setupMs: 0, iterationsCompleted: 6, iterationsInterrupted: 1 }).planRan).toBe(false);
+    expect(planEvidence({ x: { executor: 'externally-controlled' } }, { runMs: 1e9, setupMs: 0, iterationsCompleted: 9, iterationsInterrupted: 0 }).planRan).toBe(false);
+  });
+});
+
+describe('the end marker (shim against the reference service)', () => {
+  let complete = '';
+  beforeAll(async () => {
+    complete = (await shimJson('mixed', {}, { iterations: 10, seed: 7 })).file;
+  }, 90_000);
+
+  it('a complete run: the marker says the plan ran, complete and done, and paystorm check passes (exit 0)', async () => {
+    const lines = readFileSync(complete, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; metric: string; data: { metadata?: Record<string, string> } });
+    const markers = lines.filter((l) => l.type === 'Point' && l.data.metadata?.paystorm_end !== undefined);
+    expect(markers.length).toBe(1);
+    // The run facts say this script writes a marker.
+    const run = lines.find((l) => l.data?.metadata?.paystorm_run !== undefined)!;
+    expect(JSON.parse(run.data.metadata!.paystorm_run).endMarker).toBe(true);
+    const conv = await convertK6(complete);
+    expect(conv.facts.end).toMatchObject({ marker: true, planRan: true, why: '' });
+    expect(endOf(conv.records)).toMatchObject({ complete: true, reason: 'done' });
+    const r = await cli(['check', '--no-write', complete]);
+    expect(r.code, r.out).toBe(0);
+  });
+
+  it('the same file cut at a line boundary (50, 70, 85% of its lines) is interrupted, never a pass (exit 130)', async () => {
+    for (const share of [0.5, 0.7, 0.85]) {
+      const warnings: string[] = [];
+      const conv = await convertK6(cut(complete, share), { onWarning: (m) => warnings.push(m) });
+      expect(conv.facts.end.marker).toBe(false);
+      expect(endOf(conv.records)).toMatchObject({ complete: false, reason: 'interrupted' });
+      expect(warnings.join('\n')).toMatch(/no end marker, though the script writes one in teardown\(\)/);
+      const s = await judge(conv.records);
+      expect(s.verdict).toBe('fail');
+      expect(s.complete).toBe(false);
+      expect(s.exitCode, s.reason).toBe(130);
+    }
+    const r = await cli(['check', '--no-write', cut(complete, 0.7)]);
+    expect(r.code, r.out).toBe(130);
+    expect(r.out).toMatch(/interrupted/);
+  });
+
+  it('a run stopped early (a graceful interrupt after 3 of 10 iterations): teardown still writes the marker, which says the plan did not run (exit 130)', async () => {
+    const { file } = await shimJson('mixed', {}, { iterations: 10, seed: 7, interruptAfter: 3 });
+    const conv = await convertK6(file);
+    expect(conv.facts.end).toMatchObject({ marker: true, planRan: false });
+    expect(conv.facts.end.why).toMatch(/did not run its plan \(the scenarios ran \d+ ms of the planned 300000 ms\)/);
+    expect(endOf(conv.records)).toMatchObject({ complete: false, reason: 'interrupted' });
+    expect((await judge(conv.records)).exitCode).toBe(130);
+  });
+
+  it('an iteration-based script: complete when its planned iterations ran, interrupted when fewer did', async () => {
+    const one = await shimJson('idempotency', { IDEM_VUS: '1', IDEM_ITERATIONS: '1' }, { iterations: 1 });
+    expect(endOf((await convertK6(one.file)).records)).toMatchObject({ complete: true, reason: 'done' });
+    // The script plans 2 VUs × 2 iterations; one iteration ran.
+    const fewer = await shimJson('idempotency', { IDEM_VUS: '2', IDEM_ITERATIONS: '2' }, { iterations: 1 });
+    const conv = await convertK6(fewer.file);
+    expect(conv.facts.end.why).toMatch(/1 of 4 planned iterations completed/);
+    expect(endOf(conv.records)).toMatchObject({ complete: false, reason: 'interrupted' });
+  });
+
+  it('merged: a complete shard and a cut one make an interrupted run (exit 130); two complete shards a complete one', async () => {
+    // Another shard: its own key, so the shards' rate-limit readings are their own.
+    const other = (await shimJson('mixed', { KEYS: `acme:${key('acme', 'api_test_sk_')}` }, { iterations: 6, seed: 11 })).file;
+    const a = await convertK6(complete);
+    const b = await convertK6(cut(other, 0.7));
+    const merged = mergeShards([
+      { source: 'a.k6.json', kind: 'k6', records: a.records },
+      { source: 'b.k6.json', kind: 'k6', records: b.records },
+    ]);
+    const end = endOf(merged.records);
+    expect(end).toMatchObject({ complete: false, reason: 'shard b.k6.json: interrupted' });
+    expect(runStop(end).kind).toBe('interrupted');
+    const ok = mergeShards([
+      { source: 'a', kind: 'k6', records: a.records },
+      { source: 'b', kind: 'k6', records: (await convertK6(other)).records },
+    ]);
+    expect(endOf(ok.records)).toMatchObject({ complete: true, reason: 'done' });
+    // Each shard's marker evidence stays in the merged run's facts.
+    const facts = (ok.records[0] as { facts?: { merge?: { facts: { k6?: { end?: { planRan: boolean } } } | null }[] } }).facts;
+    expect(facts?.merge?.map((m) => m.facts?.k6?.end?.planRan)).toEqual([true, true]);
+    const r = await cli(['merge', complete, cut(other, 0.85), '--out', join(work, 'merged-cut')]);
+    expect(r.code, r.out).toBe(130);
+  });
+});
+
+describe('exchange end times include the connection time (k6 timings.duration does not)', () => {
+  it('every recorded span ends when the answer was in hand, on new connections too', async () => {
+    // Every request opens a new connection taking 60 ms (timings.connecting), as with noConnectionReuse.
+    const { file, requests } = await shimJson('mixed', {}, { iterations: 6, seed: 7, noReuse: true, connectMs: 60 });
+    const records = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { type: string; data: { metadata?: Record<string, string> } })
+      .filter((l) => l.type === 'Point' && l.data.metadata?.paystorm_record !== undefined)
+      .map((l) => JSON.parse(l.data.metadata!.paystorm_record) as { tStart: number; tEnd: number });
+    // One record per request, in the order they were answered.
+    expect(records.length).toBe(requests.length);
+    expect(requests.every((q) => q.connectMs === 60)).toBe(true);
+    records.forEach((x, i) => {
+      const q = requests[i];
+      expect(x.tStart).toBeLessThanOrEqual(q.receivedAt);
+      // At sentAt + timings.duration the span would end 60 ms before the answer came. (The slack is
+      // the shim's own hand-back from its fetch worker, which k6 does not have.)
+      expect(x.tEnd, `${q.method} ${q.url}`).toBeGreaterThanOrEqual(q.receivedAt - 20);
+      expect(x.tEnd - x.tStart).toBeGreaterThanOrEqual(60);
+    });
+  });
+
+  it('a batch request: its span ends at send + blocked + connecting + tls_handshaking + duration', async () => {
+    const rl = await startReferenceService({ port: 0, presentation: 'B', timeScale: 0.02, rateLimit: 15, windowMs: 1000 });
+    try {
+      const file = join(work, 'rl.k6.json');
+      const r = await runShim(join(bundles, 'rate-limit.js'), { TARGET: rl.url, KEYS, WINDOW_MS: '1000', RL_BATCH: '5' }, { sleepScale: 1, timeoutMs: 60_000, jsonOut: file, connectMs: 40 });
+      expect(r.fatal, r.output).toBeNull();
+      const records = readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { type: string; data: { metadata?: Record<string, string> } })
+        .filter((l) => l.type === 'Point' && l.data.metadata?.paystorm_record !== undefined)
+        .map((l) => JSON.parse(l.data.metadata!.paystorm_record) as { tStart: number; tEnd: number; group?: string });
+      expect(records.length).toBe(r.requests.length);
+      // The first batch opens new connections (the VU had one): those requests spent 40 ms connecting.
+      const connected = r.requests.map((q, i) => ({ q, x: records[i] })).filter(({ q, x }) => q.connectMs > 0 && x.group !== undefined);
+      expect(connected.length).toBeGreaterThan(0);
+      for (const { q, x } of connected) {
+        // sentAt + timings.duration alone would end the span before the 40 ms of connecting were over.
+        expect(x.tEnd - x.tStart).toBeGreaterThanOrEqual(40);
+        expect(x.tEnd).toBeLessThanOrEqual(q.receivedAt + 1);
+      }
+    } finally {
+      await rl.close();
+    }
+  });
+});
