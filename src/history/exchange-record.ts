@@ -14,7 +14,7 @@ import { HISTORY_VERSION } from './version.ts';
 import { normalizeList, normalizePayment, normalizeRefund, detectPresentation, validatePaymentShape, type CanonicalPayment } from '../spec/payment.ts';
 import type { ErrorInfo, ExchangeRecord, FAILURE_KINDS, Sent } from './schema.ts';
 import type { Operation } from '../spec/operations.ts';
-import type { LeakScanner } from './leak-scanner.ts';
+import { SNIPPET_MAX_CHARS, type LeakScanner } from './leak-scanner.ts';
 
 /** Why no response came (the transport's failure kinds, as the record keeps them). */
 export type FailureKind = (typeof FAILURE_KINDS)[number];
@@ -255,10 +255,17 @@ export function readHeaderFields(out: Pick<ExchangeRecord, 'contentType' | 'rate
   if (p.location !== null) out.location = p.location;
 }
 
+/**
+ * Bodies longer than this (characters) are not parsed: a parsed 10 MB list page costs ~10x its size
+ * in objects, more than the history worker's heap holds, and no answer of this API is near it.
+ */
+export const BODY_PARSE_MAX_CHARS = 4 * 1024 * 1024;
+
 export function responseRecord(meta: ExchangeMeta, tEnd: number, res: AnsweredResponse, scanner: LeakScanner): ParsedExchange {
   const r = baseRecord(meta, tEnd);
   r.status = res.status;
   readHeaderFields(r, res.picked, meta.wall);
+  if (res.body.length > BODY_PARSE_MAX_CHARS) return oversizedRecord(r, res.body, scanner);
 
   let body: unknown = null;
   let text = res.body;
@@ -310,6 +317,102 @@ export function responseRecord(meta: ExchangeMeta, tEnd: number, res: AnsweredRe
   // Evidence only where a judge may quote it: non-2xx, non-JSON, or something found wrong.
   if (text.length > 0 && (res.status >= 300 || !r.json || leaks || problems)) r.bodySnippet = scanner.snippet(text);
   return { record: r, body, payment };
+}
+
+/**
+ * The record of an answer whose body is too long to parse: status, headers, times and what was sent
+ * as always; `oversizedBodyChars` says the body-derived fields (error, payment, refund, list, shape
+ * problems, structural leaks) were not read. `json` is still honest (the text is checked without
+ * building it), so ERR-5 does not fail a JSON answer for being long; echoed secrets are still found.
+ */
+function oversizedRecord(r: ExchangeRecord, text: string, scanner: LeakScanner): ParsedExchange {
+  r.oversizedBodyChars = text.length;
+  r.json = isJsonText(text);
+  const leaks = scanner.echoes(text);
+  if (leaks) r.leaks = leaks;
+  // Redacting a prefix a little longer than the snippet keeps any secret near its end whole.
+  r.bodySnippet = scanner.snippet(text.slice(0, SNIPPET_MAX_CHARS + 1024));
+  return { record: r, body: null, payment: null };
+}
+
+/** The characters after a backslash in a JSON string, besides u: " \\ / b f n r t. */
+const JSON_ESCAPES = new Set([0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74]);
+const JSON_NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const JSON_LITERAL = /true|false|null/y;
+const JSON_SPACE = /[ \t\n\r]*/y;
+
+/** Whether `text` is one JSON value (RFC 8259, as JSON.parse takes it), checked without building it. */
+export function isJsonText(text: string): boolean {
+  /** Open containers: true for an object, false for an array. */
+  const open: boolean[] = [];
+  let i = 0;
+  const at = (re: RegExp): boolean => {
+    re.lastIndex = i;
+    if (!re.test(text)) return false;
+    i = re.lastIndex;
+    return true;
+  };
+  const space = () => at(JSON_SPACE);
+  /** A string, scanned by hand: a regex over a multi-MB string overflows the regex engine's stack. */
+  const string = (): boolean => {
+    if (text.charCodeAt(i) !== 0x22) return false;
+    for (i++; i < text.length; ) {
+      const c = text.charCodeAt(i++);
+      if (c === 0x22) return true;
+      if (c < 0x20) return false;
+      if (c === 0x5c) {
+        const e = text.charCodeAt(i++);
+        if (e === 0x75) {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i, i + 4))) return false;
+          i += 4;
+        } else if (!JSON_ESCAPES.has(e)) return false;
+      }
+    }
+    return false;
+  };
+  /** An object member's key and colon. */
+  const key = (): boolean => {
+    if (!string()) return false;
+    space();
+    if (text.charCodeAt(i) !== 0x3a) return false;
+    i++;
+    return true;
+  };
+  space();
+  for (;;) {
+    // A value is expected at i.
+    space();
+    const c = text.charCodeAt(i);
+    if (c === 0x7b || c === 0x5b) {
+      i++;
+      space();
+      const close = c === 0x7b ? 0x7d : 0x5d;
+      if (text.charCodeAt(i) === close) i++;
+      else {
+        open.push(c === 0x7b);
+        if (c === 0x7b && !key()) return false;
+        continue;
+      }
+    } else if (!(c === 0x22 ? string() : c === 0x2d || (c >= 0x30 && c <= 0x39) ? at(JSON_NUMBER) : at(JSON_LITERAL))) return false;
+    // After a value: a comma, the end of its container, or the end of the text.
+    for (;;) {
+      space();
+      if (open.length === 0) return i === text.length;
+      const isObject = open[open.length - 1];
+      const d = text.charCodeAt(i);
+      if (d === 0x2c) {
+        i++;
+        if (isObject) {
+          space();
+          if (!key()) return false;
+        }
+        break;
+      }
+      if (d !== (isObject ? 0x7d : 0x5d)) return false;
+      i++;
+      open.pop();
+    }
+  }
 }
 
 /** A refund (`object: "refund"`, or an `re_` id on a body that does not call itself a payment). */

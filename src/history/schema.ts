@@ -292,6 +292,12 @@ export const exchangeRecordSchema = z.object({
   leaks: z.array(z.string()).optional(),
   /** Trimmed, redacted body for evidence. */
   bodySnippet: z.string().optional(),
+  /**
+   * The body's length (characters) when it was too long to parse (over 4 MiB, BODY_PARSE_MAX_CHARS):
+   * error, payment, refund, list, shapeProblems and structural leaks were not read from it (null /
+   * absent); json still says whether it is JSON text, leaks still lists echoed secrets. Optional (added later).
+   */
+  oversizedBodyChars: z.number().optional(),
   /** For complete_3ds / submit_hpp: where the 303 pointed. */
   location: z.string().nullable().optional(),
   failure: z.enum(FAILURE_KINDS).nullable(),

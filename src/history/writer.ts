@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { buildSync } from 'esbuild';
 import type { ExchangeRecord, HistoryRecord } from './schema.ts';
-import type { ExchangeCapture, ExchangeOffload } from './exchange-record.ts';
+import { BODY_PARSE_MAX_CHARS, type ExchangeCapture, type ExchangeOffload } from './exchange-record.ts';
 import { BatchFile } from './batch-file.ts';
 import { BINARY_MAGIC, RecordEncoder } from './codec.ts';
 import { encodingOf } from './format.ts';
@@ -90,6 +90,9 @@ export class HistoryWriter implements ExchangeOffload {
   /** Cost queued to the worker and not yet acknowledged as written. */
   private outstanding = 0;
   private workerError: Error | null = null;
+  /** The worker died (error or unexpected exit): nothing more reaches the file; records written since are counted. */
+  private lost = false;
+  private writtenAfterLoss = 0;
   private closeResult: ((err: string | null) => void) | null = null;
   private buildErrorReported = false;
 
@@ -128,9 +131,15 @@ export class HistoryWriter implements ExchangeOffload {
     this.worker.on('message', this.onWorkerMessage);
     this.worker.on('error', (err) => {
       this.workerError ??= err;
+      this.workerLost();
       this.closeResult?.(err.message);
     });
-    this.worker.on('exit', () => {
+    this.worker.on('exit', (code) => {
+      // An exit not asked for by close() (or before it answered): the worker is gone with what it held.
+      if (!this.closed) {
+        this.workerError ??= new Error(`the history worker exited (code ${code})`);
+        this.workerLost();
+      }
       if (this.closeResult) this.closeResult(this.workerError ? this.workerError.message : null);
     });
   }
@@ -180,6 +189,7 @@ export class HistoryWriter implements ExchangeOffload {
       if (this.encoder !== null) this.file.bytes(this.encoder.encode(record));
       else this.file.line(JSON.stringify(record));
     }
+    else if (this.lost) this.writtenAfterLoss++;
     else if (this.worker !== null) {
       const line = JSON.stringify(record);
       this.outstanding += lineCost(line);
@@ -200,21 +210,27 @@ export class HistoryWriter implements ExchangeOffload {
     if (this.worker === null) throw new Error('HistoryWriter: writeCapture needs offload mode');
     const seq = ++this.seq;
     this.written++;
-    this.outstanding += captureCost(c.body);
-    pushCapture(this.outItems, seq, c);
-    this.queued1();
+    if (this.lost) this.writtenAfterLoss++;
+    else {
+      this.outstanding += captureCost(c.body);
+      pushCapture(this.outItems, seq, c);
+      // A body too long to parse goes to the worker in a message of its own: a batch of several would
+      // arrive in its heap at once.
+      if (c.body.length > BODY_PARSE_MAX_CHARS) this.sendBatch();
+      else this.queued1();
+    }
     if (view !== undefined && this.listeners.length > 0) this.deliver(view(seq));
     return seq;
   }
 
   addScanKey(secret: string, label: string): void {
-    if (!this.worker) return;
+    if (!this.worker || this.lost) return;
     this.outItems.push(TAG_KEY, secret, label);
     this.queued1();
   }
 
   addScanCard(number: string): void {
-    if (!this.worker) return;
+    if (!this.worker || this.lost) return;
     this.outItems.push(TAG_CARD, number);
     this.queued1();
   }
@@ -230,7 +246,7 @@ export class HistoryWriter implements ExchangeOffload {
       clearTimeout(this.sendTimer);
       this.sendTimer = null;
     }
-    if (this.outItems.length === 0 || this.worker === null) return;
+    if (this.outItems.length === 0 || this.worker === null || this.lost) return;
     const items = this.outItems;
     this.outItems = [];
     this.outCount = 0;
@@ -265,6 +281,26 @@ export class HistoryWriter implements ExchangeOffload {
     }
   };
 
+  /**
+   * The worker is gone (out of memory, a crash): what it acknowledged is in the file, what it held is
+   * not. Say so at once, release executors waiting on drained() (nothing will drain now), and let the
+   * run go on to close(), which fails with the same message so the incomplete history is not judged.
+   */
+  private workerLost(): void {
+    if (this.lost) return;
+    this.lost = true;
+    this.outItems = [];
+    this.outCount = 0;
+    this.outstanding = 0;
+    process.stderr.write(`paystorm: ${this.lossMessage()}\n`);
+    for (const w of this.drainWaiters.splice(0)) w();
+  }
+
+  private lossMessage(): string {
+    const after = this.writtenAfterLoss > 0 ? `, and the ${this.writtenAfterLoss} written after it failed` : '';
+    return `the history worker failed (${this.workerError?.message ?? 'unknown error'}): ${this.path} holds only the records it wrote before; those it had not written yet${after} are lost, so the history is incomplete`;
+  }
+
   private wakeDrainWaiters(): void {
     if (!this.needsDrain && this.drainWaiters.length > 0) {
       const waiters = this.drainWaiters;
@@ -275,7 +311,7 @@ export class HistoryWriter implements ExchangeOffload {
 
   /** True while more than the high-water mark is queued for the disk. */
   get needsDrain(): boolean {
-    return this.queued > this.highWater;
+    return !this.lost && this.queued > this.highWater;
   }
 
   /** Resolves once the queue is below the high-water mark. */
@@ -305,6 +341,7 @@ export class HistoryWriter implements ExchangeOffload {
       this.closed = true;
       for (const w of this.drainWaiters.splice(0)) w();
       await this.worker.terminate();
+      if (this.lost) throw new Error(`HistoryWriter: ${this.lossMessage()}`);
       if (err) throw new Error(`HistoryWriter: ${err}`);
       return;
     }
@@ -321,6 +358,8 @@ export class HistoryWriter implements ExchangeOffload {
     if (this.closed) return;
     this.closed = true;
     if (this.worker) {
+      // A dead worker answers nothing: do not wait on it.
+      if (this.lost) return;
       this.sendBatch();
       const flag = new Int32Array(new SharedArrayBuffer(4));
       this.worker.postMessage({ sync: flag });
