@@ -14,6 +14,7 @@
  * - Iteration-based scenarios (per-vu-iterations, shared-iterations): the plan ran when the
  *   instance completed every planned iteration and none was interrupted (k6 counts an
  *   iteration that threw, or that `maxDuration` cut, as interrupted).
+ *   An instance given an execution segment (k6-operator) plans its share of them.
  * - Any other executor (externally-controlled): no plan to compare with, so not "ran".
  */
 import { durationSeconds } from './config.ts';
@@ -37,6 +38,27 @@ export interface PlanCounters {
   iterationsCompleted: number;
   /** exec.instance.iterationsInterrupted. */
   iterationsInterrupted: number;
+  /**
+   * k6's `executionSegment` option when the test is split over instances (k6-operator gives
+   * each runner one, e.g. `1/4:2/4`): an instance runs only its share of the iterations.
+   */
+  segment?: string;
+}
+
+/** One end of an execution segment: `1/4`, `25%`, `0.25`. NaN when malformed. */
+function segmentPoint(p: string): number {
+  const t = p.trim();
+  if (t.endsWith('%')) return Number(t.slice(0, -1)) / 100;
+  const [n, d] = t.split('/');
+  return d === undefined ? Number(n) : Number(n) / Number(d);
+}
+
+/** The share of the test an execution segment `from:to` covers (1 for none or a malformed one). */
+export function segmentShare(segment: string | undefined): number {
+  if (!segment) return 1;
+  const [a, b] = segment.split(':');
+  const share = b === undefined ? segmentPoint(a) : segmentPoint(b) - segmentPoint(a);
+  return Number.isFinite(share) && share > 0 && share <= 1 ? share : 1;
 }
 
 /** What the end marker carries: the verdict and its evidence. */
@@ -74,6 +96,10 @@ export function planEvidence(scenarios: Record<string, ScenarioPlan>, c: PlanCou
   if (plannedMs === null && plannedIterations === null && !unknown.length) why.push('no scenario');
   const ranMs = c.runMs - c.setupMs;
   if (plannedMs !== null && ranMs < plannedMs) why.push(`the scenarios ran ${Math.round(ranMs)} ms of the planned ${plannedMs} ms`);
+  // An instance of a split test plans its share; k6 stripes iterations over segments, so a
+  // share may be one short of the exact fraction.
+  const share = segmentShare(c.segment);
+  if (plannedIterations !== null && share < 1) plannedIterations = Math.max(0, Math.floor(plannedIterations * share) - 1);
   if (plannedIterations !== null && c.iterationsCompleted < plannedIterations) why.push(`${c.iterationsCompleted} of ${plannedIterations} planned iterations completed`);
   if (plannedIterations !== null && c.iterationsInterrupted > 0) why.push(`${c.iterationsInterrupted} iterations interrupted`);
   return { planRan: why.length === 0, plannedMs, plannedIterations, ...c, why: why.join('; ') };

@@ -305,11 +305,13 @@ export function testRunMs(): number {
  */
 export function recordEnd(own: Record<string, ScenarioPlan> | undefined, setupMs: number | undefined): void {
   let scenarios: Record<string, ScenarioPlan> | undefined;
+  let segment: string | undefined;
   let completed = 0;
   let interrupted = 0;
   try {
-    const opts = exec.test.options as { scenarios?: Record<string, ScenarioPlan> };
+    const opts = exec.test.options as { scenarios?: Record<string, ScenarioPlan>; executionSegment?: string };
     if (opts && opts.scenarios && Object.keys(opts.scenarios).length) scenarios = opts.scenarios;
+    if (opts && typeof opts.executionSegment === 'string') segment = opts.executionSegment;
   } catch {
     scenarios = undefined;
   }
@@ -324,6 +326,7 @@ export function recordEnd(own: Record<string, ScenarioPlan> | undefined, setupMs
     setupMs: typeof setupMs === 'number' && Number.isFinite(setupMs) ? setupMs : 0,
     iterationsCompleted: completed,
     iterationsInterrupted: interrupted,
+    ...(segment ? { segment } : {}),
   });
   if (!ev.planRan) console.warn(`paystorm k6 ${script}: the test did not run its plan (${ev.why}); paystorm check will judge it incomplete (interrupted).`);
   emit(0, END_TAG, JSON.stringify({ script, ...ev, wall: Date.now() }));

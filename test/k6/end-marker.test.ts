@@ -21,7 +21,7 @@ import { mergeShards } from '../../src/history/merge.ts';
 import { runStop } from '../../src/history/stop.ts';
 import { judgeHistory } from '../../src/cli/judge-run.ts';
 import type { EndRecord, HistoryRecord } from '../../src/history/index.ts';
-import { planEvidence } from '../../k6/lib/plan.ts';
+import { planEvidence, segmentShare } from '../../k6/lib/plan.ts';
 import { ROOT, buildBundles, removeBundles, runShim, type ShimOptions } from './helpers.ts';
 
 const BIN = join(ROOT, 'bin', 'paystorm.js');
@@ -94,6 +94,17 @@ describe('planEvidence (k6/lib/plan.ts)', () => {
     expect(early.why).toMatch(/ran 290000 ms of the planned 300000 ms/);
     // Go's duration format, as k6's consolidated options give it.
     expect(planEvidence({ s: { executor: 'ramping-vus', startTime: '10s', stages: [{ duration: '1m0s' }, { duration: '30s' }] } }, { runMs: 99_000, setupMs: 0, iterationsCompleted: 0, iterationsInterrupted: 0 })).toMatchObject({ planRan: false, plannedMs: 100_000 });
+  });
+  it('an instance of a split test (k6-operator execution segment) plans its share of the iterations', () => {
+    const sc = { idempotency: { executor: 'shared-iterations', vus: 4, iterations: 40 } };
+    expect(segmentShare('1/4:2/4')).toBe(0.25);
+    expect(segmentShare('25%:50%')).toBe(0.25);
+    expect(segmentShare('0:0.5')).toBe(0.5);
+    expect(segmentShare('nonsense')).toBe(1);
+    expect(planEvidence(sc, { runMs: 1, setupMs: 0, iterationsCompleted: 10, iterationsInterrupted: 0, segment: '1/4:2/4' }).planRan).toBe(true);
+    expect(planEvidence(sc, { runMs: 1, setupMs: 0, iterationsCompleted: 9, iterationsInterrupted: 0, segment: '1/4:2/4' }).planRan).toBe(true);
+    expect(planEvidence(sc, { runMs: 1, setupMs: 0, iterationsCompleted: 5, iterationsInterrupted: 0, segment: '1/4:2/4' }).planRan).toBe(false);
+    expect(planEvidence(sc, { runMs: 1, setupMs: 0, iterationsCompleted: 10, iterationsInterrupted: 0 }).planRan).toBe(false);
   });
   it('an iteration-based scenario ran its plan when every planned iteration completed and none was interrupted', () => {
     const sc = { idempotency: { executor: 'per-vu-iterations', vus: 2, iterations: 3 } };
