@@ -113,3 +113,21 @@ describe('the unknown-id probe as the client records it', () => {
     expect(retrieveRequest(t, 'pay_x', []).sent).toEqual({ paymentId: 'pay_x' });
   });
 });
+
+describe('bodies and headers the recorder could not read as one value', () => {
+  it('ERR-5: a Content-Type of two joined values is not application/json; one with a charset is', async () => {
+    const { list } = await import('./fixtures.ts');
+    expect((await judgeOne('json-and-integers', [list([], { contentType: 'application/json, text/html' })])).status).toBe('fail');
+    resetSeq();
+    expect((await judgeOne('json-and-integers', [list([], { contentType: 'application/json; charset=utf-8' })])).status).toBe('pass');
+  });
+  it('LIST-3: a list page too long to parse (over 4 MiB) breaks the limit; LIST-1 does not call it envelope-less', async () => {
+    const { list } = await import('./fixtures.ts');
+    const huge = () => [list([], { list: null, oversizedBodyChars: 10_000_000 })];
+    const limit = await judgeOne('list-limit', huge());
+    expect(limit.status).toBe('fail');
+    expect(limit.examples[0].message).toMatch(/10000000 characters long/);
+    resetSeq();
+    expect((await judgeOne('list-envelope', huge())).status).toBe('not-exercised');
+  });
+});

@@ -5,6 +5,8 @@ import { Findings, evidence, show } from '../lib/findings.ts';
 import { UnservedPathHold } from '../lib/refund-paths.ts';
 
 const AMOUNTS = ['amount', 'amountRefunded', 'amountRefundable'] as const;
+/** One media type, application/json, with parameters at most: repeated headers joined by ", " are not one. */
+const JSON_CONTENT_TYPE = /^\s*application\/json\s*(;[^,]*)?$/i;
 
 /**
  * ERR-5: answers are JSON with Content-Type application/json, and amounts are integers (also in
@@ -22,7 +24,7 @@ const invariant: Invariant = {
         if (rec.kind === 'exchange') {
           if (rec.status === 0 || !isApiCall(rec)) return;
           f.check();
-          if (!rec.json || !/^application\/json\b/i.test(rec.contentType ?? '')) hold.violation(f, rec, evidence(`${rec.status} answer is ${rec.json ? '' : 'not JSON, '}Content-Type ${show(rec.contentType)}`, [rec]));
+          if (!rec.json || !JSON_CONTENT_TYPE.test(rec.contentType ?? '')) hold.violation(f, rec, evidence(`${rec.status} answer is ${rec.json ? '' : 'not JSON, '}Content-Type ${show(rec.contentType)}`, [rec]));
         } else if (rec.kind === 'webhook') f.check();
         else return;
         for (const l of rec.leaks ?? []) if (leakKind(l) === 'non_integer_amount') f.violation(evidence(l, [rec]));
