@@ -10,7 +10,7 @@
  * description or metadata, so a replay's objects are told apart from an earlier run's).
  * The bash script (script.ts) and the replay (replay.ts) fill them in.
  */
-import { API_PATHS, BAD_INPUT_CASES, DEFAULT_TEST_CARDS, REFUND_PATHS, directCreateBody, hostedCreateBody, listQueryString, validBadInputBase, type CardOutcome, type Evidence, type PaymentInput } from '../spec/index.ts';
+import { API_PATHS, BAD_INPUT_CASES, DEFAULT_TEST_CARDS, REFUND_PATHS, UNKNOWN_ID_PROBE, directCreateBody, hostedCreateBody, listQueryString, validBadInputBase, type CardOutcome, type Evidence, type PaymentInput } from '../spec/index.ts';
 import { type ExchangeRecord, type Sent } from '../history/index.ts';
 
 export interface ReproRequest {
@@ -212,9 +212,11 @@ export function buildPlan(v: ViolationRef, evidence: ExchangeRecord[], setup: Ex
     const headers: Record<string, string> = {};
     let body: string | null = null;
     let omitIdem = s.idemVariant === 'missing';
-    const bad = s.badInput ? BAD_INPUT_CASES.find((c) => c.case === s.badInput!.case) : undefined;
-    if (s.badInput && !bad) {
-      plan.notes.push(`request #${r.seq} (${s.badInput.case}): its body is not in the bad-input catalog, so it is not rebuilt`);
+    // An unknown-id probe is a plain retrieve of an id no payment has: rebuilt as it was sent.
+    const probe = s.badInput && s.badInput.case !== UNKNOWN_ID_PROBE.case ? s.badInput : undefined;
+    const bad = probe ? BAD_INPUT_CASES.find((c) => c.case === probe.case) : undefined;
+    if (probe && !bad) {
+      plan.notes.push(`request #${r.seq} (${probe.case}): its body is not in the bad-input catalog, so it is not rebuilt`);
       return null;
     }
     if (bad) {
