@@ -19,6 +19,7 @@
  */
 import { HISTORY_VERSION } from './version.ts';
 import type { EndRecord, ExchangeRecord, FaultRecord, HistoryRecord, KeyInfo, RunRecord, WebhookRecord } from './schema.ts';
+import { ServerClock } from './server-clock.ts';
 
 export interface Shard {
   /** What the user named (a run directory, a history file, a k6 output file). */
@@ -52,26 +53,18 @@ function runOf(s: Shard): RunRecord {
   return r;
 }
 
-/** Shard clock minus server clock, from the Date headers of its answers. */
+/**
+ * Shard clock minus server clock, from the Date headers of its answers: the server clock's
+ * estimate (server-clock.ts) turned around, so a stale cached Date header, which pulls one
+ * bound past the truth, is discounted here as it is when the oracle reads the server's times.
+ */
 export function estimateOffset(run: RunRecord, exchanges: readonly ExchangeRecord[]): { offsetMs: number | null; plusMinusMs: number | null; samples: number } {
-  let lo = -Infinity;
-  let hi = Infinity;
-  const mids: number[] = [];
-  for (const x of exchanges) {
-    if (x.date === undefined || x.status === 0) continue;
-    const start = run.wall + x.tStart;
-    const end = run.wall + x.tEnd;
-    const d = x.date * 1000;
-    const l = start - (d + 1000);
-    const h = end - d;
-    lo = Math.max(lo, l);
-    hi = Math.min(hi, h);
-    mids.push((l + h) / 2);
-  }
-  if (mids.length === 0) return { offsetMs: null, plusMinusMs: null, samples: 0 };
-  if (lo <= hi) return { offsetMs: Math.round((lo + hi) / 2), plusMinusMs: Math.round((hi - lo) / 2), samples: mids.length };
-  mids.sort((a, b) => a - b);
-  return { offsetMs: Math.round(mids[Math.floor(mids.length / 2)]), plusMinusMs: Math.round((lo - hi) / 2 + 500), samples: mids.length };
+  const clock = new ServerClock();
+  // On the shard's own clock: its run's wall time plus the exchange's run time.
+  for (const x of exchanges) clock.add({ ...x, wall: run.wall + x.tStart });
+  const e = clock.estimate();
+  if (!e) return { offsetMs: null, plusMinusMs: null, samples: 0 };
+  return { offsetMs: Math.round(-e.offsetMs), plusMinusMs: Math.round(e.uncertaintyMs), samples: e.samples };
 }
 
 function completionTime(r: HistoryRecord): number {
