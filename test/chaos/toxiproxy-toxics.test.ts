@@ -186,6 +186,18 @@ describe('timeout', () => {
     const res = await closing;
     expect(res.how).toBe('closed');
   });
+
+  it('removing it also closes connections its toxicity roll spared, like Toxiproxy (Cleanup runs on every link)', async () => {
+    const p = await proxyTo(echo.address);
+    const toxic = await addToxic(p, { type: 'timeout', toxicity: 0, attributes: { timeout: 0 } });
+    const sock = await open(p.listen);
+    const { data } = await roundTrip(sock, 'spared?');
+    expect(String(data)).toBe('spared?'); // the roll ran the noop: data flows
+    const closing = collect(sock, 3000);
+    await toxic.remove();
+    const res = await closing;
+    expect(res.how).toBe('closed');
+  });
 });
 
 describe('reset_peer', () => {

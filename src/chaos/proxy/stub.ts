@@ -78,8 +78,15 @@ export class Runner implements ToxicStub {
     this.sleeper?.(sleepOk); // clears this.sleeper itself
   }
 
+  /**
+   * The toxic is being removed (Toxiproxy's link.RemoveToxic): run the toxic's own Cleanup on this
+   * link whether its toxicity roll ran the toxic or the noop, as Go calls it on the wrapper's toxic,
+   * not on what ran (a spared link still has a `timeout` toxic's Cleanup close it).
+   */
   cleanup(): void {
-    if (this.applied && !this.closed) this.stage.cleanup?.(this);
+    if (this.closed) return;
+    const stage = this.applied ? this.stage : this.toxic.def.create({ ...this.toxic.attributes });
+    stage.cleanup?.(this);
   }
 
   /** Input from the previous stage (or the source socket). */

@@ -1,6 +1,7 @@
 // timeout: stops all data (it is dropped) and closes the connection once `timeout` ms pass with
-// no data arriving in this direction; `timeout: 0` never closes. Removing the toxic closes the
-// connections it stalled (Toxiproxy's TimeoutToxic + Cleanup).
+// no data arriving in this direction; `timeout: 0` never closes. Removing the toxic closes every
+// connection in its direction, the ones it stalled and the ones its toxicity roll spared
+// (Toxiproxy's TimeoutToxic + Cleanup, which link.RemoveToxic runs on every link).
 import { registerToxic, type ToxicDefinition } from './toxic.ts';
 
 interface TimeoutAttributes {
