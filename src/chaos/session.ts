@@ -28,6 +28,8 @@ export interface ChaosSessionOptions {
   exitHooks?: boolean;
   /** Where cleanup failures inside signal handlers are reported (default: stderr). */
   onError?: (err: unknown) => void;
+  /** Where what the session did on its own is said, one line each (default: stderr). */
+  notice?: (line: string) => void;
 }
 
 export interface SessionProxy extends ProxySpec {
@@ -60,7 +62,7 @@ function describeLeftovers(url: string, found: string[]): string {
   return (
     `Toxiproxy at ${url} already holds ${found.join('; ')}, which this run did not create. ` +
     'A run killed with SIGKILL (or one that crashed) cannot clean up and leaves its proxies and toxics behind. ' +
-    `Remove them (curl -X DELETE ${url}/proxies/NAME, or curl -X POST ${url}/reset for toxics only), ` +
+    `Remove them (curl -X DELETE ${url}/proxies/NAME; or curl -X POST ${url}/reset, which removes every toxic and re-enables every proxy on the server but deletes none), ` +
     'or, to use a proxy that exists on purpose (e.g. populated from toxiproxy.json), leave it out of --proxy and name it in the schedule only.'
   );
 }
@@ -76,20 +78,43 @@ export async function openChaosSession(opts: ChaosSessionOptions): Promise<Chaos
   const found: string[] = [];
   for (const spec of opts.proxies) {
     const p = existing.find((e) => e.name === spec.name);
-    if (p) found.push(`a proxy "${p.name}" (listen ${p.listen}, upstream ${p.upstream}${p.toxics.length ? `, toxics ${p.toxics.map((t) => t.name).join(', ')}` : ''})`);
+    if (p) found.push(`a proxy "${p.name}" (listen ${p.listen}, upstream ${p.upstream}${p.enabled === false ? ', disabled' : ''}${p.toxics.length ? `, toxics ${p.toxics.map((t) => t.name).join(', ')}` : ''})`);
   }
   for (const p of existing) {
     const ours = p.toxics.filter((t) => t.name.startsWith(TOXIC_PREFIX)).map((t) => t.name);
     if (ours.length && !opts.proxies.some((s) => s.name === p.name)) found.push(`paystorm toxics ${ours.join(', ')} on proxy "${p.name}"`);
   }
   if (found.length) throw new PaystormError(describeLeftovers(url, found), EXIT.usage, '--proxy');
+  // A proxy that exists disabled is a `down` window a killed run never closed (a run re-enables
+  // what it disabled, even on SIGINT/SIGTERM): left so, the run would start with that link down
+  // and no fault record saying so. paystorm owns the fault schedule, so it puts it back up.
+  const notice = opts.notice ?? ((line: string) => process.stderr.write(`${line}\n`));
+  for (const p of existing.filter((e) => e.enabled === false)) {
+    await driver.setEnabled(p.name, true);
+    notice(
+      `paystorm: chaos: proxy "${p.name}" on Toxiproxy at ${url} was disabled (left by a run killed inside a \`down\` window?); ` +
+        're-enabled it, so the run starts with it up and it goes down only in the windows the schedule records.',
+    );
+  }
 
   const proxies = new Map<string, SessionProxy>();
   const open = new Map<number, OpenWindow>();
   /** Per proxy, how many `down` windows are open: it is re-enabled when the last closes. */
   const downCount = new Map<string, number>();
-  /** Per proxy, the call that disabled it for the open `down` windows. */
-  const disabling = new Map<string, Promise<unknown>>();
+  /**
+   * Per proxy, its enable/disable calls as one chain: each starts after the one before it has
+   * been answered, so they land in the order they were asked for.
+   */
+  const toggles = new Map<string, Promise<unknown>>();
+  /**
+   * Per proxy, what the last call queued on its chain sets it to (absent: not known, e.g. that
+   * call failed): a `down` window that opens while the proxy is, or is being, re-enabled
+   * disables it again instead of trusting an earlier window's disable.
+   */
+  const queuedEnabled = new Map<string, boolean>();
+  /** Per proxy, the number of the last call queued on its chain. */
+  const lastToggle = new Map<string, number>();
+  let toggleSeq = 0;
   const pending = new Set<Promise<unknown>>();
   /** Schedules running now; cleanup stops them through `stopAll` and waits for them. */
   const runs = new Set<Promise<unknown>>();
@@ -105,6 +130,32 @@ export async function openChaosSession(opts: ChaosSessionOptions): Promise<Chaos
       () => pending.delete(p),
     );
     return p;
+  };
+
+  /**
+   * Queues enabling/disabling `proxy` on its chain; resolves once Toxiproxy answered (or the
+   * call was skipped). A re-enable is skipped when, by its turn, a `down` window is open again.
+   */
+  const setEnabled = (proxy: string, enabled: boolean): Promise<void> => {
+    const seq = ++toggleSeq;
+    lastToggle.set(proxy, seq);
+    queuedEnabled.set(proxy, enabled);
+    const run = async () => {
+      if (enabled && (downCount.get(proxy) ?? 0) > 0) return;
+      try {
+        await driver.setEnabled(proxy, enabled);
+      } catch (err) {
+        // Its state is unknown now: the next `down` disables it rather than assume.
+        if (lastToggle.get(proxy) === seq) queuedEnabled.delete(proxy);
+        throw err;
+      }
+    };
+    const p = (toggles.get(proxy) ?? Promise.resolve()).then(run, run);
+    toggles.set(
+      proxy,
+      p.catch(() => undefined),
+    );
+    return track(p);
   };
 
   const linkOf = (proxy: string): ProxyLink => opts.link?.[proxy] ?? (proxy === 'client' ? 'client' : 'upstream');
@@ -144,9 +195,9 @@ export async function openChaosSession(opts: ChaosSessionOptions): Promise<Chaos
         const tRemoving = opts.now();
         try {
           if (w.toxic.type === 'down') {
-            const left = (downCount.get(w.proxy) ?? 1) - 1;
+            const left = Math.max(0, (downCount.get(w.proxy) ?? 1) - 1);
             downCount.set(w.proxy, left);
-            if (left === 0 && !proxies.get(w.proxy)?.created) await driver.setEnabled(w.proxy, true);
+            if (left === 0 && !proxies.get(w.proxy)?.created) await setEnabled(w.proxy, true);
           } else if (!proxies.get(w.proxy)?.created) {
             await driver.removeToxic(w.proxy, w.toxic.name);
           }
@@ -194,11 +245,21 @@ export async function openChaosSession(opts: ChaosSessionOptions): Promise<Chaos
     open.set(n, w);
     try {
       if (step.type === 'down') {
-        const count = (downCount.get(step.proxy) ?? 0) + 1;
-        downCount.set(step.proxy, count);
-        if (count === 1) disabling.set(step.proxy, track(driver.setEnabled(step.proxy, false)));
-        // A second `down` on the proxy is in force once the first one's call is.
-        await disabling.get(step.proxy);
+        downCount.set(step.proxy, (downCount.get(step.proxy) ?? 0) + 1);
+        // The proxy is down once the last call queued on it is a disable that has been answered:
+        // queue one unless that is already so (another `down` window disabled it and nothing
+        // re-enables it after), then wait for the whole chain, so a re-enable still in flight
+        // from a window that just closed lands before this window's sure part starts.
+        for (;;) {
+          if (queuedEnabled.get(step.proxy) !== false) {
+            await setEnabled(step.proxy, false);
+            break;
+          }
+          const tail = toggles.get(step.proxy) ?? Promise.resolve();
+          await track(tail);
+          // Still the last call, and it did not fail: the proxy is down.
+          if (toggles.get(step.proxy) === tail && queuedEnabled.get(step.proxy) === false) break;
+        }
       } else {
         await track(driver.addToxic(step.proxy, toxic));
       }
@@ -207,7 +268,7 @@ export async function openChaosSession(opts: ChaosSessionOptions): Promise<Chaos
     } catch (err) {
       // It never opened: nothing to remove, nothing to record.
       open.delete(n);
-      if (step.type === 'down') downCount.set(step.proxy, (downCount.get(step.proxy) ?? 1) - 1);
+      if (step.type === 'down') downCount.set(step.proxy, Math.max(0, (downCount.get(step.proxy) ?? 1) - 1));
       throw err;
     }
     return w.tStart;
@@ -217,14 +278,21 @@ export async function openChaosSession(opts: ChaosSessionOptions): Promise<Chaos
     const w = open.get(n);
     if (!w) return; // cleanup already closed it
     const tRemoving = opts.now();
+    // A `down` stops counting before its re-enable is asked for, so a `down` window opening
+    // meanwhile sees the re-enable coming and disables the proxy again after it.
+    const left = w.toxic.type === 'down' ? Math.max(0, (downCount.get(w.proxy) ?? 1) - 1) : 0;
+    if (w.toxic.type === 'down') downCount.set(w.proxy, left);
     try {
       if (w.toxic.type !== 'down') await track(driver.removeToxic(w.proxy, w.toxic.name));
-      else if ((downCount.get(w.proxy) ?? 1) === 1) await track(driver.setEnabled(w.proxy, true));
+      // Another `down` window still holds the proxy down: it re-enables it when it closes.
+      else if (left === 0) await setEnabled(w.proxy, true);
     } catch (err) {
       // Still open as far as we know: cleanup tries again and reports what it could not undo.
-      if ((err as { status?: number }).status !== 404) throw err;
+      if ((err as { status?: number }).status !== 404) {
+        if (w.toxic.type === 'down') downCount.set(w.proxy, (downCount.get(w.proxy) ?? 0) + 1);
+        throw err;
+      }
     }
-    if (w.toxic.type === 'down') downCount.set(w.proxy, (downCount.get(w.proxy) ?? 1) - 1);
     open.delete(n);
     // The window closes after the API call: until Toxiproxy answered, the toxic may still act.
     return emit(w, tRemoving);

@@ -22,7 +22,8 @@ export type FaultStream = (typeof FAULT_STREAMS)[number];
 /** Toxiproxy's attribute names per type, with units; `required` ones must be given. */
 export const FAULT_ATTRIBUTES: Readonly<Record<FaultType, { required: readonly string[]; optional: readonly string[]; units: Record<string, string> }>> = {
   latency: { required: ['latency'], optional: ['jitter'], units: { latency: 'ms', jitter: 'ms' } },
-  // timeout 0: data is held until the toxic is removed, the connection is not closed.
+  // Data is dropped (never delivered); the connection is closed after `timeout` ms without data,
+  // and (any timeout, 0 included) when the toxic is removed. timeout 0: the toxic never closes it by itself.
   timeout: { required: [], optional: ['timeout'], units: { timeout: 'ms' } },
   // timeout 0: reset at once.
   reset_peer: { required: [], optional: ['timeout'], units: { timeout: 'ms' } },

@@ -246,6 +246,81 @@ describe('chaos session against the embedded Toxiproxy', () => {
     expect(String(await run)).toMatch(/removing toxic "paystorm_0_latency"/);
   });
 
+  it('a `down` window opening while the previous one re-enables the proxy disables it again before its sure window starts', async () => {
+    // An API forwarder that answers re-enables 150 ms late and logs when each enable/disable was answered.
+    const answered: { enabled: boolean; t: number }[] = [];
+    const target = new URL(tp.url);
+    const slow = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (d: Buffer) => chunks.push(d));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        const update = req.method === 'POST' && /^\/proxies\/[^/]+$/.test(req.url ?? '') ? (JSON.parse(body.toString() || '{}') as { enabled?: boolean }) : null;
+        const forward = () => {
+          const up = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (ur) => {
+            res.writeHead(ur.statusCode ?? 500, ur.headers);
+            ur.pipe(res);
+            ur.on('end', () => {
+              if (typeof update?.enabled === 'boolean') answered.push({ enabled: update.enabled, t: now() });
+            });
+          });
+          up.end(body);
+        };
+        if (update?.enabled === true) setTimeout(forward, 150);
+        else forward();
+      });
+    });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    try {
+      const records: FaultRecord[] = [];
+      const session = await openChaosSession({
+        toxiproxyUrl: `http://127.0.0.1:${(slow.address() as { port: number }).port}`,
+        proxies: [{ name: 'up', listen: '127.0.0.1:0', upstream: `127.0.0.1:${upstreamPort}` }],
+        now,
+        sink: (r) => records.push(r),
+        exitHooks: false,
+      });
+      sessions.push(session);
+      const listen = session.proxies.get('up')!.listen;
+      const tRun = now();
+      // B opens 60 ms after A closes: A's re-enable is still on its way.
+      const run = session.runSchedule([step({ type: 'down', at: 0, duration: 100 }), step({ type: 'down', at: 160, duration: 900 })]);
+      await waitFor(() => now() - tRun >= 700);
+      const mid = await timedGet(listen);
+      await run;
+      const b = records.find((r) => r.toxic.name === 'paystorm_1_down')!;
+      expect(b.tApplied).toBeDefined();
+      // Inside B's sure window the proxy is down: the last answer before it disabled it, and no re-enable lands in it.
+      const before = answered.filter((a) => a.t <= b.tApplied!);
+      expect(before.at(-1)?.enabled, JSON.stringify({ answered, b })).toBe(false);
+      expect(answered.filter((a) => a.enabled && a.t > b.tApplied! && a.t < b.tRemoving!), JSON.stringify({ answered, b })).toEqual([]);
+      expect(mid).toEqual({ error: 'ECONNREFUSED' });
+      await session.cleanup();
+      expect((await driver.listProxies()).find((p) => p.name === 'up')).toBeUndefined();
+    } finally {
+      slow.closeAllConnections();
+      await new Promise((r) => slow.close(r));
+    }
+  });
+
+  it('overlapping `down` windows keep the proxy down until the last closes, then re-enable it once', async () => {
+    await driver.createProxy({ name: 'populated', listen: '127.0.0.1:0', upstream: `127.0.0.1:${upstreamPort}` });
+    const records: FaultRecord[] = [];
+    const session = await openChaosSession({ toxiproxyUrl: tp.url, proxies: [], now, sink: (r) => records.push(r), exitHooks: false });
+    sessions.push(session);
+    const listen = (await driver.listProxies()).find((p) => p.name === 'populated')!.listen;
+    const run = session.runSchedule([
+      step({ proxy: 'populated', type: 'down', at: 0, duration: 400 }),
+      step({ proxy: 'populated', type: 'down', at: 100, duration: 900 }),
+    ]);
+    await waitFor(() => records.length === 1);
+    // The first window closed, the second still holds it down.
+    expect(await timedGet(listen)).toEqual({ error: 'ECONNREFUSED' });
+    await run;
+    expect((await driver.listProxies()).find((p) => p.name === 'populated')?.enabled).toBe(true);
+    expect(records.every((r) => r.tApplied !== undefined && r.tRemoving !== undefined)).toBe(true);
+  });
+
   it('uses a proxy it did not create without deleting it, and re-enables it after `down`', async () => {
     await driver.createProxy({ name: 'populated', listen: '127.0.0.1:0', upstream: `127.0.0.1:${upstreamPort}` });
     const records: FaultRecord[] = [];
@@ -334,6 +409,41 @@ describe('a run killed midway', () => {
     await expect(openChaosSession({ toxiproxyUrl: tp.url, proxies: [], now, sink: () => {}, exitHooks: false })).rejects.toThrow(
       /paystorm toxics paystorm_3_latency on proxy "populated"/,
     );
+  });
+
+  it('SIGKILL inside a `down` window leaves a proxy the run only used disabled: the next session re-enables it and says so', async () => {
+    // As a populated proxy (docker compose's) looks after a run was killed between disabling and re-enabling it.
+    await driver.createProxy({ name: 'populated', listen: '127.0.0.1:0', upstream: `127.0.0.1:${upstreamPort}` });
+    await driver.setEnabled('populated', false);
+    const listen = (await driver.listProxies()).find((p) => p.name === 'populated')!.listen;
+    expect(await timedGet(listen)).toEqual({ error: 'ECONNREFUSED' });
+    const notices: string[] = [];
+    const session = await openChaosSession({ toxiproxyUrl: tp.url, proxies: [], now, sink: () => {}, exitHooks: false, notice: (l) => notices.push(l) });
+    sessions.push(session);
+    expect((await driver.listProxies()).find((p) => p.name === 'populated')?.enabled).toBe(true);
+    expect(await timedGet(listen)).toHaveProperty('ms');
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatch(new RegExp(`proxy "populated" on Toxiproxy at ${tp.url} was disabled .*re-enabled it`));
+  });
+
+  it('a same-named leftover proxy that is disabled is refused, saying it is disabled and what /reset does', async () => {
+    await driver.createProxy({ name: 'killed', listen: '127.0.0.1:0', upstream: `127.0.0.1:${upstreamPort}` });
+    await driver.setEnabled('killed', false);
+    const notices: string[] = [];
+    const err = await openChaosSession({
+      toxiproxyUrl: tp.url,
+      proxies: [{ name: 'killed', listen: '127.0.0.1:0', upstream: `127.0.0.1:${upstreamPort}` }],
+      now,
+      sink: () => {},
+      exitHooks: false,
+      notice: (l) => notices.push(l),
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PaystormError);
+    expect((err as Error).message).toMatch(/proxy "killed" \(listen [^)]*, disabled\)/);
+    expect((err as Error).message).toContain(`curl -X POST ${tp.url}/reset, which removes every toxic and re-enables every proxy`);
+    expect(notices).toEqual([]);
+    // Refused means untouched.
+    expect((await driver.listProxies()).find((p) => p.name === 'killed')?.enabled).toBe(false);
   });
 });
 
