@@ -43,7 +43,7 @@ export async function openChaos(s: RunSettings, t: ResolvedTarget, scope: RunSco
   const openSession = async (specs: ProxySpec[]) => {
     let session: ChaosSession;
     try {
-      session = await openChaosSession({ toxiproxyUrl: toxiproxyUrl!, proxies: specs, now: () => scope.clock.now(), wall: () => scope.clock.wall(), sink: scope.gate.write, exitHooks: false });
+      session = await openChaosSession({ toxiproxyUrl: toxiproxyUrl!, proxies: specs, now: () => scope.clock.now(), wall: () => scope.clock.wall(), sink: scope.gate.write, exitHooks: false, notice: (line) => io.stderr.write(`${line}\n`) });
     } catch (e) {
       // Toxiproxy down or refusing: its sentence says what to do; no stack trace (exit 3).
       if (e instanceof ToxiproxyApiError) throw new PaystormError(`--toxiproxy: ${e.message}`, EXIT.usage, '--toxiproxy');
