@@ -4,8 +4,9 @@
  * example) and runs it beside or instead of the built-in ones, judged by the same oracle.
  * TypeScript files are loaded through tsx's loader, registered only when one is asked for.
  */
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EXIT, PaystormError, RULE_IDS, type Scenario } from '../spec/index.ts';
 
@@ -32,22 +33,48 @@ export function scenarioShapeProblems(value: unknown): string[] {
   return out;
 }
 
-let tsxRegistered = false;
+/**
+ * A TypeScript scenario file becomes an ES module whatever the nearest package.json says (a .ts
+ * file in a package without "type": "module" would otherwise load as CommonJS and fail): esbuild
+ * compiles it, with its relative imports, into a hidden .mjs beside it (so package imports resolve
+ * from the same folder), which is imported and removed. Errors keep esbuild's file:line:column.
+ */
+async function importTypeScript(path: string): Promise<Record<string, unknown>> {
+  const { build } = await import('esbuild');
+  const out = join(dirname(path), `.${basename(path)}.paystorm-${process.pid}-${Date.now()}.mjs`);
+  const options = { entryPoints: [path], bundle: true, format: 'esm' as const, platform: 'node' as const, packages: 'external' as const, logLevel: 'silent' as const, target: 'node20' };
+  let file = out;
+  try {
+    await build({ ...options, outfile: out });
+  } catch (e) {
+    if ((e as { errors?: unknown[] }).errors?.length) throw e;
+    // The scenario's folder is not writable: compile into a temporary folder instead (package imports then resolve from there).
+    file = join(mkdtempSync(join(tmpdir(), 'paystorm-scenario-')), 'scenario.mjs');
+    await build({ ...options, outfile: file });
+  }
+  try {
+    return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+/** An esbuild failure as one line per error with its place; any other error's first line. */
+function loadError(e: unknown): string {
+  const errors = (e as { errors?: { text: string; location?: { file: string; line: number; column: number } | null }[] }).errors;
+  if (errors?.length) return errors.map((x) => (x.location ? `${x.location.file}:${x.location.line}:${x.location.column + 1}: ${x.text}` : x.text)).join('; ');
+  return (e as Error).message.split('\n')[0];
+}
 
 /** Loads and checks a scenario file; a missing file, a failed import or a wrong shape is a usage error (exit 3) naming the file and the fix. */
 export async function loadScenarioFile(arg: string, builtInNames: readonly string[]): Promise<Scenario> {
   const path = resolve(arg);
   if (!existsSync(path)) throw new PaystormError(`scenario file ${arg}: no such file. Pass the path of a .ts or .js file that exports a scenario (docs/own-scenarios.md).`, EXIT.usage, 'scenario');
-  if (/\.(ts|mts)$/.test(path) && !tsxRegistered) {
-    const { register } = await import('tsx/esm/api');
-    register();
-    tsxRegistered = true;
-  }
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    mod = /\.(ts|mts|cts)$/.test(path) ? await importTypeScript(path) : ((await import(pathToFileURL(path).href)) as Record<string, unknown>);
   } catch (e) {
-    throw new PaystormError(`scenario file ${arg} could not be loaded: ${(e as Error).message.split('\n')[0]}. Fix the file (docs/own-scenarios.md has a worked example).`, EXIT.usage, 'scenario');
+    throw new PaystormError(`scenario file ${arg} could not be loaded: ${loadError(e)}. Fix the file (docs/own-scenarios.md has a worked example).`, EXIT.usage, 'scenario');
   }
   const value = mod.default ?? mod.scenario;
   const problems = scenarioShapeProblems(value);

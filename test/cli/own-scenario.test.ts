@@ -4,7 +4,7 @@
  * in the history so `paystorm check` applies them too. Bad files are usage errors (exit 3).
  */
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isScenarioPath, loadScenarioFile, scenarioShapeProblems } from '../../src/cli/scenario-file.ts';
@@ -61,6 +61,19 @@ describe('scenario files', () => {
     writeFileSync(broken, 'export default {{{;\n');
     expect(await usageError(loadScenarioFile(broken, []))).toMatch(/could not be loaded/);
     expect(await usageError(selectScenarios(['mixed', 'mixed']))).toMatch(/twice/);
+  });
+
+  it('loads a .ts file as an ES module in a folder whose package.json is not "type": "module", with its relative imports, leaving nothing behind', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paystorm-own-cjs-'));
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'mine', version: '1.0.0' }));
+    writeFileSync(join(dir, 'helper.ts'), "export const RULES: string[] = ['IDEM-3'];\n");
+    writeFileSync(join(dir, 'scen.ts'), "import { RULES } from './helper.ts';\nconst n: number = 1;\nexport default { name: 'mine-' + n, description: 'd', rules: RULES, run: async () => {} };\n");
+    const s = await loadScenarioFile(join(dir, 'scen.ts'), []);
+    expect(s).toMatchObject({ name: 'mine-1', rules: ['IDEM-3'] });
+    expect(readdirSync(dir).sort()).toEqual(['helper.ts', 'package.json', 'scen.ts']);
+    // A syntax error names the file, line and column.
+    writeFileSync(join(dir, 'broken.ts'), 'const a = 1;\nexport default {{{;\n');
+    expect(await usageError(loadScenarioFile(join(dir, 'broken.ts'), []))).toMatch(/broken\.ts:2:\d+: /);
   });
 
   it('runs the documented example against the embedded service: recorded, judged, thresholds kept for check', { timeout: 120_000 }, async () => {
