@@ -50,6 +50,10 @@ export function parseKeyArg(arg: string, defaultMerchant = 'default'): ParsedKey
   const colon = trimmed.indexOf(':');
   const merchant = colon > 0 ? trimmed.slice(0, colon) : defaultMerchant;
   const secret = colon > 0 ? trimmed.slice(colon + 1) : trimmed;
+  // KEY:merchant, the wrong way round: the part before ':' is the key, and must not be echoed.
+  if (colon > 0 && KEY_PATTERN.test(merchant)) {
+    throw new KeyFormatError(`--key: the part before ':' looks like the key itself (ending …${merchant.slice(-4)}); the order is --key merchant:KEY.`);
+  }
   if (!/^[A-Za-z0-9_.-]+$/.test(merchant)) {
     throw new KeyFormatError(`--key: merchant name "${merchant}" may use only letters, digits, '.', '_' and '-'. Use --key merchant:KEY.`);
   }
@@ -70,5 +74,5 @@ export function redactKeys(text: string, keys: readonly Pick<ParsedKey, 'secret'
   return out;
 }
 
-/** Any string that looks like a secret key. */
-export const SECRET_KEY_PATTERN = /\b[A-Za-z0-9]+_(?:test|live)_sk_[A-Za-z0-9]{4,}/g;
+/** Any string that looks like a secret key (its body in the characters API keys use, '-', '_', '.' and base64's included). */
+export const SECRET_KEY_PATTERN = /\b[A-Za-z0-9]+_(?:test|live)_sk_[A-Za-z0-9_\-.~+/=]{4,}/g;

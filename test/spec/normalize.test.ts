@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizePayment, validatePaymentShape, detectPresentation, parseKeyArg, redactKeys, signPayload, verifySignature, luhnValid, DEFAULT_TEST_CARDS } from '../../src/spec/index.ts';
+import { normalizePayment, validatePaymentShape, detectPresentation, parseKeyArg, redactKeys, SECRET_KEY_PATTERN, signPayload, verifySignature, luhnValid, DEFAULT_TEST_CARDS } from '../../src/spec/index.ts';
 import { historyRecordSchema, HISTORY_VERSION } from '../../src/history/index.ts';
 
 const paymentB = {
@@ -78,6 +78,21 @@ describe('keys', () => {
     expect(parseKeyArg('api_test_sk_zzzz9999', 'm1').mode).toBe('test');
     expect(() => parseKeyArg('sk_test_abc')).toThrow(/--key.*svc_test_sk_/);
     expect(redactKeys('Bearer svc_live_sk_abcdef123456 x', [k])).toBe('Bearer acme/live/…3456 x');
+  });
+  it('KEY:merchant the wrong way round is refused without echoing the key', () => {
+    const secret = 'svc_test_sk_acmeTestKey4f8a2c91d7e3b605';
+    let msg = '';
+    try {
+      parseKeyArg(`${secret}:acme`);
+    } catch (e) {
+      msg = (e as Error).message;
+    }
+    expect(msg).toMatch(/the order is --key merchant:KEY/);
+    expect(msg).not.toContain(secret);
+    expect(msg).not.toContain('acmeTestKey');
+  });
+  it('SECRET_KEY_PATTERN covers key bodies with - _ . and base64 characters', () => {
+    for (const key of ['svc_test_sk_ab-cd_ef.gh', 'api_live_sk_Zm9v+YmFy/YmF6=']) expect(key.replace(SECRET_KEY_PATTERN, 'X')).toBe('X');
   });
 });
 
