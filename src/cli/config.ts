@@ -27,7 +27,10 @@ export const runConfigSchema = z
     rate: z.number().positive().optional(),
     out: z.string().optional(),
     webhookPort: z.number().int().min(0).max(65535).optional(),
-    webhookSecret: z.string().optional(),
+    /** The endpoints' signing secrets: one (a string) or one per endpoint (each merchant's, the live one's); a delivery any of them verifies is signed. */
+    webhookSecret: z.union([z.string(), z.array(z.string()).min(1, 'at least one signing secret')]).optional(),
+    /** The service's own signature header name (e.g. Acme-Signature); default: Service-Signature or any `…-signature` header of the form t=…,v1=…. */
+    webhookSignatureHeader: z.string().optional(),
     webhookFailShare: z.number().min(0).max(1).optional(),
     webhookStallShare: z.number().min(0).max(1).optional(),
     /** WH-9: the longest a failed delivery may wait for its retry (the spec sets none); default: judged from the service's own retries, else 5m. */

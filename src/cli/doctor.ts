@@ -4,7 +4,7 @@
  * 4 the target (or Toxiproxy) is unreachable or not this API.
  */
 import { request } from 'undici';
-import { API_PATHS, EXIT, LIMITS, signPayload, type CardsFile, type ParsedKey } from '../spec/index.ts';
+import { API_PATHS, EXIT, LIMITS, SIGNATURE_HEADER, SIGNATURE_HEADER_SUFFIX, signPayload, type CardsFile, type ParsedKey } from '../spec/index.ts';
 import { type WebhookRecord } from '../history/index.ts';
 import { probeRateLimit, detectTargetPresentation } from '../client/index.ts';
 import { startWebhookReceiver } from '../webhooks/index.ts';
@@ -22,7 +22,8 @@ export interface DoctorOptions {
   keys: readonly ParsedKey[];
   cards: CardsFile;
   toxiproxyUrl?: string;
-  webhook?: { port: number; secret: string; host: string; roundTripTimeoutMs: number };
+  /** `secret`: one signing secret or one per endpoint; `signatureHeader`: the service's own header name, if given. */
+  webhook?: { port: number; secret: string | readonly string[]; signatureHeader?: string; host: string; roundTripTimeoutMs: number };
 }
 
 async function checkKey(targetUrl: string, k: ParsedKey): Promise<DoctorCheck> {
@@ -90,17 +91,32 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorCheck[]> {
   // 4. Webhooks: the receiver verifies a delivery signed with the secret, then (with a success card) a real one from the target.
   if (o.webhook) {
     const records: WebhookRecord[] = [];
-    const receiver = await startWebhookReceiver({ host: o.webhook.host, port: o.webhook.port, secret: o.webhook.secret, seed: 1, now: () => performance.now(), sink: (r) => records.push(r) });
+    const secrets = typeof o.webhook.secret === 'string' ? [o.webhook.secret] : [...o.webhook.secret];
+    const headerName = o.webhook.signatureHeader ?? SIGNATURE_HEADER;
+    const receiver = await startWebhookReceiver({
+      host: o.webhook.host,
+      port: o.webhook.port,
+      secret: secrets,
+      ...(o.webhook.signatureHeader !== undefined ? { signatureHeader: o.webhook.signatureHeader } : {}),
+      seed: 1,
+      now: () => performance.now(),
+      sink: (r) => records.push(r),
+    });
+    /** Which header and (with several) which secret verified a delivery, as the record says. */
+    const how = (r: WebhookRecord | undefined) =>
+      `${r?.signatureHeader ? ` from header ${r.signatureHeader}` : ''}${secrets.length > 1 && r?.secretIndex !== undefined ? ` with --webhook-secret #${r.secretIndex + 1}` : ''}`;
     try {
       const body = JSON.stringify({ id: 'evt_doctor', type: 'payment.succeeded', created_at: Math.floor(Date.now() / 1000), livemode: false, data: { payment: { id: 'pay_doctor', status: 'succeeded' } } });
       const self = await request(`http://127.0.0.1:${receiver.port}/doctor`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'service-signature': signPayload(o.webhook.secret, body, Math.floor(Date.now() / 1000)) },
+        headers: { 'content-type': 'application/json', [headerName]: signPayload(secrets[0], body, Math.floor(Date.now() / 1000)) },
         body,
       });
       await self.body.dump();
       const selfOk = records.at(-1)?.signature === 'ok';
-      checks.push({ name: 'webhook receiver', ok: selfOk, detail: selfOk ? `listening on port ${receiver.port}, verifies signatures with the given secret` : `a delivery signed with the given secret was answered ${self.statusCode}` });
+      const secretsText = secrets.length > 1 ? `any of the ${secrets.length} given secrets` : 'the given secret';
+      const headerText = o.webhook.signatureHeader !== undefined ? `header ${o.webhook.signatureHeader}` : `header ${SIGNATURE_HEADER} or any ...${SIGNATURE_HEADER_SUFFIX} header of the form t=...,v1=...`;
+      checks.push({ name: 'webhook receiver', ok: selfOk, detail: selfOk ? `listening on port ${receiver.port}, verifies signatures (${headerText}) with ${secretsText}` : `a delivery signed with the given secret was answered ${self.statusCode}` });
       const before = records.length;
       if (o.cards.succeeds) {
         const res = await request(o.targetUrl.replace(/\/+$/, '') + API_PATHS.payments, {
@@ -119,14 +135,15 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorCheck[]> {
         const deadline = Date.now() + o.webhook.roundTripTimeoutMs;
         while (Date.now() < deadline && !records.slice(before).some((r) => r.signature === 'ok')) await new Promise((r) => setTimeout(r, 100));
         const got = records.slice(before);
-        const ok = got.some((r) => r.signature === 'ok');
+        const verified = got.find((r) => r.signature === 'ok');
+        const ok = verified !== undefined;
         checks.push({
           name: 'webhook round-trip',
           ok,
           detail: ok
-            ? `the target delivered ${got[0].type ?? 'an event'} to the receiver, signature verified`
+            ? `the target delivered ${verified.type ?? 'an event'} to the receiver, signature verified${how(verified)}`
             : got.length
-              ? `deliveries arrived but none verified (${got.map((r) => r.signature).join(', ')}): check --webhook-secret`
+              ? `deliveries arrived but none verified (${got.map((r) => `${r.signature}${r.signatureHeader ? ` in ${r.signatureHeader}` : ''}`).join(', ')}): check --webhook-secret${got.every((r) => r.signature === 'missing') ? ' and --webhook-signature-header (the service\'s own signature header name)' : ''}`
               : `no delivery within ${o.webhook.roundTripTimeoutMs / 1000} s after a create (answered ${res.statusCode}): configure the target's test-mode endpoint to reach this host's port ${receiver.port} (docs/webhooks.md)`,
           exitCode: EXIT.usage,
         });

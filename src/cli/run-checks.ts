@@ -11,7 +11,7 @@
  */
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { EXIT, PaystormError, parseKeyArg, parseProxyArg, type ParsedKey } from '../spec/index.ts';
+import { EXIT, HEADER_NAME_PATTERN, PaystormError, parseKeyArg, parseProxyArg, type ParsedKey } from '../spec/index.ts';
 import { parseFaultSchedule } from '../chaos/fault-schedule.ts';
 import { parseThreshold } from '../oracle/thresholds.ts';
 import { isRegressionExpr, loadBaseline, parseRegression } from '../oracle/baseline.ts';
@@ -138,6 +138,13 @@ export const RUN_CHECKS: RunCheck[] = [
   }),
   check('webhookPort', (_p, cfg) => {
     if (cfg.target && !cfg.webhookSecret) return "pass the endpoint's signing secret (whsec_...) with --webhook-secret too.";
+  }),
+  check('webhookSecret', (v) => {
+    const list = typeof v === 'string' ? [v] : v;
+    if (list.some((s) => !s.trim())) return 'an empty signing secret: pass each endpoint\'s secret (whsec_...) once per --webhook-secret.';
+  }),
+  check('webhookSignatureHeader', (v) => {
+    if (!HEADER_NAME_PATTERN.test(v.trim())) return `${JSON.stringify(v)} is not an HTTP header name: pass the service's signature header name, such as Acme-Signature.`;
   }),
   check('sharedKeys', (keys, cfg) => {
     const out: string[] = [];

@@ -79,27 +79,69 @@ export class LeakScanner {
   }
 }
 
-function walk(v: unknown, path: string, found: string[] | undefined): string[] | undefined {
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) {
-      const item = v[i];
-      if (item !== null && typeof item === 'object') found = walk(item, `${path}[${i}]`, found);
-    }
-    return found;
+/** One object or array being walked: its own keys (arrays: indexes), how far, and where it sits. */
+interface Frame {
+  v: unknown;
+  keys: string[] | null;
+  n: number;
+  i: number;
+  parent: Frame | null;
+  /** Its key in the parent (an object), or -1 with `index` (an array). */
+  key: string | null;
+  index: number;
+}
+
+/** The dotted path of a frame (`data.payment`, `items[3]`), built only for a finding: a deep body must not build a path per level. */
+function pathOf(f: Frame | null, rootPath: string): string {
+  const chain: Frame[] = [];
+  for (let x = f; x !== null && x.parent !== null; x = x.parent) chain.push(x);
+  let out = rootPath;
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const x = chain[i];
+    out = x.key === null ? `${out}[${x.index}]` : out ? `${out}.${x.key}` : x.key;
   }
-  const o = v as Record<string, unknown>;
-  for (const k in o) {
-    const x = o[k];
+  return out;
+}
+
+/**
+ * Every object and array in `root`, depth first in document order, with an explicit stack: a
+ * body nested 200,000 deep (a few hundred KB of `[`) must not overflow the call stack. Plain JS,
+ * no Node API: this file also runs inside k6.
+ */
+function walk(root: unknown, rootPath: string, found: string[] | undefined): string[] | undefined {
+  const open = (v: unknown, parent: Frame | null, key: string | null, index: number): Frame => {
+    const keys = Array.isArray(v) ? null : Object.keys(v as object);
+    return { v, keys, n: keys === null ? (v as unknown[]).length : keys.length, i: 0, parent, key, index };
+  };
+  const at = (f: Frame, k: string) => {
+    const p = pathOf(f, rootPath);
+    return p ? `${p}.${k}` : k;
+  };
+  const stack: Frame[] = [open(root, null, null, -1)];
+  while (stack.length) {
+    const f = stack[stack.length - 1];
+    if (f.i >= f.n) {
+      stack.pop();
+      continue;
+    }
+    const i = f.i++;
+    if (f.keys === null) {
+      const item = (f.v as unknown[])[i];
+      if (item !== null && typeof item === 'object') stack.push(open(item, f, null, i));
+      continue;
+    }
+    const k = f.keys[i];
+    const x = (f.v as Record<string, unknown>)[k];
     if (AMOUNT_FIELDS.has(k)) {
-      if (x !== null && x !== undefined && !Number.isInteger(x)) (found ??= []).push(`non-integer amount at ${path ? path + '.' : ''}${k}`);
+      if (x !== null && x !== undefined && !Number.isInteger(x)) (found ??= []).push(`non-integer amount at ${at(f, k)}`);
     } else if (x !== null && typeof x === 'object') {
       if (k === 'card' && !Array.isArray(x)) {
         const card = x as Record<string, unknown>;
         // A CVC is 3 or 4 digits; a null, empty or masked value ("***") returns no card data.
-        if ((typeof card.cvc === 'string' || typeof card.cvc === 'number') && /^\d{3,4}$/.test(String(card.cvc).trim())) (found ??= []).push(`cvc returned at ${path ? path + '.' : ''}card.cvc`);
-        if (typeof card.number === 'string' && /^\d{12,19}$/.test(card.number)) (found ??= []).push(`full card number at ${path ? path + '.' : ''}card.number`);
+        if ((typeof card.cvc === 'string' || typeof card.cvc === 'number') && /^\d{3,4}$/.test(String(card.cvc).trim())) (found ??= []).push(`cvc returned at ${at(f, 'card.cvc')}`);
+        if (typeof card.number === 'string' && /^\d{12,19}$/.test(card.number)) (found ??= []).push(`full card number at ${at(f, 'card.number')}`);
       }
-      found = walk(x, path ? `${path}.${k}` : k, found);
+      stack.push(open(x, f, k, -1));
     }
   }
   return found;

@@ -19,7 +19,7 @@ import { createGunzip } from 'node:zlib';
 import { BINARY_MAGIC, CodecError, RecordDecoder } from './codec.ts';
 import { EXIT, PaystormError } from '../spec/index.ts';
 import { HISTORY_VERSION } from './version.ts';
-import { historyRecordSchema, type HistoryRecord } from './schema.ts';
+import { historyRecordSchema, reviveRecord, type HistoryRecord } from './schema.ts';
 
 const KINDS = new Set(['run', 'exchange', 'webhook', 'fault', 'end']);
 /** Lines validated in full with the zod schema; later exchange and webhook lines get the cheap check only. */
@@ -285,7 +285,8 @@ export class HistoryFile implements AsyncIterable<HistoryRecord> {
       }
     }
     this.stats.records++;
-    return obj as HistoryRecord;
+    // A NaN payment amount was written as null: NaN again, as the record was built.
+    return reviveRecord(obj as HistoryRecord);
   }
 }
 

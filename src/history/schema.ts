@@ -25,12 +25,20 @@ const canonicalRefund = z.object({
   created: z.number().nullable(),
 });
 
+/**
+ * A payment's amount. normalizePayment gives NaN for a body whose `amount` is not a number (a
+ * string, absent), and JSON writes NaN as null: null reads back as NaN, so such a record stays
+ * readable and the oracle still sees an amount that is no integer (ERR-5, WH-7). Readers that take
+ * records without this schema's output call reviveRecord.
+ */
+const paymentAmount = z.union([z.number(), z.null().transform((): number => NaN)]);
+
 const canonicalPayment = z.object({
   id: z.string(),
   presentation: z.enum(['A', 'B']),
   status: z.enum(PAYMENT_STATUSES),
   wireStatus: z.string(),
-  amount: z.number(),
+  amount: paymentAmount,
   currency: z.string(),
   livemode: z.boolean().nullable(),
   created: z.number().nullable(),
@@ -318,6 +326,10 @@ export const webhookRecordSchema = z.object({
   signature: z.enum(['ok', 'missing', 'malformed', 'mismatch', 'stale']),
   /** Signature timestamp `t` (Unix seconds) when the header parsed. */
   t: z.number().nullable(),
+  /** The header the signature was read from (lowercase, e.g. `acme-signature`); absent when none was. Optional (added later). */
+  signatureHeader: z.string().optional(),
+  /** Which `--webhook-secret` verified it (0 = the first), for `ok` and `stale`; never the secret. Optional (added later). */
+  secretIndex: z.number().int().min(0).optional(),
   eventId: z.string().nullable(),
   type: z.string().nullable(),
   createdAt: z.any(),
@@ -390,3 +402,14 @@ export const historyRecordSchema = z.discriminatedUnion('kind', [
   endRecordSchema,
 ]);
 export type HistoryRecord = z.infer<typeof historyRecordSchema>;
+
+/**
+ * Turns what JSON made of a NaN payment amount (null) back into NaN, in place, on a record read
+ * without this schema's output (the reader checks only the first lines in full): every reader
+ * hands the oracle the same `amount: number` whichever encoding (ndjson, bin, bin.gz) it came from.
+ */
+export function reviveRecord<T>(rec: T): T {
+  const r = rec as { kind?: unknown; payment?: { amount?: unknown } | null };
+  if ((r.kind === 'exchange' || r.kind === 'webhook') && r.payment && r.payment.amount === null) r.payment.amount = NaN;
+  return rec;
+}

@@ -27,8 +27,17 @@ export function statusOfEvent(type: EventType): PaymentStatus | RefundStatus {
 }
 
 export const EVENT_ID_PREFIX = 'evt_';
-/** A neutral name for the service's own signature header. */
+/**
+ * A neutral name for the service's own signature header (spec: "Header `Service-Signature` (a
+ * neutral name for the service's own signature header)"): a real service names it after itself
+ * (`Acme-Signature`). The receiver reads this name, or the one given (`--webhook-signature-header`),
+ * or by default any header whose name ends in SIGNATURE_HEADER_SUFFIX and whose value has the
+ * signature's form `t=<unix>,v1=<hex>`.
+ */
 export const SIGNATURE_HEADER = 'service-signature';
+export const SIGNATURE_HEADER_SUFFIX = '-signature';
+/** A header name as HTTP allows it (a token), for `--webhook-signature-header`. */
+export const HEADER_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 export const SIGNING_SECRET_PREFIX = 'whsec_';
 
 export interface EventEnvelope {

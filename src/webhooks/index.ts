@@ -5,4 +5,4 @@ export { readEnvelope } from './envelope.ts';
 export type { EnvelopeReading } from './envelope.ts';
 export { AnswerBook, chooseAnswer, draw, DEFAULT_FAIL_ATTEMPTS } from './answer.ts';
 export type { Answer, AnswerPlan } from './answer.ts';
-export { buildLeakScanner, findLeaks, redactBody } from './leaks.ts';
+export { buildLeakScanner, findLeaks, redactBody, redactParsed } from './leaks.ts';

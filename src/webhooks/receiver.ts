@@ -1,27 +1,58 @@
 /**
  * paystorm's webhook receiver (`--webhook-port`, `--webhook-secret`). Every POST on any
- * path is a delivery: it is verified (constant time, 5-minute tolerance), read against
+ * path is a delivery: it is verified (constant time, 5-minute tolerance, against any of the
+ * endpoints' secrets, from the service's own signature header), read against
  * the envelope, deduplicated by event id, scanned for leaks, answered — 200, or by plan
  * 500 or a stall past the acknowledge time so retries happen — and recorded.
  */
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import { EXIT, LIMITS, PaystormError, SIGNATURE_HEADER, verifySignature, type SignatureVerdict } from '../spec/index.ts';
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  EXIT,
+  HEADER_NAME_PATTERN,
+  LIMITS,
+  PaystormError,
+  SIGNATURE_HEADER,
+  SIGNATURE_HEADER_SUFFIX,
+  parseSignatureHeader,
+  startVerification,
+  type SignatureCheck,
+  type SignatureVerdict,
+  type StreamingVerification,
+} from '../spec/index.ts';
 import { type WebhookRecord } from '../history/index.ts';
 import type { LeakScanner } from '../history/leak-scanner.ts';
 import { AnswerBook, type Answer } from './answer.ts';
 import { readEnvelope, type EnvelopeReading } from './envelope.ts';
-import { buildLeakScanner, findLeaks, redactBody } from './leaks.ts';
+import { buildLeakScanner, findLeaks, redactParsed } from './leaks.ts';
 
 /** Payment events are small; anything near this is not a webhook. */
 export const MAX_BODY_BYTES = 1 << 20;
+/**
+ * Deepest JSON nesting read as an envelope. A payment event is a few levels deep; a body nested
+ * deeper is recorded unread (`body: nested deeper than …`), so nothing downstream (the envelope,
+ * the history writer, the oracle) walks a 200,000-deep structure.
+ */
+export const MAX_JSON_DEPTH = 64;
+/** At most this many candidate signature headers are verified per delivery (default header matching). */
+const MAX_SIGNATURE_CANDIDATES = 8;
 
 export interface WebhookReceiverOptions {
   host?: string;
   /** 0 = any free port. */
   port?: number;
-  /** The endpoint's signing secret (`whsec_...`). */
-  secret: string;
+  /**
+   * The endpoints' signing secrets (`whsec_...`): one, or one per endpoint (each merchant's, the
+   * live endpoint's). A delivery is verified when any of them matches; the record says which
+   * (`secretIndex`, 0 = the first), never the secret.
+   */
+  secret: string | readonly string[];
+  /**
+   * The service's signature header name (`Acme-Signature`). Absent: `Service-Signature`, or any
+   * header named `…-signature` whose value has the form `t=<unix>,v1=<hex>`.
+   */
+  signatureHeader?: string;
   /** Share of test-mode events whose first delivery is answered 500 (0..1); a few of them fail `failAttempts` attempts in a row. */
   failShare?: number;
   /** Attempts in a row answered 500 for the failing events chosen to repeat (default 3; 1 = first delivery only). */
@@ -75,11 +106,68 @@ interface Delivery {
   wall: number;
   path: string;
   raw: Buffer | null;
-  signatureHeader: string | undefined;
+  /** The signature headers to verify (name, value, its running HMACs); none: `missing`. */
+  candidates: { name: string; value: string; verification: StreamingVerification }[];
 }
 
+/** Node joins repeated headers with ', ' except a few it keeps as arrays. */
+function headerText(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+/**
+ * The headers that may carry the delivery's signature. With a name given, that header only.
+ * Otherwise `service-signature` (whatever its value, so a malformed one is reported as such) and
+ * every other `…-signature` header whose value parses as `t=…,v1=…` (a foreign `X-Hub-Signature:
+ * sha256=…` is not a candidate). Each is verified on its own: only a candidate that verifies makes
+ * the delivery `ok`, so extra headers can never make an unsigned delivery pass.
+ */
+function signatureCandidates(headers: IncomingHttpHeaders, name: string | undefined): { name: string; value: string }[] {
+  if (name !== undefined) {
+    const value = headerText(headers[name]);
+    return value ? [{ name, value }] : [];
+  }
+  const out: { name: string; value: string }[] = [];
+  for (const [k, v] of Object.entries(headers)) {
+    if (out.length >= MAX_SIGNATURE_CANDIDATES) break;
+    const value = headerText(v);
+    if (!value) continue;
+    if (k === SIGNATURE_HEADER) out.unshift({ name: k, value });
+    else if (k.endsWith(SIGNATURE_HEADER_SUFFIX) && k.length > SIGNATURE_HEADER_SUFFIX.length && parseSignatureHeader(value) !== null) out.push({ name: k, value });
+  }
+  return out;
+}
+
+/** How good a verdict is, to report the best candidate: ok, then stale (the signature matched), mismatch, malformed. */
+const VERDICT_RANK: Record<SignatureVerdict, number> = { ok: 0, stale: 1, mismatch: 2, malformed: 3, missing: 4 };
+
+/** Whether a JSON text nests deeper than `max` (brackets outside strings), without parsing it. */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \\ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 /* [ */ || c === 123 /* { */) {
+      if (++depth > max) return true;
+    } else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
+  }
+  return false;
+}
+
+/** A delivery's signature verdict and, when a header was read, its name. */
+type Signed = SignatureCheck & { header?: string };
+
 export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promise<WebhookReceiver> {
-  if (!opts.secret) throw new PaystormError('webhook receiver: --webhook-secret is required (the endpoint signing secret, whsec_...)', EXIT.usage, '--webhook-secret');
+  const secrets: readonly string[] = typeof opts.secret === 'string' ? [opts.secret] : [...opts.secret];
+  if (!secrets.length || secrets.some((s) => !s)) throw new PaystormError('webhook receiver: --webhook-secret is required (the endpoint signing secret, whsec_...)', EXIT.usage, '--webhook-secret');
+  const headerName = opts.signatureHeader === undefined ? undefined : opts.signatureHeader.trim().toLowerCase();
+  if (headerName !== undefined && !HEADER_NAME_PATTERN.test(headerName)) {
+    throw new PaystormError(`webhook receiver: --webhook-signature-header must be an HTTP header name (such as Acme-Signature), got ${JSON.stringify(opts.signatureHeader)}`, EXIT.usage, '--webhook-signature-header');
+  }
   const failShare = checkShare('failShare', opts.failShare ?? 0);
   const stallShare = checkShare('stallShare', opts.stallShare ?? 0);
   if (failShare + stallShare > 1) throw new PaystormError(`webhook receiver: failShare + stallShare must not exceed 1, got ${failShare + stallShare}`, EXIT.usage, 'stallShare');
@@ -89,6 +177,14 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
   const wall = opts.wall ?? Date.now;
   const scanner = opts.leakScanner ?? buildLeakScanner(opts.secretsToScan, opts.cardNumbersToScan);
   const onError = opts.onError ?? ((err: unknown) => process.stderr.write(`paystorm: webhook receiver: ${(err as Error)?.message ?? String(err)}\n`));
+  /** A delivery the receiver failed on (a bug): answered 500, recorded not at all, each distinct error reported once. */
+  const reported = new Set<string>();
+  const failed = (err: unknown) => {
+    const msg = (err as Error)?.message ?? String(err);
+    if (reported.has(msg)) return;
+    reported.add(msg);
+    onError(new Error(`a delivery could not be handled (answered 500, not recorded; reported once): ${msg}`));
+  };
 
   /** Verified deliveries seen per event id: the next one's attempt number. */
   const seen = new Map<string, number>();
@@ -103,7 +199,7 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
     else awaiting.add(eventId);
   };
 
-  const record = (d: Delivery, signature: SignatureVerdict, t: number | null, env: EnvelopeReading, answered: number, extra: Partial<WebhookRecord>): boolean => {
+  const record = (d: Delivery, sig: Signed, env: EnvelopeReading, answered: number, extra: Partial<WebhookRecord>): boolean => {
     const rec: WebhookRecord = {
       v: 1,
       kind: 'webhook',
@@ -111,8 +207,10 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
       tReceived: d.tReceived,
       wall: d.wall,
       path: d.path,
-      signature,
-      t,
+      signature: sig.verdict,
+      t: sig.t,
+      ...(sig.header !== undefined ? { signatureHeader: sig.header } : {}),
+      ...(sig.secretIndex !== undefined ? { secretIndex: sig.secretIndex } : {}),
       eventId: env.eventId,
       type: env.type,
       createdAt: env.createdAt,
@@ -140,28 +238,47 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
     res.end(text);
   };
 
+  /** The best verdict among the candidate headers (the first that verifies), and which header gave it. */
+  const verify = (d: Delivery): Signed => {
+    let best: Signed = { verdict: 'missing', t: null };
+    for (const c of d.candidates) {
+      const got: SignatureCheck = c.verification.finish(Math.floor(d.wall / 1000));
+      if (VERDICT_RANK[got.verdict] < VERDICT_RANK[best.verdict]) best = { ...got, header: c.name };
+    }
+    return best;
+  };
+
   const handle = (d: Delivery, res: http.ServerResponse) => {
     received++;
+    const sig = verify(d);
     if (d.raw === null) {
+      // Too large to keep, but its signature was computed as it streamed in: WH-1 judges it as any other.
       const env = readEnvelope(undefined);
-      env.problems = [`body: larger than ${maxBody} bytes; not read, so the signature was not verified`];
-      record(d, d.signatureHeader ? 'malformed' : 'missing', null, env, 413, {});
+      env.problems = [`body: larger than ${maxBody} bytes; not read (the signature was verified while it streamed in)`];
+      record(d, sig, env, 413, {});
       reply(res, 413, { error: `body larger than ${maxBody} bytes` });
       return;
     }
-    const sig = verifySignature(opts.secret, d.raw, d.signatureHeader, Math.floor(d.wall / 1000));
     const text = d.raw.toString('utf8');
-    let parsed: unknown;
+    let parsed: unknown = null;
     let json = true;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
+    let unread: string | null = null;
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
       json = false;
+      unread = `body: JSON nested deeper than ${MAX_JSON_DEPTH} levels; not read`;
+    } else {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        json = false;
+      }
     }
     const leaks = findLeaks(scanner, text, json ? parsed : null);
-    // The record is built from the redacted body: a leaked key must not reach the history.
-    if (json && leaks.length) parsed = JSON.parse(redactBody(scanner, text));
-    const env = json ? readEnvelope(parsed) : { ...readEnvelope(undefined), problems: ['body: not JSON'] };
+    // The record is built from the redacted body: a leaked key must not reach the history. Redacted
+    // in the parsed value, not the text: a card number echoed as a bare JSON number redacted as
+    // text would leave invalid JSON.
+    if (json && leaks.length) parsed = redactParsed(scanner, parsed);
+    const env = json ? readEnvelope(parsed) : { ...readEnvelope(undefined), problems: [unread ?? 'body: not JSON'] };
     const verified = sig.verdict === 'ok';
     // Only a verified delivery counts as the event: a forged body must not mark an id as seen.
     const attempt = verified && env.eventId !== null ? (seen.get(env.eventId) ?? 0) : 0;
@@ -169,12 +286,12 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
     const extra: Partial<WebhookRecord> = { duplicate: attempt > 0, ...(leaks.length ? { leaks } : {}) };
 
     if (!verified) {
-      if (record(d, sig.verdict, sig.t, env, 400, extra)) reply(res, 400, { error: `signature ${sig.verdict}` });
+      if (record(d, sig, env, 400, extra)) reply(res, 400, { error: `signature ${sig.verdict}` });
       else reply(res, 500, { error: 'paystorm could not record the delivery' });
       return;
     }
     if (!json) {
-      if (record(d, sig.verdict, sig.t, env, 400, extra)) reply(res, 400, { error: 'body is not JSON' });
+      if (record(d, sig, env, 400, extra)) reply(res, 400, { error: unread ?? 'body is not JSON' });
       else reply(res, 500, { error: 'paystorm could not record the delivery' });
       return;
     }
@@ -182,7 +299,7 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
     if (answer === 'stall') {
       // A stall as long as the acknowledge time is no answer, whatever comes after it.
       const answered = stallMs >= ackTimeoutMs ? 0 : 200;
-      record(d, sig.verdict, sig.t, env, answered, { ...extra, stalledMs: stallMs });
+      record(d, sig, env, answered, { ...extra, stalledMs: stallMs });
       settle(env.eventId, answered);
       const entry = {
         socket: res.socket!,
@@ -195,13 +312,27 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
       return;
     }
     const status = answer === 'fail' ? 500 : 200;
-    if (!record(d, sig.verdict, sig.t, env, status, extra)) {
+    if (!record(d, sig, env, status, extra)) {
       settle(env.eventId, 500);
       reply(res, 500, { error: 'paystorm could not record the delivery' });
       return;
     }
     settle(env.eventId, status);
     reply(res, status, status === 200 ? { received: true } : { error: 'paystorm: planned failure to exercise retries' });
+  };
+
+  /** handle(), but a delivery it throws on (a receiver bug, a body no one foresaw) is answered 500 and the process lives on. */
+  const handleSafely = (d: Delivery, res: http.ServerResponse) => {
+    try {
+      handle(d, res);
+    } catch (err) {
+      failed(err);
+      try {
+        reply(res, 500, { error: 'paystorm could not handle the delivery' });
+      } catch {
+        res.destroy();
+      }
+    }
   };
 
   const server = http.createServer((req, res) => {
@@ -218,23 +349,33 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
       res.end();
       return;
     }
-    const d: Delivery = {
-      tReceived: opts.now(),
-      wall: wall(),
-      path: req.url ?? '/',
-      raw: null,
-      signatureHeader: req.headers[SIGNATURE_HEADER] as string | undefined,
-    };
+    let d: Delivery;
+    try {
+      d = {
+        tReceived: opts.now(),
+        wall: wall(),
+        path: req.url ?? '/',
+        raw: null,
+        candidates: signatureCandidates(req.headers, headerName).map((c) => ({ ...c, verification: startVerification(secrets, c.value) })),
+      };
+    } catch (err) {
+      failed(err);
+      req.resume();
+      reply(res, 500, { error: 'paystorm could not handle the delivery' });
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
+      // The signature is computed as the body streams in, so one past the limit is still verified.
+      for (const cand of d.candidates) cand.verification.update(c);
       // Past the limit keep draining (so the 413 can be read) but stop keeping bytes.
       if (size <= maxBody) chunks.push(c);
     });
     req.on('end', () => {
       if (size <= maxBody) d.raw = Buffer.concat(chunks, size);
-      handle(d, res);
+      handleSafely(d, res);
     });
     req.on('error', () => res.destroy());
   });

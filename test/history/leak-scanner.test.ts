@@ -18,4 +18,26 @@ describe('LeakScanner', () => {
       }
     }
   });
+
+  it('walks a body nested 200,000 deep without overflowing the stack, and finds what sits at the bottom', () => {
+    const scanner = new LeakScanner();
+    const depth = 200_000;
+    expect(scanner.structural(JSON.parse('['.repeat(depth) + ']'.repeat(depth)))).toBeUndefined();
+    const found = scanner.structural(JSON.parse('{"a":'.repeat(depth) + '{"amount":1.5}' + '}'.repeat(depth)));
+    expect(found).toHaveLength(1);
+    expect(found![0]).toBe(`non-integer amount at ${Array(depth).fill('a').join('.')}.amount`);
+  });
+
+  it('lists structural findings in document order with their paths', () => {
+    const scanner = new LeakScanner();
+    expect(
+      scanner.structural({ items: [{ amount: 1.5 }, { card: { cvc: '123', number: '4242424242424242' } }], amount: '12', b: { c: { amount_refunded: 2.5 } } }),
+    ).toEqual([
+      'non-integer amount at items[0].amount',
+      'cvc returned at items[1].card.cvc',
+      'full card number at items[1].card.number',
+      'non-integer amount at amount',
+      'non-integer amount at b.c.amount_refunded',
+    ]);
+  });
 });

@@ -17,7 +17,8 @@ export const doctorCommand: PaystormCommand = {
       .option('cards', { type: 'string', describe: 'Cards file (a succeeds card enables the webhook round-trip)' })
       .option('toxiproxy', { type: 'string', describe: 'Toxiproxy API URL to check' })
       .option('webhook-port', { type: 'number', describe: 'Start the receiver on this port and wait for a real delivery' })
-      .option('webhook-secret', { type: 'string', describe: 'Signing secret (whsec_...)' })
+      .option('webhook-secret', { type: 'string', array: true, describe: 'Signing secret (whsec_...), repeatable: one per endpoint' })
+      .option('webhook-signature-header', { type: 'string', describe: 'The service\'s own signature header name (e.g. Acme-Signature); default: Service-Signature or any ...-signature header of the form t=...,v1=...' })
       .example('$0 doctor --target https://staging.example.com --key svc_test_sk_... --cards cards.json --webhook-port 4020 --webhook-secret whsec_...', 'Check a staging deployment'),
   handler: async (args) => {
     let stack: Awaited<ReturnType<typeof startEmbeddedStack>> | null = null;
@@ -26,7 +27,7 @@ export const doctorCommand: PaystormCommand = {
       let keys;
       let cards = args.cards ? loadCardsFile(args.cards) : {};
       let webhookPort: number | undefined = args.webhookPort;
-      let webhookSecret: string | undefined = args.webhookSecret;
+      let webhookSecret: string[] | undefined = args.webhookSecret?.length ? args.webhookSecret : undefined;
       if (!targetUrl) {
         // No target: check an embedded reference service wired to a receiver on a free port.
         const { createServer } = await import('node:net');
@@ -36,7 +37,7 @@ export const doctorCommand: PaystormCommand = {
             s.close(() => res(p));
           });
         });
-        webhookSecret = EMBEDDED_WEBHOOK_SECRET;
+        webhookSecret = [EMBEDDED_WEBHOOK_SECRET];
         cards = DEFAULT_TEST_CARDS;
         stack = await startEmbeddedStack({ presentation: 'B', rateLimit: 500, windowMs: 60_000, timeScale: 0.05, cards, bugs: [], webhookUrl: `http://127.0.0.1:${webhookPort}/webhooks`, webhookTimeoutMs: 2_000 });
         targetUrl = await stack.startService(new URL(stack.processorUrl).host);
@@ -50,7 +51,7 @@ export const doctorCommand: PaystormCommand = {
         keys,
         cards,
         ...(args.toxiproxy ? { toxiproxyUrl: args.toxiproxy } : {}),
-        ...(webhookPort !== undefined && webhookSecret ? { webhook: { port: webhookPort, secret: webhookSecret, host: args.target ? '0.0.0.0' : '127.0.0.1', roundTripTimeoutMs: DOCTOR_WEBHOOK_TIMEOUT_MS } } : {}),
+        ...(webhookPort !== undefined && webhookSecret ? { webhook: { port: webhookPort, secret: webhookSecret, ...(args.webhookSignatureHeader !== undefined ? { signatureHeader: args.webhookSignatureHeader } : {}), host: args.target ? '0.0.0.0' : '127.0.0.1', roundTripTimeoutMs: DOCTOR_WEBHOOK_TIMEOUT_MS } } : {}),
       });
       const w = Math.max(...checks.map((c) => c.name.length));
       for (const c of checks) process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.name.padEnd(w)}  ${c.detail}\n`);

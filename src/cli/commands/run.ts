@@ -19,7 +19,8 @@ export const runCommand: PaystormCommand = {
       .option('rate', { type: 'number', describe: 'Arrival rate (iterations/s) of load scenarios' })
       .option('out', { type: 'string', describe: 'Reports directory (default reports/)' })
       .option('webhook-port', { type: 'number', describe: 'Port of paystorm\'s webhook receiver (the target must be configured to deliver there)' })
-      .option('webhook-secret', { type: 'string', describe: 'Signing secret (whsec_...) of the webhook endpoint' })
+      .option('webhook-secret', { type: 'string', array: true, describe: 'Signing secret (whsec_...) of the webhook endpoint, repeatable: one per endpoint (each merchant\'s, the live one\'s); a delivery any of them verifies is signed' })
+      .option('webhook-signature-header', { type: 'string', describe: 'The service\'s own signature header name (e.g. Acme-Signature); default: Service-Signature, or any header named ...-signature whose value has the form t=...,v1=...' })
       .option('webhook-fail-share', { type: 'number', describe: 'Share (0..1) of test-mode events whose deliveries the receiver answers 500 so retries are judged (WH-8, WH-9; a few fail 3 attempts in a row); live events never (default 0.2; 0 turns it off)' })
       .option('webhook-retry-within', { type: 'string', describe: "How long (e.g. 1h) the target may take to retry a failed delivery (WH-9), if known: the spec sets no first retry delay, and the webhooks scenario waits this long for retries, ending early once every failed delivery was retried (default: twice the service's longest first retry seen, else 5m)" })
       .option('toxiproxy', { type: 'string', describe: 'Toxiproxy API URL (default: paystorm\'s embedded proxy)' })
@@ -57,6 +58,7 @@ export const runCommand: PaystormCommand = {
       out: args.out,
       webhookPort: args.webhookPort,
       webhookSecret: args.webhookSecret,
+      webhookSignatureHeader: args.webhookSignatureHeader,
       webhookFailShare: args.webhookFailShare,
       webhookRetryWithin: args.webhookRetryWithin,
       toxiproxy: args.toxiproxy,

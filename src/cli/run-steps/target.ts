@@ -18,12 +18,15 @@ export interface ResolvedTarget {
 
 async function startReceiver(s: RunSettings, scope: RunScope): Promise<WebhookReceiver> {
   const { cfg, embedded } = s;
-  const secret = cfg.webhookSecret ?? (embedded ? EMBEDDED_WEBHOOK_SECRET : undefined);
+  // One secret or one per endpoint (another merchant's, the live endpoint's): any of them verifies.
+  const given = typeof cfg.webhookSecret === 'string' ? [cfg.webhookSecret] : cfg.webhookSecret;
+  const secret = given?.length ? given : embedded ? [EMBEDDED_WEBHOOK_SECRET] : undefined;
   if (!secret) throw new PaystormError('--webhook-secret: pass the endpoint\'s signing secret (whsec_...) with --webhook-port.', EXIT.usage, '--webhook-secret');
   const receiverOpts = {
     host: embedded ? '127.0.0.1' : '0.0.0.0',
     port: cfg.webhookPort ?? 0,
     secret,
+    ...(cfg.webhookSignatureHeader !== undefined ? { signatureHeader: cfg.webhookSignatureHeader } : {}),
     failShare: cfg.webhookFailShare ?? WEBHOOK_FAIL_SHARE_DEFAULT,
     stallShare: cfg.webhookStallShare ?? (embedded ? 0.05 : 0),
     // A stall well past the service's acknowledge time: its time-out (undici's coarse timers,
