@@ -9,8 +9,9 @@
  * wrong, one sentence with the fix per problem (nothing when the value is good). A check
  * runs only when its option is set; it must not throw, start anything or touch the network.
  */
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { accessSync, constants, existsSync, rmSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { makeDirsSync } from '../history/index.ts';
 import { EXIT, HEADER_NAME_PATTERN, PaystormError, parseKeyArg, parseProxyArg, type ParsedKey } from '../spec/index.ts';
 import { parseFaultSchedule } from '../chaos/fault-schedule.ts';
 import { parseThreshold } from '../oracle/thresholds.ts';
@@ -75,6 +76,20 @@ export function outProblem(out: string): string | undefined {
     accessSync(p, constants.W_OK | constants.X_OK);
   } catch {
     return `${p} is not writable by this user, so the reports could not be written. Pass a directory you may write in (--out DIR).`;
+  }
+  // access() passes where writing still fails (a dangling symlink, /proc, a read-only mount):
+  // make the folder and a file in it now, and take away what was made for the test.
+  let made: string[] = [];
+  try {
+    made = makeDirsSync(abs);
+    const probe = join(abs, `.paystorm-write-test-${process.pid}`);
+    writeFileSync(probe, '');
+    rmSync(probe, { force: true });
+  } catch (e) {
+    return `${out} cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}). Pass a directory you may write in (--out DIR).`;
+  } finally {
+    // Only the (empty) folders made here, innermost first.
+    for (const dir of made.reverse()) rmdirSync(dir);
   }
   return undefined;
 }

@@ -16,7 +16,8 @@
  * non-default scenario chosen), since a rule may need another scenario's traffic; the matrix
  * says so (`escalated`), which points at a scenario that does not exercise its own rule.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { makeDirsSync } from '../history/index.ts';
 import { seededRandom } from '../engine/run.ts';
 import { dirname, join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
@@ -324,7 +325,7 @@ export interface CapturedRun {
 
 /** One selftest run with its output captured into `<dir>/console.txt`; a run that throws is a result, not an exception. */
 export async function runCaptured(dir: string, cfg: RunConfig, runner: (cfg: RunConfig, io: RunIo) => Promise<RunResult>, signal?: AbortSignal): Promise<CapturedRun> {
-  mkdirSync(dir, { recursive: true });
+  makeDirsSync(dir);
   const io = bufferIo(signal);
   const t0 = Date.now();
   let result: RunResult | null = null;
@@ -343,10 +344,10 @@ export async function runCaptured(dir: string, cfg: RunConfig, runner: (cfg: Run
 
 /** Writes a selftest report as JSON into `outDir` and, when asked, its Markdown matrix. */
 export function writeSelftestFiles(outDir: string, jsonName: string, report: { matrixPath: string | null }, markdown: () => string): void {
-  mkdirSync(outDir, { recursive: true });
+  makeDirsSync(outDir);
   writeFileSync(join(outDir, jsonName), JSON.stringify(report, null, 2) + '\n');
   if (report.matrixPath) {
-    mkdirSync(dirname(report.matrixPath), { recursive: true });
+    makeDirsSync(dirname(report.matrixPath));
     writeFileSync(report.matrixPath, markdown());
   }
 }

@@ -7,7 +7,8 @@
  * flush at exit still leaves a whole file. Used by the history writer on the main thread, or
  * by its worker thread (src/history/worker.ts) when the writer offloads.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, write as fsWrite, writev as fsWritev, writeSync } from 'node:fs';
+import { makeDirsSync } from './dirs.ts';
+import { closeSync, fsyncSync, openSync, write as fsWrite, writev as fsWritev, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { constants as zlibConstants, gzipSync } from 'node:zlib';
 
@@ -54,7 +55,7 @@ export class BatchFile {
     this.gzip = opts.gzip === true;
     this.flushCost = opts.flushCost ?? Infinity;
     this.cur = Buffer.allocUnsafeSlow(this.batchBytes);
-    mkdirSync(dirname(path), { recursive: true });
+    makeDirsSync(dirname(path));
     this.fd = openSync(path, 'w');
     this.timer = setInterval(() => this.flushPending(), opts.flushIntervalMs ?? 200);
     this.timer.unref();

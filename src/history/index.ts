@@ -13,4 +13,5 @@ export * from './exchange-record.ts';
 export { LeakScanner } from './leak-scanner.ts';
 export { HISTORY_FILE, HISTORY_FILES, encodingOf, historyFileIn, type HistoryEncoding } from './format.ts';
 export * from './metrics.ts';
+export { makeDirs, makeDirsSync } from './dirs.ts';
 export { runStop, type RunStop, type StopKind } from './stop.ts';

@@ -4,7 +4,8 @@
  * history beside it, in `<file without .json/.gz>.paystorm/history.ndjson`, where the
  * reports then go too. Nothing is written when the file is refused.
  */
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { makeDirsSync } from './dirs.ts';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { convertK6, k6FileKind, summaryExportError, toNdjson } from './k6.ts';
@@ -37,7 +38,7 @@ export async function k6HistoryOf(path: string, opts: { write: boolean; onWarnin
   if (kind === 'k6-summary') throw summaryExportError(path);
   const conv = await convertK6(path, { onWarning: opts.onWarning });
   const dir = opts.write ? k6RunDirOf(path) : mkdtempSync(join(tmpdir(), 'paystorm-k6-'));
-  mkdirSync(dir, { recursive: true });
+  makeDirsSync(dir);
   const historyPath = join(dir, 'history.ndjson');
   writeFileSync(historyPath, toNdjson(conv.records));
   return { historyPath, reportDir: opts.write ? dir : null, cleanup: () => (opts.write ? undefined : rmSync(dir, { recursive: true, force: true })) };

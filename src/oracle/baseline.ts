@@ -13,7 +13,8 @@
  * than the baseline with at least CONFIDENCE (distribution.ts: the sampling distributions of
  * both statistics from their histograms), so noise in a small sample does not fail a build.
  */
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { makeDirsSync } from '../history/index.ts';
 import { join } from 'node:path';
 import { EXIT, PaystormError, type LatencySummary, type RunMetrics, type Summary } from '../spec/index.ts';
 import { summarizeEncoded } from '../history/metrics.ts';
@@ -112,7 +113,7 @@ export function baselineFromSummary(s: Summary): Baseline {
 
 /** Writes DIR/baseline.json; returns its path and size in bytes. */
 export function saveBaseline(dir: string, s: Summary): { path: string; bytes: number } {
-  mkdirSync(dir, { recursive: true });
+  makeDirsSync(dir);
   const path = join(dir, BASELINE_FILE);
   const text = JSON.stringify(baselineFromSummary(s)) + '\n';
   writeFileSync(path, text);

@@ -4,7 +4,8 @@
  * reader never sees a half-written latest directory mixed with an older run's files.
  */
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { makeDirs } from '../history/index.ts';
 import { basename, dirname, join, resolve } from 'node:path';
 import { summarySchema, type Summary } from '../spec/summary.ts';
 import { renderHtml } from './html/render.ts';
@@ -42,7 +43,7 @@ export async function writeReports(runDir: string, summary: Summary, opts: Write
     'summary.md': renderMarkdown(valid),
     'report.html': renderHtml(valid),
   };
-  await mkdir(runDir, { recursive: true });
+  await makeDirs(runDir);
   const files: string[] = [];
   for (const name of REPORT_FILES) {
     const path = join(runDir, name);
@@ -65,10 +66,10 @@ async function publishLatest(runDir: string, latestDir: string, names: string[])
   const suffix = `${process.pid}-${randomBytes(4).toString('hex')}`;
   const tmp = join(parent, `.${basename(latestDir)}.tmp-${suffix}`);
   const old = join(parent, `.${basename(latestDir)}.old-${suffix}`);
-  await mkdir(tmp, { recursive: true });
+  await makeDirs(tmp);
   try {
     for (const name of names) {
-      await mkdir(dirname(join(tmp, name)), { recursive: true });
+      await makeDirs(dirname(join(tmp, name)));
       await copyFile(join(runDir, name), join(tmp, name));
     }
     // rename(2) cannot replace a non-empty directory, so move the old one aside first.

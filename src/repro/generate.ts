@@ -3,10 +3,10 @@
  * exchange records by seq, then the setup of the payments they act on. Writes one bash script per
  * example into `<run>/repro/<invariant>-<n>.sh` and links it from the example (`repro`).
  */
-import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Summary } from '../spec/index.ts';
-import type { ExchangeRecord, HistoryRecord, RunRecord } from '../history/index.ts';
+import { makeDirs, type ExchangeRecord, type HistoryRecord, type RunRecord } from '../history/index.ts';
 import { readHistory } from '../history/reader.ts';
 import { buildPlan, isSetupFor, referencedPayments, type ReproPlan, type ViolationRef } from './plan.ts';
 import { renderBash } from './script.ts';
@@ -75,7 +75,7 @@ export async function writeRepros(historyPath: string, summary: Summary): Promis
   if (!violations.length) return [];
   const { plans } = await plansFromHistory(historyPath, violations);
   if (!plans.length) return [];
-  await mkdir(dir, { recursive: true });
+  await makeDirs(dir);
   for (const plan of plans) {
     const file = join(dir, `${plan.id}.sh`);
     await writeFile(file, renderBash(plan), 'utf8');

@@ -4,14 +4,13 @@
  * paystorm k6 script (.json or .gz). Every input is read and checked before anything is
  * written (a bad one: exit 3, naming it). The merged history and the reports go to --out.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PaystormCommand } from './types.ts';
 import { historyFileOf, judgeHistory } from '../judge-run.ts';
 import { writeReports, renderConsole } from '../../report/index.ts';
 import { scenarioByName } from '../../../scenarios/index.ts';
 import { EXIT, PaystormError } from '../../spec/index.ts';
-import { HISTORY_FILE, HistoryWriter, type HistoryRecord } from '../../history/index.ts';
+import { HISTORY_FILE, HistoryWriter, makeDirsSync, type HistoryRecord } from '../../history/index.ts';
 import { readHistory } from '../../history/reader.ts';
 import { convertK6, k6FileKind, summaryExportError } from '../../history/k6.ts';
 import { describeOffsets, mergeShards, type Shard } from '../../history/merge.ts';
@@ -51,7 +50,7 @@ export const mergeCommand: PaystormCommand = {
     const run = merged.records[0];
     const dir = args.out ? String(args.out) : join('reports', run.kind === 'run' ? run.runId : `merge-${Date.now()}`);
     try {
-      mkdirSync(dir, { recursive: true });
+      makeDirsSync(dir);
     } catch (e) {
       throw new PaystormError(`--out ${dir} cannot be created (${(e as Error).message}). Pass a writable folder.`, EXIT.usage, 'out');
     }

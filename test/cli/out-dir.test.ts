@@ -1,0 +1,41 @@
+/**
+ * --out is tried before any load: a path that access() allows but that cannot be made (a dangling
+ * symlink, /proc, where Node's recursive mkdir never returns) is refused with its reason, and a
+ * good one is left as it was found. The history writer makes its folder one level at a time, so
+ * such a path is an error, not a run that hangs.
+ */
+import { describe, expect, it } from 'vitest';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { outProblem } from '../../src/cli/run-checks.ts';
+import { makeDirs, makeDirsSync } from '../../src/history/index.ts';
+import { BatchFile } from '../../src/history/batch-file.ts';
+
+describe('--out is tried before the load', () => {
+  it('a new folder passes and is not left behind; an existing one keeps no probe file', () => {
+    const base = mkdtempSync(join(tmpdir(), 'paystorm-out-'));
+    expect(outProblem(join(base, 'a', 'b'))).toBeUndefined();
+    expect(readdirSync(base)).toEqual([]);
+    expect(outProblem(base)).toBeUndefined();
+    expect(readdirSync(base)).toEqual([]);
+  });
+  it('a dangling symlink is refused, and the symlink stays', () => {
+    const base = mkdtempSync(join(tmpdir(), 'paystorm-out-'));
+    const link = join(base, 'dangling');
+    symlinkSync(join(base, 'nowhere'), link);
+    expect(outProblem(link)).toMatch(/cannot be written \(EEXIST\)/);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+  });
+  it('/proc/<new> is refused at once (recursive mkdir would spin there)', () => {
+    expect(outProblem('/proc/paystorm-out-test/x')).toMatch(/cannot be written/);
+  });
+  it('makeDirs and the history file fail on /proc instead of hanging', async () => {
+    expect(() => makeDirsSync('/proc/paystorm-out-test/x')).toThrow(/ENOENT|EACCES/);
+    await expect(makeDirs('/proc/paystorm-out-test/x')).rejects.toThrow(/ENOENT|EACCES/);
+    expect(() => new BatchFile('/proc/paystorm-out-test/history.bin.gz')).toThrow(/ENOENT|EACCES/);
+    const base = mkdtempSync(join(tmpdir(), 'paystorm-out-'));
+    expect(makeDirsSync(join(base, 'a', 'b'))).toEqual([join(base, 'a'), join(base, 'a', 'b')]);
+    expect(existsSync(join(base, 'a', 'b'))).toBe(true);
+  });
+});
