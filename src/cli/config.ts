@@ -109,7 +109,7 @@ export function loadCardsFile(pathOrObject: string | CardsFile): CardsFile {
   const parsed = cardsFileSchema.safeParse(raw);
   if (!parsed.success) {
     throw new PaystormError(
-      `--cards ${pathOrObject} has bad fields (allowed: ${CARD_OUTCOMES.join(', ')}):\n${formatIssues(parsed.error.issues, '  ')}`,
+      `${pathOrObject} has bad fields (allowed: ${CARD_OUTCOMES.join(', ')}):\n${formatIssues(parsed.error.issues, '  ')}`,
       EXIT.usage,
       '--cards',
     );

@@ -35,6 +35,8 @@ describe('k6/lib/config.ts parseCards', () => {
   it('parses CARDS like the cards file: defaults when unset, strict outcomes, 12-19 digits', () => {
     expect(parseCards(undefined)).toEqual(DEFAULT_TEST_CARDS);
     expect(() => parseCards('{"declines":"4000000000000002"}')).toThrow(/unknown outcome "declines"/);
+    expect(() => parseCards('{"do_not_honor":"4000000000000003"}')).toThrow(/"do_not_honor" is not a card number: .*Luhn/);
+    expect(() => parseCards(`{"succeeds":"4242424242424242","insufficient_funds":"4242424242424242"}`)).toThrow(/"insufficient_funds" is the same number as "succeeds"/);
     expect(parseCards('{"succeeds":"4111111111111111"}')).toEqual({ succeeds: '4111111111111111' });
     expect(() => parseCards('{"succeeds":"42"}')).toThrow(/12 to 19 digits/);
     expect(() => parseCards('[1]')).toThrow(/object/);
