@@ -56,8 +56,11 @@ const bare = (m: string) => m.replace(/^--[a-z][a-z-]*(:\s*|\s+(?="))/i, '');
 const duration = (key: keyof RunConfig): RunCheck => ({
   key,
   check: (v) => {
-    const m = messageOf(() => parseDuration(v as string | number, ''));
-    return m ? m.replace(/^:\s*/, '') : undefined;
+    let ms = NaN;
+    const m = messageOf(() => (ms = parseDuration(v as string | number, '')));
+    if (m) return m.replace(/^:\s*/, '');
+    // Every duration option is a length of time something may take: none can be nothing.
+    if (!(ms > 0)) return `${String(v)} is no time at all; pass a duration above zero (e.g. 30s).`;
   },
 });
 
@@ -105,6 +108,7 @@ export const RUN_CHECKS: RunCheck[] = [
   check('keys', (keys, cfg) => {
     const out: string[] = [];
     const parsed: ParsedKey[] = [];
+    if (keys.length === 0) return 'was given no key. Pass --key [merchant:]KEY (e.g. --key acme:svc_test_sk_...), or drop --key to use the embedded target\'s keys.';
     for (const k of keys) {
       const m = messageOf(() => parsed.push(parseKeyArg(k)));
       if (m) out.push(bare(m));

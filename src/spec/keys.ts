@@ -67,6 +67,20 @@ export function parseKeyArg(arg: string, defaultMerchant = 'default'): ParsedKey
   return { secret, merchant, mode, prefix: `${m[1]}_${mode}_sk_`, last4: secret.slice(-4), label: keyLabel(merchant, mode, secret) };
 }
 
+/**
+ * Labels the run's keys apart: two keys of one merchant and mode that end alike would share a
+ * label, and every record and rule would mix them. The second and later get `#2`, `#3`... (in
+ * the order given), still without a character of the secret beyond its last four.
+ */
+export function uniqueLabels<K extends ParsedKey>(keys: readonly K[]): K[] {
+  const count = new Map<string, number>();
+  return keys.map((k) => {
+    const n = (count.get(k.label) ?? 0) + 1;
+    count.set(k.label, n);
+    return n === 1 ? k : { ...k, label: `${k.label}#${n}` };
+  });
+}
+
 /** Replaces every occurrence of the given secrets in a text with their labels (SEC-2 hygiene for our own artifacts). */
 export function redactKeys(text: string, keys: readonly Pick<ParsedKey, 'secret' | 'label'>[]): string {
   let out = text;

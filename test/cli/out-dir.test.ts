@@ -39,3 +39,16 @@ describe('--out is tried before the load', () => {
     expect(existsSync(join(base, 'a', 'b'))).toBe(true);
   });
 });
+
+describe('other options refused before any load', () => {
+  it('--key given no key, and durations of no time at all', async () => {
+    const { runProblems } = await import('../../src/cli/run-checks.ts');
+    const byField = (cfg: Parameters<typeof runProblems>[0]) => runProblems(cfg).map((p) => `${p.field}: ${p.message}`);
+    expect(byField({ keys: [] }).join('\n')).toMatch(/--key: was given no key/);
+    const zero = byField({ maxDuration: '0s', requestTimeout: '0ms', duration: '0s' }).join('\n');
+    expect(zero).toMatch(/--max-duration: 0s is no time at all/);
+    expect(zero).toMatch(/--request-timeout: 0ms is no time at all/);
+    expect(zero).toMatch(/--duration: 0s is no time at all/);
+    expect(byField({ maxDuration: '5m', requestTimeout: '30s' })).toEqual([]);
+  });
+});

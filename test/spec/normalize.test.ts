@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizePayment, validatePaymentShape, detectPresentation, parseKeyArg, redactKeys, SECRET_KEY_PATTERN, signPayload, verifySignature, luhnValid, DEFAULT_TEST_CARDS } from '../../src/spec/index.ts';
+import { normalizePayment, validatePaymentShape, detectPresentation, parseKeyArg, redactKeys, SECRET_KEY_PATTERN, signPayload, uniqueLabels, verifySignature, luhnValid, DEFAULT_TEST_CARDS } from '../../src/spec/index.ts';
 import { historyRecordSchema, HISTORY_VERSION } from '../../src/history/index.ts';
 
 const paymentB = {
@@ -120,5 +120,13 @@ describe('cards and history', () => {
     const end = { v: HISTORY_VERSION, kind: 'end', tEnd: 1, wall: 2, complete: true, reason: 'done', requests: 3, dropped: 0 };
     expect(historyRecordSchema.safeParse(end).success).toBe(true);
     expect(historyRecordSchema.safeParse({ ...end, v: 2 }).success).toBe(false);
+  });
+});
+
+describe('uniqueLabels', () => {
+  it('two keys of one merchant ending alike get labels apart; others keep theirs', () => {
+    const keys = ['acme:svc_test_sk_aaaa1234', 'acme:svc_test_sk_bbbb1234', 'other:svc_test_sk_cccc1234', 'acme:svc_test_sk_dddd1234'].map((k) => parseKeyArg(k));
+    expect(uniqueLabels(keys).map((k) => k.label)).toEqual(['acme/test/…1234', 'acme/test/…1234#2', 'other/test/…1234', 'acme/test/…1234#3']);
+    expect(uniqueLabels(keys).map((k) => k.secret)).toEqual(keys.map((k) => k.secret));
   });
 });

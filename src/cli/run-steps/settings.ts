@@ -3,7 +3,7 @@
  * so a bad flag stops the run before a port is opened or a request sent.
  */
 import { join, resolve } from 'node:path';
-import { DEFAULT_TEST_CARDS, EXIT, PaystormError, CARD_OUTCOMES, LIMITS, parseKeyArg, parseProxyArg, type CardOutcome, type CardsFile, type FaultStep, type ParsedKey, type Presentation, type ProxySpec, type Scenario } from '../../spec/index.ts';
+import { DEFAULT_TEST_CARDS, EXIT, PaystormError, CARD_OUTCOMES, LIMITS, parseKeyArg, parseProxyArg, uniqueLabels, type CardOutcome, type CardsFile, type FaultStep, type ParsedKey, type Presentation, type ProxySpec, type Scenario } from '../../spec/index.ts';
 import { newRunId } from '../../engine/index.ts';
 import { parseFaultSchedule } from '../../chaos/fault-schedule.ts';
 import { HISTORY_FILE } from '../../history/index.ts';
@@ -128,7 +128,7 @@ export function resolveKeys(args: readonly string[], allowLive: boolean): Parsed
     if (seen.has(k.secret)) throw new PaystormError(`--key: the key ${k.label} is given twice. Pass each key once.`, EXIT.usage, '--key');
     seen.add(k.secret);
   }
-  return keys;
+  return uniqueLabels(keys);
 }
 
 async function runKeys(cfg: RunConfig, embedded: boolean, variant: ServiceVariant | undefined): Promise<RunKeys> {
@@ -139,7 +139,7 @@ async function runKeys(cfg: RunConfig, embedded: boolean, variant: ServiceVarian
     const { DEFAULT_KEYS } = await import('../../target/index.ts');
     // A variant may give the service other keys (one key-prefix form only).
     const serviceKeys = variant?.options.keys ?? DEFAULT_KEYS;
-    parsed = serviceKeys.map((k) => parseKeyArg(`${k.merchant}:${k.key}`));
+    parsed = uniqueLabels(serviceKeys.map((k) => parseKeyArg(`${k.merchant}:${k.key}`)));
     directApi = new Map(serviceKeys.map((k) => [k.key, k.direct_api]));
   } else {
     if (!cfg.keys?.length && !cfg.sharedKeys?.length) throw new PaystormError('--key: pass at least one test key for the target (--key [merchant:]svc_test_sk_...).', EXIT.usage, '--key');
