@@ -90,11 +90,11 @@ export function loadConfigFile(path: string): RunConfig {
   } catch (e) {
     throw new PaystormError(`--config: ${path} is not valid JSON (${(e as Error).message}). Fix the file.`, EXIT.usage, '--config');
   }
-  const parsed = runConfigSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new PaystormError(`--config ${path} has bad fields:\n${formatIssues(parsed.error.issues, '  ')}`, EXIT.usage, '--config');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new PaystormError(`--config: ${path} is not a JSON object of options (e.g. {"target": "https://…", "keys": ["acme:svc_test_sk_…"]}). Fix the file.`, EXIT.usage, '--config');
   }
-  return parsed.data;
+  // Its fields are checked with the flags (resolveRunConfig), so every problem is listed at once.
+  return raw as RunConfig;
 }
 
 export function loadCardsFile(pathOrObject: string | CardsFile): CardsFile {

@@ -252,6 +252,11 @@ export function resolveRunConfig(flags: RunConfig, file: RunConfig | null, fileP
   if (!parsed.success) {
     // Report the schema's problems, then check what is left (all problems at once).
     for (const i of parsed.error.issues) {
+      if (i.code === 'unrecognized_keys') {
+        // Only a config file can carry a field no flag has.
+        for (const k of i.keys) problems.push({ field: fieldOf(k), message: `is not an option. Remove it; the fields are the run flags in camelCase (${Object.keys(runConfigSchema.shape).join(', ')}).` });
+        continue;
+      }
       const [top, ...rest] = i.path.map(String);
       const field = top === undefined ? '(options)' : fieldOf(top) + (rest.length ? `.${rest.join('.')}` : '');
       // yargs turns `--rate fast` into NaN: say what is wanted.

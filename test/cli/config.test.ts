@@ -38,13 +38,18 @@ describe('durations', () => {
 });
 
 describe('config file', () => {
-  it('names the path of each bad field', () => {
-    const p = file('bad.json', JSON.stringify({ rate: -1, windowMs: 1500, keys: 'nope', extra: 1 }));
-    const e = usageError(() => loadConfigFile(p));
-    expect(e.message).toMatch(/rate:/);
-    expect(e.message).toMatch(/windowMs:/);
-    expect(e.message).toMatch(/keys:/);
-    expect(e.message).toMatch(/extra/);
+  const p0 = file('a-file.txt', 'not a folder');
+  it('names the path of each bad field, with the flags checked on the same pass (every problem at once)', () => {
+    const p = file('bad.json', JSON.stringify({ rate: -1, windowMs: 1500, keys: 'nope', extra: 1, duration: 5, out: p0 }));
+    const e = usageError(() => resolveRunConfig({ maxDuration: '0s' }, loadConfigFile(p), p));
+    expect(e.message).toMatch(/bad\.json rate:/);
+    expect(e.message).toMatch(/bad\.json windowMs:/);
+    expect(e.message).toMatch(/bad\.json keys:/);
+    expect(e.message).toMatch(/bad\.json extra: is not an option\. Remove it/);
+    expect(e.message).toMatch(/bad\.json duration:/);
+    expect(e.message).toMatch(/bad\.json out: .* is a file/);
+    expect(e.message).toMatch(/--max-duration: 0s is no time at all/);
+    expect(usageError(() => loadConfigFile(file('arr.json', '[1]'))).message).toMatch(/not a JSON object of options/);
   });
   it('rejects a file that is not JSON, naming --config', () => {
     expect(usageError(() => loadConfigFile(file('x.json', '{nope')))).toHaveProperty('message', expect.stringMatching(/^--config: .* not valid JSON/));
