@@ -31,6 +31,9 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
       throw err ?? new PaystormError(msg, EXIT.usage);
     });
   try {
+    // `--duration -5s` reaches yargs as the flags -5 and -s ("Unknown arguments: 5, s"): name it.
+    const negative = argv.findIndex((a, i) => i > 0 && /^-\d/.test(a) && !/^-\d+(\.\d+)?$/.test(a) && /^--[a-z]/.test(argv[i - 1]));
+    if (negative > 0) throw new PaystormError(`${argv[negative - 1]}: ${argv[negative]} is negative; pass a value above zero (e.g. ${argv[negative - 1]} 30s).`, EXIT.usage, argv[negative - 1]);
     const named = commandNameOf(argv);
     for (const entry of commands) {
       if (entry.name !== named) {

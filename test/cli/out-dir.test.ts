@@ -52,3 +52,18 @@ describe('other options refused before any load', () => {
     expect(byField({ maxDuration: '5m', requestTimeout: '30s' })).toEqual([]);
   });
 });
+
+describe('a negative duration on the command line', () => {
+  it('is named with its flag (yargs would read -5s as the flags -5 and -s)', async () => {
+    const { main } = await import('../../src/cli/main.ts');
+    const errs: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => (errs.push(String(chunk)), true)) as typeof process.stderr.write;
+    try {
+      expect(await main(['run', 'mixed', '--duration', '-5s'])).toBe(3);
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(errs.join('')).toMatch(/--duration: -5s is negative; pass a value above zero/);
+  });
+});
