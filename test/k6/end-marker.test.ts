@@ -11,7 +11,6 @@
  * before the answer was in hand.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,9 +21,8 @@ import { runStop } from '../../src/history/stop.ts';
 import { judgeHistory } from '../../src/cli/judge-run.ts';
 import type { EndRecord, HistoryRecord } from '../../src/history/index.ts';
 import { planEvidence, segmentShare } from '../../k6/lib/plan.ts';
-import { ROOT, buildBundles, removeBundles, runShim, type ShimOptions } from './helpers.ts';
+import { ROOT, buildBundles, cli, removeBundles, runShim, type ShimOptions } from './helpers.ts';
 
-const BIN = join(ROOT, 'bin', 'paystorm.js');
 const key = (merchant: string, prefix: string) => DEFAULT_KEYS.find((k) => k.merchant === merchant && k.key.startsWith(prefix) && k.direct_api)!.key;
 const KEYS = `acme:${key('acme', 'svc_test_sk_')},globex:${key('globex', 'svc_test_sk_')}`;
 
@@ -42,22 +40,6 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function cli(args: string[]): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, CI: 'true', NO_COLOR: '1' } });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const t = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`paystorm ${args.join(' ')} timed out:\n${out}`));
-    }, 90_000);
-    child.on('exit', (code) => {
-      clearTimeout(t);
-      resolve({ code, out });
-    });
-  });
-}
 
 let n = 0;
 async function shimJson(script: string, env: Record<string, string>, opts: ShimOptions): Promise<{ file: string; requests: Awaited<ReturnType<typeof runShim>>['requests'] }> {

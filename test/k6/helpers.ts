@@ -118,3 +118,21 @@ export function failedChecks(r: ShimResult): string[] {
     .filter(([, c]) => c.fails > 0)
     .map(([n]) => n);
 }
+
+/** Runs the paystorm CLI (bin/paystorm.js) on the k6 files, stdout and stderr together; killed after `timeoutMs`. */
+export function cli(args: string[], timeoutMs = 90_000): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'paystorm.js'), ...args], { cwd: ROOT, env: { ...process.env, CI: 'true', NO_COLOR: '1' } });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const t = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`paystorm ${args.join(' ')} timed out:\n${out}`));
+    }, timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(t);
+      resolve({ code, out });
+    });
+  });
+}

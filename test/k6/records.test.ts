@@ -23,13 +23,12 @@ import { estimateOffset, mergeShards } from '../../src/history/merge.ts';
 import { judgeHistory } from '../../src/cli/judge-run.ts';
 import type { Summary } from '../../src/spec/index.ts';
 import type { ExchangeRecord, HistoryRecord, RunRecord } from '../../src/history/index.ts';
-import { ROOT, buildBundles, removeBundles, runShim } from './helpers.ts';
+import { ROOT, buildBundles, cli, removeBundles, runShim } from './helpers.ts';
 import { historyPathOf, historyRecords, historyText } from '../history-file.ts';
 
 const SAMPLES = join(ROOT, '..', 'shared', 'samples', 'k6');
 const SAMPLE_JSON = join(SAMPLES, 'mixed-clean.k6.json.gz');
 const SAMPLE_SUMMARY = join(SAMPLES, 'mixed-clean.summary-export.json');
-const BIN = join(ROOT, 'bin', 'paystorm.js');
 
 const key = (merchant: string, prefix: string) => DEFAULT_KEYS.find((k) => k.merchant === merchant && k.key.startsWith(prefix) && k.direct_api)!.key;
 const ACME_SVC = key('acme', 'svc_test_sk_');
@@ -48,22 +47,6 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function cli(args: string[], timeoutMs = 90_000): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, CI: 'true', NO_COLOR: '1' } });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const t = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`paystorm ${args.join(' ')} timed out:\n${out}`));
-    }, timeoutMs);
-    child.on('exit', (code) => {
-      clearTimeout(t);
-      resolve({ code, out });
-    });
-  });
-}
 
 let n = 0;
 /** Runs a bundle under the shim with k6's --out json and returns the file. */
