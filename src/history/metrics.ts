@@ -70,6 +70,27 @@ export function mergeHistograms(encoded: readonly string[]): string {
 
 const ms = (us: number) => us / 1000;
 
+/**
+ * A percentile as k6 computes it (its TrendSink.P): the value at rank p·(n−1) of the sorted
+ * values, interpolated linearly between the two values around that rank; here each value is its
+ * HDR bucket's middle (within the histogram's precision), kept within the recorded min and max.
+ * HDR's own getValueAtPercentile takes rank ⌈p·n⌉ and the top of its bucket, so with fewer than
+ * a hundred samples p(99) is the maximum, and a latency just under a threshold reads as over it.
+ */
+export function percentileOf(h: Histogram, p: number): number {
+  const n = h.totalCount;
+  if (n === 0) return 0;
+  const i = (Math.min(Math.max(p, 0), 100) / 100) * (n - 1);
+  const lo = Math.floor(i);
+  const hi = Math.ceil(i);
+  const middle = (h as unknown as { medianEquivalentValue(v: number): number }).medianEquivalentValue.bind(h);
+  // The (r+1)-th smallest value: HDR's count at percentile q is ⌈q·n⌉, so q = (r + ½)/n lands on it.
+  const at = (rank: number) => middle(h.getValueAtPercentile(((rank + 0.5) / n) * 100));
+  const a = at(lo);
+  const b = hi === lo ? a : at(hi);
+  return Math.min(Math.max(a + (b - a) * (i - lo), h.minNonZeroValue), h.maxValue);
+}
+
 /** Summary in milliseconds plus the encoded µs histogram. */
 export function summarizeHistogram(h: Histogram): LatencySummary {
   const count = h.totalCount;
@@ -77,10 +98,10 @@ export function summarizeHistogram(h: Histogram): LatencySummary {
     count,
     min: count ? ms(h.minNonZeroValue) : 0,
     mean: count ? ms(h.mean) : 0,
-    p50: count ? ms(h.getValueAtPercentile(50)) : 0,
-    p90: count ? ms(h.getValueAtPercentile(90)) : 0,
-    p99: count ? ms(h.getValueAtPercentile(99)) : 0,
-    p999: count ? ms(h.getValueAtPercentile(99.9)) : 0,
+    p50: count ? ms(percentileOf(h, 50)) : 0,
+    p90: count ? ms(percentileOf(h, 90)) : 0,
+    p99: count ? ms(percentileOf(h, 99)) : 0,
+    p999: count ? ms(percentileOf(h, 99.9)) : 0,
     max: count ? ms(h.maxValue) : 0,
     hdr: encodeHistogram(h),
   };
@@ -199,6 +220,9 @@ export class MetricsAggregator {
   }
 
   private addExchange(r: ExchangeRecord): void {
+    // Cut off by paystorm closing its own client (a cap, an interrupt): not the service's answer,
+    // so neither a request of its error rate nor a latency (FT-4 leaves it out for the same reason).
+    if (r.failure === 'aborted') return;
     this.requests++;
     if (r.failure !== null) this.failures++;
     if (r.tEnd > this.maxT) this.maxT = r.tEnd;
@@ -276,7 +300,7 @@ export class MetricsAggregator {
   private summarizeSecond(st: SecondState): void {
     if (!st.hists) return;
     for (const [op, h] of st.hists) {
-      st.point.latency[op] = { p50: ms(h.getValueAtPercentile(50)), p99: ms(h.getValueAtPercentile(99)), count: h.totalCount };
+      st.point.latency[op] = { p50: ms(percentileOf(h, 50)), p99: ms(percentileOf(h, 99)), count: h.totalCount };
     }
   }
 

@@ -9,7 +9,7 @@ import { EXIT, PaystormError, type Finding, type Summary, type ThresholdResult }
 import { MetricsAggregator, runStop, type FaultRecord, type HistoryRecord, type RunRecord } from '../history/index.ts';
 import { describeOffsets, type ClockOffset } from '../history/merge.ts';
 import { judge, type Judgement } from './judge.ts';
-import { evaluateThresholds } from './thresholds.ts';
+import { evaluateThresholds, thresholdKey } from './thresholds.ts';
 import { verdictOf, type Verdict } from './verdict.ts';
 import { buildSummary } from './summary.ts';
 import { RateBoundaryCollector } from './lib/rate-boundary.ts';
@@ -92,15 +92,17 @@ export async function check(records: Records, opts: CheckOptions = {}): Promise<
 
   const exprs = new Set<string>(opts.thresholds ?? []);
   // The run record carries each scenario's default thresholds; older histories name them only.
-  for (const s of run?.scenarios ?? []) for (const t of s.thresholds ?? opts.scenarioThresholds?.(s.name) ?? []) exprs.add(t);
+  // A user's threshold on the same metric, tags, aggregate and comparison replaces a default.
+  const userKeys = new Set((opts.thresholds ?? []).map(thresholdKey));
+  for (const s of run?.scenarios ?? []) for (const t of s.thresholds ?? opts.scenarioThresholds?.(s.name) ?? []) if (!userKeys.has(thresholdKey(t))) exprs.add(t);
   // Regression (`< baseline * 1.2`) and drift (`trend(...) < 10%/h`) thresholds are judged by their own modules.
   const all = [...exprs];
   const regressionExprs = all.filter(isRegressionExpr);
   const driftExprs = all.filter(isDriftExpr);
   const scopedExprs = new Set(finalScopes.flatMap((sc) => sc.exprs));
-  const thresholds = evaluateThresholds(all.filter((e) => !isRegressionExpr(e) && !isDriftExpr(e) && !scopedExprs.has(e)), snapshot);
+  const thresholds = evaluateThresholds(all.filter((e) => !isRegressionExpr(e) && !isDriftExpr(e) && !scopedExprs.has(e)), snapshot, { invariants: judgement.invariants });
   for (const sc of finalScopes) {
-    for (const t of evaluateThresholds(sc.exprs, sc.metrics.snapshot())) thresholds.push({ ...t, scope: [...sc.scenarios].sort() });
+    for (const t of evaluateThresholds(sc.exprs, sc.metrics.snapshot(), { invariants: judgement.invariants })) thresholds.push({ ...t, scope: [...sc.scenarios].sort() });
   }
   if (regressionExprs.length && !opts.baseline) {
     throw new PaystormError(`--threshold: "${regressionExprs[0]}" compares with a baseline: add --baseline DIR (saved by --save-baseline).`, EXIT.usage, '--threshold');

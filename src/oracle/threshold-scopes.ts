@@ -11,6 +11,7 @@
  */
 import type { RunMetrics } from '../spec/index.ts';
 import type { HistoryRecord } from '../history/index.ts';
+import { thresholdKey } from './thresholds.ts';
 
 export interface MetricsSink {
   add(rec: HistoryRecord): void;
@@ -36,9 +37,12 @@ export function thresholdScopes(
   newMetrics: () => MetricsSink,
 ): { scopes: ThresholdScope[]; scoped: ScopedExpr[] } {
   const byExpr = new Map<string, Set<string>>();
+  // A user's threshold on the same metric, tags, aggregate and comparison replaces the default
+  // (docs/oracle.md): a team may loosen or tighten it for its own deployment.
+  const userKeys = new Set([...userExprs].map(thresholdKey));
   for (const d of defaults) {
     for (const e of d.exprs) {
-      if (userExprs.has(e)) continue; // the user asked for it over the whole run
+      if (userExprs.has(e) || userKeys.has(thresholdKey(e))) continue; // the user asked for it (or another limit) over the whole run
       if (!byExpr.has(e)) byExpr.set(e, new Set());
       byExpr.get(e)!.add(d.scenario);
     }

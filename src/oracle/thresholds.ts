@@ -9,6 +9,7 @@
  */
 import * as hdr from 'hdr-histogram-js';
 import { EXIT, METRICS, OPERATIONS, PaystormError, type InvariantResult, type LatencySummary, type MetricName, type RunMetrics, type ThresholdResult } from '../spec/index.ts';
+import { percentileOf } from '../history/index.ts';
 
 export type Comparison = '<' | '<=' | '>' | '>=' | '==' | '!=';
 export type Aggregate = 'avg' | 'min' | 'max' | 'med' | 'count' | 'rate' | `p(${number})`;
@@ -145,7 +146,7 @@ function trendValue(series: LatencySummary[], t: Threshold): number | null {
   if (series.every((s) => typeof s.hdr === 'string' && s.hdr.length > 0)) {
     const [first, ...rest] = series.map((s) => hdr.decodeFromCompressedBase64(s.hdr, 32, false));
     for (const h of rest) first.add(h);
-    const v = first.getValueAtPercentile(p) / 1000;
+    const v = percentileOf(first, p) / 1000;
     first.destroy();
     return v;
   }
@@ -215,12 +216,27 @@ export function evaluateThresholds(exprs: readonly string[], metrics: RunMetrics
 }
 
 /** Thresholds in force: scenario defaults, then the config file, then flags; a later one replaces an earlier one on the same metric, tags and aggregate. */
+/**
+ * What a threshold is about: metric, tags, aggregate and comparison, so `p(99)<3000` and
+ * `p(99)<2000` on one metric are the same threshold with two limits. An expression that is no
+ * plain threshold (a regression or drift one) is its own key.
+ */
+export function thresholdKey(expr: string): string {
+  let t: Threshold;
+  try {
+    t = parseThreshold(expr);
+  } catch {
+    return expr.trim();
+  }
+  return `${t.metric}{${Object.entries(t.tags).sort().map(([k, v]) => `${k}:${v}`).join(',')}}:${t.aggregate}:${t.op}`;
+}
+
 export function mergeThresholds(...sources: (readonly string[] | undefined)[]): string[] {
   const byKey = new Map<string, string>();
   for (const src of sources) {
     for (const expr of src ?? []) {
       const t = parseThreshold(expr);
-      const key = `${t.metric}{${Object.entries(t.tags).sort().map(([k, v]) => `${k}:${v}`).join(',')}}:${t.aggregate}:${t.op}`;
+      const key = thresholdKey(t.expr);
       byKey.delete(key);
       byKey.set(key, t.expr);
     }

@@ -14,7 +14,7 @@
  */
 import * as hdr from 'hdr-histogram-js';
 import type { Histogram } from 'hdr-histogram-js';
-import type { HistoryRecord } from '../history/index.ts';
+import { percentileOf, type HistoryRecord } from '../history/index.ts';
 import { ThresholdError } from './thresholds.ts';
 import { normalUpperTail } from './distribution.ts';
 
@@ -67,7 +67,8 @@ export class WindowCollector {
   }
 
   add(r: HistoryRecord): void {
-    if (r.kind !== 'exchange') return;
+    // Aborted by paystorm itself: not the service's (as in the run's metrics).
+    if (r.kind !== 'exchange' || r.failure === 'aborted') return;
     if (r.tEnd > this.maxT) this.maxT = r.tEnd;
     const w = this.at(r.tEnd);
     w.requests++;
@@ -118,7 +119,7 @@ export class WindowCollector {
     const last = Math.max(...this.windows.keys());
     const lastFull = this.maxT - last * this.windowMs >= this.windowMs / 2 ? last : last - 1;
     const out: WindowFigures[] = [];
-    const sum = (h: Histogram) => ({ p50: h.getValueAtPercentile(50) / 1000, p99: h.getValueAtPercentile(99) / 1000, count: h.totalCount });
+    const sum = (h: Histogram) => ({ p50: percentileOf(h, 50) / 1000, p99: percentileOf(h, 99) / 1000, count: h.totalCount });
     for (let i = 0; i <= lastFull; i++) {
       const w = this.windows.get(i);
       const f: WindowFigures = { t: i * this.windowMs, requests: w?.requests ?? 0, errorRate: w?.requests ? w.failed / w.requests : 0, rateLimited: w?.requests ? w.limited / w.requests : 0, ops: {}, trends: {} };
