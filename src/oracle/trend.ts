@@ -140,10 +140,45 @@ export interface MannKendall {
   z: number;
   /** One-sided p-value of an upward trend. */
   pUp: number;
+  /**
+   * Lag-1 autocorrelation of the detrended series and the factor its variance was widened by
+   * (1 when none was found or no times were given).
+   */
+  lag1?: number;
+  varianceFactor?: number;
 }
 
-/** Mann-Kendall S with the tie-corrected variance and continuity correction. */
-export function mannKendall(ys: readonly number[]): MannKendall {
+/**
+ * Serial correlation widens the variance of S (Yue & Wang 2004, after Bayley and Hammersley):
+ * neighbouring windows of one soak share the machine's state, so a clean series drifts up and
+ * down in runs, and Mann-Kendall alone reads those runs as trends (a fifth of clean soaks at a
+ * lag-1 correlation of 0.8). With the lag-1 correlation ρ of the series after Sen's slope is
+ * taken out, the variance is multiplied by 1 + 2·Σ(1 − k/n)·ρ^k; a real trend is removed first,
+ * so it does not count as correlation.
+ */
+export function serialCorrelationFactor(xs: readonly number[], ys: readonly number[]): { lag1: number; factor: number } {
+  const n = ys.length;
+  if (n < 4 || xs.length !== n) return { lag1: 0, factor: 1 };
+  const slope = senSlope(xs, ys);
+  const r = ys.map((y, i) => y - slope * xs[i]);
+  const mean = r.reduce((a, b) => a + b, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < n; i++) den += (r[i] - mean) ** 2;
+  for (let i = 1; i < n; i++) num += (r[i] - mean) * (r[i - 1] - mean);
+  // The sample lag-1 correlation is biased low in short series; Kendall's correction for AR(1).
+  const lag1 = den > 0 ? Math.min(0.99, (n * (num / den) + 1) / (n - 4)) : 0;
+  if (!(lag1 > 0)) return { lag1, factor: 1 };
+  let factor = 1;
+  for (let k = 1; k < n; k++) factor += 2 * (1 - k / n) * lag1 ** k;
+  return { lag1, factor };
+}
+
+/**
+ * Mann-Kendall S with the tie-corrected variance and continuity correction; with the windows'
+ * times, the variance also allows for serial correlation (serialCorrelationFactor).
+ */
+export function mannKendall(ys: readonly number[], xs?: readonly number[]): MannKendall {
   const n = ys.length;
   let s = 0;
   for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) s += Math.sign(ys[j] - ys[i]);
@@ -151,9 +186,10 @@ export function mannKendall(ys: readonly number[]): MannKendall {
   for (const y of ys) ties.set(y, (ties.get(y) ?? 0) + 1);
   let tieTerm = 0;
   for (const t of ties.values()) if (t > 1) tieTerm += t * (t - 1) * (2 * t + 5);
-  const variance = (n * (n - 1) * (2 * n + 5) - tieTerm) / 18;
+  const serial = xs ? serialCorrelationFactor(xs, ys) : { lag1: 0, factor: 1 };
+  const variance = ((n * (n - 1) * (2 * n + 5) - tieTerm) / 18) * serial.factor;
   const z = variance > 0 ? (s > 0 ? (s - 1) / Math.sqrt(variance) : s < 0 ? (s + 1) / Math.sqrt(variance) : 0) : 0;
-  return { n, s, z, pUp: normalUpperTail(z) };
+  return { n, s, z, pUp: normalUpperTail(z), ...(xs ? { lag1: serial.lag1, varianceFactor: serial.factor } : {}) };
 }
 
 /** Sen's slope: the median of the slopes between every pair of points. */
@@ -245,7 +281,7 @@ function driftSeries(all: readonly WindowFigures[]): DriftSeries[] {
   for (const [key, s] of [...raw].sort(([a], [b]) => a.localeCompare(b))) {
     const xs = s.points.map((p) => p[0] / 3_600_000);
     const ys = s.points.map((p) => p[1]);
-    const mk = mannKendall(ys);
+    const mk = mannKendall(ys, xs);
     const slope = senSlope(xs, ys);
     const med = median(ys);
     out.push({ key, unit: s.unit, points: s.points, mk, slopePerHour: slope, pctPerHour: med > 0 ? (slope / med) * 100 : null, significant: mk.n >= MIN_WINDOWS && mk.pUp < DRIFT_ALPHA });
