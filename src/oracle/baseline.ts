@@ -318,7 +318,9 @@ function judge(t: Threshold, base: Side, next: Side, higherIsWorse: boolean): Ju
   const ns = samplerOf(next.m, t);
   if (!bs || !ns) return { bs, ns, confidence: null, interval: null, why: !bs && !ns ? 'no samples in either run' : !bs ? 'no samples in the baseline' : 'no samples in this run' };
   if (bs.n < MIN_SAMPLES || ns.n < MIN_SAMPLES) return { bs, ns, confidence: null, interval: null, why: `too few samples to judge (${bs.n} in the baseline, ${ns.n} here; at least ${MIN_SAMPLES} each)` };
-  if (t.metric === 'http_req_duration' && t.aggregate !== 'min') {
+  // The per-second figures are an op's over every outcome: a threshold on one outcome (5xx
+  // latency) is tested on that outcome's own histograms below, not on them.
+  if (t.metric === 'http_req_duration' && t.aggregate !== 'min' && !t.tags.outcome) {
     const a = secondsOf(base, t);
     const b = secondsOf(next, t);
     if (a.length < MIN_SECONDS || b.length < MIN_SECONDS) return { bs, ns, confidence: null, interval: null, why: `too few seconds with samples to judge (${a.length} in the baseline, ${b.length} here; at least ${MIN_SECONDS} each)` };
