@@ -126,8 +126,8 @@ export interface ChaosShape {
   /**
    * The client-link fault first, with no load but its retry probes, then the load and the
    * upstream faults. For the default suite's phase: every response in a client-link window is
-   * delayed past a second, and the suite's latency thresholds (mixed: create p99 < 2 s,
-   * retrieve p99 < 1 s) are judged over the whole run.
+   * delayed past a second; mixed's latency thresholds (create p99 < 2 s, retrieve p99 < 1 s)
+   * judge mixed's own traffic (threshold scopes), but a user's --threshold judges the whole run.
    */
   clientFirst: boolean;
 }
