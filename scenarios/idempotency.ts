@@ -33,10 +33,11 @@ import { rateLimitOf } from './lib/pace.ts';
 import { declareRules } from './lib/rules.ts';
 
 const { rules, rulesFor } = declareRules(
-  ['IDEM-1', 'IDEM-2', 'IDEM-3', 'IDEM-4', 'IDEM-5', 'IDEM-6', 'IDEM-7', 'IDEM-10', 'PAY-1', 'PAY-6', 'PAY-12', 'ERR-1', 'ERR-2'],
+  ['IDEM-1', 'IDEM-2', 'IDEM-3', 'IDEM-4', 'IDEM-5', 'IDEM-6', 'IDEM-7', 'IDEM-10', 'PAY-1', 'PAY-12', 'ERR-1', 'ERR-2'],
   [
     { rules: ['IDEM-8'], twoTestKeys: true },
-    { rules: ['IDEM-9', 'REF-7'], cards: ['succeeds'] },
+    // Without the succeeding card the creates are hosted ones (no Direct API create status).
+    { rules: ['PAY-6', 'IDEM-9', 'REF-7'], cards: ['succeeds'] },
   ],
 );
 

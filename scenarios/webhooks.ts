@@ -19,8 +19,10 @@ import { luhnValid } from '../src/spec/cards.ts';
 import { declareRules } from './lib/rules.ts';
 
 const { rules, rulesFor } = declareRules(
-  ['PAY-1'],
+  [],
   [
+    // Without a card nothing is sent.
+    { rules: ['PAY-1'], anyCard: true },
     { rules: ['WH-1', 'WH-2', 'WH-3', 'WH-4', 'WH-6', 'WH-7', 'WH-10'], webhooks: true, cards: ['succeeds'] },
     { rules: ['WH-5'], webhooks: true, cards: ['succeeds'] },
     { rules: ['WH-8', 'WH-9'], webhooks: true, webhookFailures: true, cards: ['succeeds'] },

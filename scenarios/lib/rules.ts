@@ -13,6 +13,8 @@ import { keyFacts } from './keys.ts';
 export interface Conditional {
   rules: string[];
   cards?: CardOutcome[];
+  /** Any card of the cards file (a scenario that sends nothing without one). */
+  anyCard?: boolean;
   presentation?: 'A' | 'B';
   twoTestKeys?: boolean;
   /** Any second key besides the rate-limit key (test or live). */
@@ -41,6 +43,7 @@ export const DEFAULT_ENV: ScenarioEnv = {
 
 function applies(c: Conditional, env: ScenarioEnv): boolean {
   if (c.cards && !c.cards.every((o) => env.cardOutcomes.includes(o))) return false;
+  if (c.anyCard && env.cardOutcomes.length === 0) return false;
   if (c.presentation && env.presentation !== c.presentation) return false;
   const kf = keyFacts(env.keys);
   if (c.twoTestKeys && !kf.twoTestKeys) return false;

@@ -48,6 +48,21 @@ describe('scenario registry', () => {
     }
   });
 
+  it('a run without a cards file declares no rule that needs a card (a missing card is not exercised)', () => {
+    const none = { ...DEFAULT_ENV, cardOutcomes: [] };
+    expect(scenarioByName('flows')!.rulesFor!(none)).toEqual([]);
+    expect(scenarioByName('webhooks')!.rulesFor!(none)).toEqual([]);
+    for (const name of ['mixed', 'idempotency']) {
+      const declared = scenarioByName(name)!.rulesFor!(none);
+      expect(declared, name).not.toContain('PAY-6');
+      expect(declared.length, name).toBeGreaterThan(0);
+    }
+    expect(scenarioByName('mixed')!.rulesFor!(none)).not.toContain('SM-1');
+    // With the cards, as before.
+    expect(scenarioByName('flows')!.rulesFor!(DEFAULT_ENV)).toEqual(expect.arrayContaining(['PAY-1', 'PAY-6', 'SM-1', 'SM-6']));
+    expect(scenarioByName('mixed')!.rulesFor!(DEFAULT_ENV)).toEqual(expect.arrayContaining(['PAY-6', 'SM-1']));
+  });
+
   it('drops the rules whose cards, keys, presentation or receiver the run lacks', () => {
     const flows = scenarioByName('flows')!;
     const noCards = flows.rulesFor!({ ...DEFAULT_ENV, cardOutcomes: ['succeeds'] });
