@@ -36,7 +36,9 @@ const NEXT_GAP_FACTOR = 8;
  * growing intervals. The spec gives no first retry delay, so "not retried" is judged only
  * when the run went on after the failure for the first retry delay the run declared
  * (`--webhook-retry-within`, run.webhooks.retryWithinMs) or, undeclared, for twice the longest
- * first retry seen for other events (5 minutes of the target's time when none was seen); and
+ * first retry seen for other events; undeclared with no retry seen at all, a missing retry is
+ * not judged (the service may retry later than the run lasts: the rule stays not exercised,
+ * saying how to judge it); and
  * after a failed retry for NEXT_GAP_FACTOR times the gap before it. Growth is judged on the gaps that follow an
  * answered attempt (a 500): after no answer, the service's own time-out, not known exactly,
  * is part of the gap. The receiver fails a few events several times in a row for this.
@@ -99,6 +101,11 @@ const invariant: Invariant = {
         // A run cut short (interrupted, capped, no end record) stopped its receiver early: a retry
         // missing from it is no evidence, so "not retried" is judged only on a complete run.
         const judgeMissing = ctx.ledger.end?.complete === true;
+        // Undeclared, with no retry seen anywhere: the service may retry later than the run lasts
+        // (the spec gives no first delay, only backoff over 24 hours), so a missing retry is no
+        // evidence either way. Not judged: the rule stays not exercised, and says how to judge it.
+        const unknownDelay = declared === undefined && longestFirstRetry === 0;
+        let unjudgedMissing = 0;
         for (const l of byId.values()) {
           // The attempts up to the first success: a retry sequence.
           const firstOk = l.findIndex((d) => d.ok);
@@ -112,6 +119,7 @@ const invariant: Invariant = {
             const due = Math.max(wait, NEXT_GAP_FACTOR * prev + ack);
             // A later delivery about the same thing under another id is still a retry (WH-8 judges the id).
             if (later) f.check();
+            else if (judgeMissing && end - lastFailed.tReceived >= due && unknownDelay) unjudgedMissing++;
             else if (judgeMissing && end - lastFailed.tReceived >= due) {
               f.check();
               f.violation(evidence(`delivery of ${lastFailed.eventId ?? s} failed (${lastFailed.answered}) and was not retried in the ${Math.round((end - lastFailed.tReceived) / 1000)} s the run went on${declared === undefined ? ' (the spec gives no first retry delay: if the deployment retries later, declare it with --webhook-retry-within)' : ''}`, [lastFailed]));
@@ -145,7 +153,9 @@ const invariant: Invariant = {
         const out = f.outcome(
           byId.size === 0
             ? 'no delivery failed (the receiver answered every one 2xx in time)'
-            : `no failed delivery was retried, and none waited past the bound before the run ended (${Math.round(wait / 1000)} s: ${declared !== undefined ? '--webhook-retry-within' : 'the spec sets no first retry delay; 5 minutes assumed, or declare --webhook-retry-within'}): run longer`,
+            : unjudgedMissing > 0
+              ? `${unjudgedMissing} failed deliver${unjudgedMissing === 1 ? 'y was' : 'ies were'} not retried while the run went on (at least ${Math.round(wait / 1000)} s), and no event was retried at all; the spec gives no first retry delay, so this is no evidence either way: declare the service's with --webhook-retry-within (e.g. 1h) to judge it`
+              : `no failed delivery was retried, and none waited past the bound before the run ended (${Math.round(wait / 1000)} s: ${declared !== undefined ? '--webhook-retry-within' : 'the spec sets no first retry delay; 5 minutes assumed, or declare --webhook-retry-within'}): run longer`,
         );
         return injected ? { ...out, findings: [...(out.findings ?? []), injected] } : out;
       },
