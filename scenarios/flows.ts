@@ -98,11 +98,12 @@ async function hosted(ctx: ScenarioContext, a: Api, outcome: CardOutcome, comple
     await poll(ctx, a, r.payment.id, { group });
     return;
   }
-  // Stays requires_action, now for three_d_secure (possibly with a new redirect URL).
-  const p = await poll(ctx, a, r.payment.id, {
-    group,
-    until: (x) => isTerminal(x.status) || (x.status === 'requires_action' && x.nextAction?.reason === 'three_d_secure' && !!x.nextAction.redirectUrl),
-  });
+  // Stays requires_action, now for three_d_secure (possibly with a new redirect URL). Presentation
+  // B's next_action lists only type and redirect_url: without a reason, a URL other than the
+  // page's is the challenge.
+  const atChallenge = (x: CanonicalPayment) =>
+    x.status === 'requires_action' && !!x.nextAction?.redirectUrl && (x.nextAction.reason === 'three_d_secure' || (x.nextAction.reason == null && x.nextAction.redirectUrl !== url));
+  const p = await poll(ctx, a, r.payment.id, { group, until: (x) => isTerminal(x.status) || atChallenge(x) });
   if (!p || p.status !== 'requires_action' || !p.nextAction?.redirectUrl) {
     ctx.log(`flows: hosted 3DS payment ${r.payment.id} reached ${p?.status ?? 'nothing'}/${p?.nextAction?.reason ?? '-'}`);
     return;
