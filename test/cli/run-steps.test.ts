@@ -51,7 +51,10 @@ describe('run steps', () => {
   it('settings: --webhook-retry-within is a duration longer than 0, refused by name otherwise (exit 3)', async () => {
     const ok = await readRunSettings({ out: tempDir(), scenarios: ['webhooks'], webhookRetryWithin: '1h' }, captured());
     expect(ok.webhookRetryWithinMs).toBe(3_600_000);
-    expect((await readRunSettings({ out: tempDir(), scenarios: ['webhooks'] }, captured())).webhookRetryWithinMs).toBeUndefined();
+    // The embedded service's own first retry is known (about a second of its time): declared with the 5-minute bound.
+    expect((await readRunSettings({ out: tempDir(), scenarios: ['webhooks'] }, captured())).webhookRetryWithinMs).toBe(300_000);
+    // A remote target's is not known unless declared.
+    expect((await readRunSettings({ out: tempDir(), scenarios: ['webhooks'], target: 'http://127.0.0.1:9', keys: [KEY] }, captured())).webhookRetryWithinMs).toBeUndefined();
     for (const [value, message] of [
       ['0s', /--webhook-retry-within: must be longer than 0/],
       ['5', /--webhook-retry-within: "5" has no unit/],

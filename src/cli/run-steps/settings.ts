@@ -4,6 +4,7 @@
  */
 import { join, resolve } from 'node:path';
 import { DEFAULT_TEST_CARDS, EXIT, PaystormError, CARD_OUTCOMES, LIMITS, parseKeyArg, parseProxyArg, uniqueLabels, type CardOutcome, type CardsFile, type FaultStep, type ParsedKey, type Presentation, type ProxySpec, type Scenario } from '../../spec/index.ts';
+import { NO_RETRY_SEEN_WAIT_MS } from '../../spec/tolerances.ts';
 import { newRunId } from '../../engine/index.ts';
 import { parseFaultSchedule } from '../../chaos/fault-schedule.ts';
 import { HISTORY_FILE } from '../../history/index.ts';
@@ -188,12 +189,17 @@ export async function readRunSettings(cfg: RunConfig, io: RunIo): Promise<RunSet
   // Declared, or known: an embedded variant with its own first retry delay (real ms) declares
   // twice that, in the service's own time, as a user of such a deployment would.
   const variantRetryBaseMs = embedded ? variant?.options.webhookRetryBaseMs : undefined;
+  // The embedded service itself first retries after a second of its time: known, so declared,
+  // with the wide bound a remote run was once assumed to have (WH-9 judges a missing retry only
+  // against a declared or observed delay).
   const webhookRetryWithinMs =
     cfg.webhookRetryWithin !== undefined
       ? parseDuration(cfg.webhookRetryWithin, '--webhook-retry-within')
       : variantRetryBaseMs !== undefined && variantRetryBaseMs !== null
         ? (2 * variantRetryBaseMs) / timeScale
-        : undefined;
+        : embedded
+          ? NO_RETRY_SEEN_WAIT_MS
+          : undefined;
   if (webhookRetryWithinMs !== undefined && !(webhookRetryWithinMs > 0)) {
     throw new PaystormError(`--webhook-retry-within: must be longer than 0 (e.g. 5m or 1h), got "${cfg.webhookRetryWithin}".`, EXIT.usage, '--webhook-retry-within');
   }
