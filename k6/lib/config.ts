@@ -8,7 +8,7 @@
 import { parseKeyArg, type Mode } from '../../src/spec/keys.ts';
 import { LIMITS } from '../../src/spec/limits.ts';
 import type { Presentation } from '../../src/spec/payment.ts';
-import { CARD_NUMBER_DESCRIPTION, CARD_NUMBER_PATTERN, CARD_OUTCOMES, DEFAULT_TEST_CARDS, luhnValid, type CardOutcome, type CardsFile } from '../../src/spec/cards.ts';
+import { CARD_NUMBER_DESCRIPTION, CARD_NUMBER_PATTERN, CARD_OUTCOMES, DEFAULT_TEST_CARDS, luhnValid, sharedCardNumbers, type CardOutcome, type CardsFile } from '../../src/spec/cards.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -29,9 +29,9 @@ export function parseCards(raw: string | undefined): CardsFile {
     }
     if (typeof v !== 'string' || !CARD_NUMBER_PATTERN.test(v)) throw new Error(`CARDS: "${k}" must be ${CARD_NUMBER_DESCRIPTION}.`);
     if (!luhnValid(v)) throw new Error(`CARDS: "${k}" is not a card number: its last digit fails the Luhn check (a typo?). Copy the test card number again.`);
-    const same = Object.entries(out).find(([, n]) => n === v);
-    if (same) throw new Error(`CARDS: "${k}" is the same number as "${same[0]}"; each outcome needs its own test card.`);
     out[k as CardOutcome] = v;
+    const [shared] = sharedCardNumbers(out);
+    if (shared) throw new Error(`CARDS: "${shared[0]}" is the same number as "${shared[1]}"; each outcome needs its own test card.`);
   }
   return out;
 }

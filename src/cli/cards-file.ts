@@ -3,7 +3,7 @@
  * number, validated here from the spec's tables (src/spec/cards.ts), which stay free of zod.
  */
 import { z } from 'zod';
-import { CARD_NUMBER_DESCRIPTION, CARD_NUMBER_PATTERN, CARD_OUTCOMES, luhnValid, type CardOutcome, type CardsFile } from '../spec/index.ts';
+import { CARD_NUMBER_DESCRIPTION, CARD_NUMBER_PATTERN, CARD_OUTCOMES, luhnValid, sharedCardNumbers, type CardOutcome, type CardsFile } from '../spec/index.ts';
 
 const cardNumber = z
   .string({ error: `expected ${CARD_NUMBER_DESCRIPTION} as a JSON string, e.g. "4242424242424242" (a JSON number loses digits)` })
@@ -17,12 +17,5 @@ export const cardsFileSchema: z.ZodType<CardsFile> = z
   .object(Object.fromEntries(CARD_OUTCOMES.map((o) => [o, cardNumber])) as Record<CardOutcome, typeof cardNumber>)
   .strict()
   .superRefine((cards, ctx) => {
-    // One number cannot stand for two outcomes.
-    const seen = new Map<string, string>();
-    for (const [outcome, number] of Object.entries(cards)) {
-      if (typeof number !== 'string') continue;
-      const first = seen.get(number);
-      if (first) ctx.addIssue({ code: 'custom', path: [outcome], message: `is the same number as "${first}"; each outcome needs its own test card` });
-      else seen.set(number, outcome);
-    }
+    for (const [outcome, first] of sharedCardNumbers(cards)) ctx.addIssue({ code: 'custom', path: [outcome], message: `is the same number as "${first}"; each outcome needs its own test card` });
   });

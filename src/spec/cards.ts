@@ -33,6 +33,19 @@ export const CARD_EXPECTED: Readonly<Record<CardOutcome, { status: 'succeeded' |
   upstream_error: { status: 'failed', code: null },
 };
 
+/** Outcomes of a cards file given a number already given for another one: [outcome, the first outcome]. One number cannot stand for two outcomes. */
+export function sharedCardNumbers(cards: Readonly<Partial<Record<string, unknown>>>): [string, string][] {
+  const first = new Map<unknown, string>();
+  const out: [string, string][] = [];
+  for (const [outcome, number] of Object.entries(cards)) {
+    if (typeof number !== 'string') continue;
+    const seen = first.get(number);
+    if (seen) out.push([outcome, seen]);
+    else first.set(number, outcome);
+  }
+  return out;
+}
+
 export function luhnValid(num: string): boolean {
   let sum = 0;
   let dbl = false;

@@ -64,9 +64,10 @@ function timedGet(hostPort: string): Promise<{ ms: number } | { error: string }>
   });
 }
 
-async function open(name = 'up', records: FaultRecord[] = []): Promise<{ session: ChaosSession; listen: string; records: FaultRecord[] }> {
+/** A session with one proxy, through the embedded Toxiproxy API or `toxiproxyUrl` (a forwarder in front of it). */
+async function open(name = 'up', records: FaultRecord[] = [], toxiproxyUrl = tp.url): Promise<{ session: ChaosSession; listen: string; records: FaultRecord[] }> {
   const session = await openChaosSession({
-    toxiproxyUrl: tp.url,
+    toxiproxyUrl,
     proxies: [{ name, listen: '127.0.0.1:0', upstream: `127.0.0.1:${upstreamPort}` }],
     now,
     sink: (r) => records.push(r),
@@ -150,16 +151,7 @@ describe('chaos session against the embedded Toxiproxy', () => {
     });
     await new Promise<void>((r) => slowApi.listen(0, '127.0.0.1', r));
     try {
-      const records: FaultRecord[] = [];
-      const session = await openChaosSession({
-        toxiproxyUrl: `http://127.0.0.1:${(slowApi.address() as { port: number }).port}`,
-        proxies: [{ name: 'up', listen: '127.0.0.1:0', upstream: `127.0.0.1:${upstreamPort}` }],
-        now,
-        sink: (r) => records.push(r),
-        exitHooks: false,
-      });
-      sessions.push(session);
-      const listen = session.proxies.get('up')!.listen;
+      const { session, listen, records } = await open('up', [], `http://127.0.0.1:${(slowApi.address() as { port: number }).port}`);
       const run = session.runSchedule([step({ type: 'down', duration: 1000 }), step({ type: 'timeout', at: 1500, duration: 800 })]);
       await new Promise((r) => setTimeout(r, 50));
       // Inside the wide window, before the answer: the request still gets through.
@@ -272,16 +264,7 @@ describe('chaos session against the embedded Toxiproxy', () => {
     });
     await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
     try {
-      const records: FaultRecord[] = [];
-      const session = await openChaosSession({
-        toxiproxyUrl: `http://127.0.0.1:${(slow.address() as { port: number }).port}`,
-        proxies: [{ name: 'up', listen: '127.0.0.1:0', upstream: `127.0.0.1:${upstreamPort}` }],
-        now,
-        sink: (r) => records.push(r),
-        exitHooks: false,
-      });
-      sessions.push(session);
-      const listen = session.proxies.get('up')!.listen;
+      const { session, listen, records } = await open('up', [], `http://127.0.0.1:${(slow.address() as { port: number }).port}`);
       const tRun = now();
       // B opens 60 ms after A closes: A's re-enable is still on its way.
       const run = session.runSchedule([step({ type: 'down', at: 0, duration: 100 }), step({ type: 'down', at: 160, duration: 900 })]);
