@@ -34,6 +34,12 @@ export interface IdemRequest {
   refundPath?: 'payment' | 'refunds';
   attempt: number;
   merchantReference: unknown;
+  /** A bad-input probe (sent.badInput): its body is invalid on purpose. */
+  badInput: boolean;
+  /** The run's exchange group (paystorm's own probes name theirs, e.g. `idem-diff-payment`). */
+  group: string | undefined;
+  /** For a 4xx answer: status, code, param and message, to tell a kept error replayed under a new request_id. */
+  errorSig: string | undefined;
 }
 
 /** One refund request, by the payment it targets. */
@@ -330,6 +336,9 @@ export class Ledger {
       refundPath: x.op === 'refund' ? 'payment' : x.op === 'refund_create' ? 'refunds' : undefined,
       // A bad-input probe's reference is not one the service keeps (IDEM-10 compares real creates).
       merchantReference: x.sent.badInput ? undefined : x.sent.merchantReference,
+      badInput: x.sent.badInput !== undefined,
+      group: x.group,
+      errorSig: x.status >= 400 && x.status < 500 ? `${x.status}\u0000${errorCode(x) ?? ''}\u0000${String(x.error?.param ?? '')}\u0000${String(x.error?.message ?? '')}` : undefined,
     };
     let byScope = this.idem.get(x.key);
     if (!byScope) this.idem.set(x.key, (byScope = new Map()));

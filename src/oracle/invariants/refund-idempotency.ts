@@ -28,15 +28,54 @@ const invariant: Invariant = {
     const f = new Findings();
     /** seq -> which path and refund, for refund requests with an Idempotency-Key. */
     const bySeq = new Map<number, Omit<PathRequest, 'req'>>();
+    /**
+     * Answers that showed a payment with more refunds than the refund requests (one per API key
+     * and Idempotency-Key) known when they were judged: checked again at the end, when requests
+     * still in flight at that moment are in too.
+     */
+    const crowded: { paymentId: string; refunds: number; tEnd: number; seq: number }[] = [];
+    /**
+     * Distinct refund requests (API key and Idempotency-Key; one each without a key) sent for a
+     * payment before `t` that may have made a refund: answered 2xx, not answered, or 5xx (a
+     * refusal, 4xx, made none).
+     */
+    const requestsBefore = (paymentId: string, t: number): number => {
+      const tuples = new Set<string>();
+      for (const q of ctx.ledger.refundRequests.get(paymentId) ?? []) {
+        if (q.tStart < t && (q.status < 400 || q.status >= 500)) tuples.add(q.idemKey === undefined ? `#${q.seq}` : `${q.key}\u0000${q.idemKey}`);
+      }
+      return tuples.size;
+    };
     return {
       kinds: ['exchange'],
-      ops: ['refund', 'refund_create'],
       onRecord(rec) {
-        if (rec.kind !== 'exchange' || rec.idemKey === undefined || !rec.sent.paymentId) return;
+        if (rec.kind !== 'exchange') return;
+        // Each refund call adds one entry to the payment's refunds, and a replay adds none: a
+        // payment never lists more refunds than distinct refund requests were sent for it. This
+        // judges the replay whatever the refund answer's body (not shown by the spec: a Refund,
+        // the Payment or a minimal object), where the answer names no refund id to compare.
+        const p = rec.payment;
+        if (p && p.refunds && p.refunds.length > 0 && is2xx(rec.status)) {
+          const t = rec.tEnd + (rec.clockSlackMs ?? 0);
+          if (p.refunds.length > requestsBefore(p.id, t)) crowded.push({ paymentId: p.id, refunds: p.refunds.length, tEnd: t, seq: rec.seq });
+        }
+        if (rec.idemKey === undefined || !rec.sent.paymentId) return;
         if (rec.op !== 'refund' && rec.op !== 'refund_create') return;
         bySeq.set(rec.seq, { path: rec.op === 'refund' ? 'payment' : 'refunds', paymentId: rec.sent.paymentId, amount: rec.sent.amount });
       },
       finish() {
+        const reported = new Set<string>();
+        for (const c of crowded) {
+          const sent = requestsBefore(c.paymentId, c.tEnd);
+          if (c.refunds <= sent || reported.has(c.paymentId)) continue;
+          reported.add(c.paymentId);
+          f.check();
+          f.violation({
+            message: `payment ${c.paymentId} lists ${c.refunds} refunds, but only ${sent} refund request(s) with distinct Idempotency-Keys were sent for it: a replay refunded again`,
+            seqs: [c.seq, ...(ctx.ledger.refundRequests.get(c.paymentId) ?? []).slice(0, 4).map((q) => q.seq)],
+            paymentIds: [c.paymentId],
+          });
+        }
         for (const check of [checkReplay, checkDifferentBody, checkInFlight, checkSingleObject, checkErrorsNotKept]) runTupleCheck(ctx, f, check, REFUND_SCOPES);
         checkIndependentScopes(ctx, f, 'key', REFUND_SCOPES);
         // IDEM-9 across refund and payment scopes: a refund key value reused on a create stays independent.

@@ -52,8 +52,34 @@ const answer = (r: IdemRequest) => (r.status === 0 ? 'no answer' : `${r.status}$
  * refund from them is still caught (IDEM-6, REF-7).
  */
 const crossPath = (a: IdemRequest, b: IdemRequest) => a.refundPath !== undefined && b.refundPath !== undefined && a.refundPath !== b.refundPath;
-const sameBody = (a: IdemRequest, b: IdemRequest) => a.digest !== undefined && b.digest !== undefined && a.digest === b.digest && !crossPath(a, b);
+/** The same body under one key (not a refund sent on the other refund path, see crossPath). */
+export const sameBody = (a: IdemRequest, b: IdemRequest) => a.digest !== undefined && b.digest !== undefined && a.digest === b.digest && !crossPath(a, b);
 const otherBody = (a: IdemRequest, b: IdemRequest) => a.digest !== undefined && b.digest !== undefined && a.digest !== b.digest && !crossPath(a, b);
+
+/** How soon after an answer the server may still hold its key (IDEM-5): the lock's release, not a retry's round trip. */
+export const LOCK_RELEASE_SLACK_MS = 25;
+
+/**
+ * A 409 in_use sent within LOCK_RELEASE_SLACK_MS of an earlier answer under its key: the server
+ * may free the key just after that answer left, so it says nothing about replay (IDEM-3) or
+ * about errors being kept (IDEM-7); IDEM-5 judges it.
+ */
+export function inUseJustAfter(reqs: readonly IdemRequest[], b: IdemRequest): boolean {
+  return b.status === 409 && b.code === IN_FLIGHT_409_CODE && reqs.some((a) => a !== b && a.tStart < b.tStart && b.tStart - a.tEnd < LOCK_RELEASE_SLACK_MS);
+}
+
+/**
+ * A refusal that may come before the idempotency check, for a different body under a used key:
+ * the body's own validation (a bad-input probe), authentication or permission, an unknown
+ * payment, and for refunds the business rules (422 action_not_allowed). Any other answer to one of
+ * paystorm's own valid different bodies (groups `idem-diff-*`) should have been the 409; a user
+ * scenario's body may be invalid without saying so, so its 400 is not judged.
+ */
+function refusedBeforeIdempotency(b: IdemRequest): boolean {
+  if (b.badInput || b.status === 401 || b.status === 403 || b.status === 404) return true;
+  if (b.scope === 'refund_create' && b.status === 422) return true;
+  return !(b.group ?? '').startsWith('idem-diff');
+}
 
 /** The response the service keeps: the first 2xx to complete. */
 export function cachedResponse(reqs: readonly IdemRequest[]): IdemRequest | undefined {
@@ -68,7 +94,7 @@ export const checkReplay: IdemCheck = (reqs, f) => {
   if (!c) return;
   for (const b of reqs) {
     if (b === c || b.tStart <= c.tEnd || b.tStart - c.tEnd > LIMITS.idempotencyKeyLifetimeMs) continue;
-    if (!sameBody(b, c) || inconclusive(b)) continue;
+    if (!sameBody(b, c) || inconclusive(b) || inUseJustAfter(reqs, b)) continue;
     f.check();
     if (is2xx(b.status)) {
       if (b.status !== c.status || b.objectId !== c.objectId) f.violation(idemEvidence(`same-body retry answered ${answer(b)}, but the original answer was ${answer(c)}`, [c, b]));
@@ -94,16 +120,18 @@ export const checkDifferentBody: IdemCheck = (reqs, f) => {
   for (const b of reqs) {
     if (b === c || b.tStart <= c.tEnd || b.tStart - c.tEnd > LIMITS.idempotencyKeyLifetimeMs || !otherBody(b, c) || inconclusive(b)) continue;
     if (is2xx(b.status)) continue; // reported above
-    if (b.status !== 409) continue; // a validation error may come before the idempotency check
+    if (b.status !== 409) {
+      if (refusedBeforeIdempotency(b)) continue;
+      f.check();
+      f.violation(idemEvidence(`a valid different body under a used key got ${answer(b)} (expected 409 ${DIFFERENT_BODY_409_CODES.join(' or ')})`, [c, b]));
+      continue;
+    }
     f.check();
     if (!DIFFERENT_BODY_409_CODES.includes(b.code ?? '') || b.type !== 'idempotency_error') {
       f.violation(idemEvidence(`different body under a used key got 409 ${b.code} / ${b.type} (expected ${DIFFERENT_BODY_409_CODES.join(' or ')}, idempotency_error)`, [c, b]));
     }
   }
 };
-
-/** How soon after an answer the server may still hold its key (IDEM-5): the lock's release, not a retry's round trip. */
-const LOCK_RELEASE_SLACK_MS = 25;
 
 /**
  * IDEM-5: a request arriving while another with its key is in flight gets 409 idempotency_key_in_use,
@@ -152,14 +180,21 @@ export const checkErrorsNotKept: IdemCheck = (reqs, f) => {
     const before = reqs.filter((a) => a !== b && a.tStart < b.tStart);
     if (before.length === 0 || inconclusive(b)) continue;
     // Anything that may be kept or still running makes a refusal legitimate.
-    if (before.some((a) => is2xx(a.status) || a.status === 0 || a.tEnd >= b.tStart)) continue;
+    if (before.some((a) => is2xx(a.status) || a.status === 0 || a.tEnd >= b.tStart) || inUseJustAfter(reqs, b)) continue;
     f.check();
     if (b.status === 409) {
       f.violation(idemEvidence(`retry after error answers (${before.map(answer).join(', ')}) was refused 409 ${b.code}: an error must not keep the key`, [...before.slice(-1), b]));
       continue;
     }
     const replayed = before.find((a) => a.requestId !== undefined && a.requestId === b.requestId);
-    if (replayed) f.violation(idemEvidence(`retry got the earlier error back (same request_id ${b.requestId}) instead of executing again`, [replayed, b]));
+    if (replayed) {
+      f.violation(idemEvidence(`retry got the earlier error back (same request_id ${b.requestId}) instead of executing again`, [replayed, b]));
+      continue;
+    }
+    // A kept error replayed under a fresh request_id: a valid body refused exactly as the earlier
+    // bad-input probe under its key was (same status, code, param and message).
+    const copied = b.badInput || b.errorSig === undefined ? undefined : before.find((a) => a.badInput && otherBody(a, b) && a.errorSig === b.errorSig);
+    if (copied) f.violation(idemEvidence(`a valid retry got the earlier bad-input probe's error back (${answer(b)}, same param and message) instead of executing again`, [copied, b]));
   }
 };
 
