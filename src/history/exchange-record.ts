@@ -415,9 +415,15 @@ export function isJsonText(text: string): boolean {
   }
 }
 
-/** A refund (`object: "refund"`, or an `re_` id on a body that does not call itself a payment). */
+/**
+ * A refund: `object: "refund"`, or, on a body that does not call itself a payment, an `re_` id or
+ * a `payment_id` (the one refund field the spec shows; a Payment never carries it). The refund's
+ * id and other fields are not shown, so `rf_…` with a `created` must not be read as a Payment.
+ */
 function isRefundBody(o: Record<string, unknown>): boolean {
-  return o.object === 'refund' || (o.object === undefined && typeof o.id === 'string' && o.id.startsWith(REFUND_ID_PREFIX));
+  if (o.object === 'refund') return true;
+  if (o.object !== undefined && o.object !== null) return false;
+  return (typeof o.id === 'string' && o.id.startsWith(REFUND_ID_PREFIX)) || typeof o.payment_id === 'string';
 }
 
 function createdOf(d: unknown): number | null {

@@ -120,7 +120,8 @@ export function normalizePayment(body: unknown): CanonicalPayment | null {
       }
     : null;
   const refunds = Array.isArray(body.refunds)
-    ? body.refunds.map((r) => normalizeRefund(r, body.id as string)).filter((r): r is CanonicalRefund => r !== null)
+    ? // An entry without its own id is still a refund (fields beyond payment_id and status are not shown): id ''.
+      body.refunds.map((r) => normalizeRefund(isObj(r) && typeof r.id !== 'string' ? { ...r, id: '' } : r, body.id as string)).filter((r): r is CanonicalRefund => r !== null)
     : null;
   const metadata = isObj(body.metadata) ? (body.metadata as Record<string, string>) : null;
   const a = presentation === 'A';

@@ -3,7 +3,7 @@ import type { Invariant } from '../types.ts';
 import { is2xx, isRefundRequest } from '../lib/exchange.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
 import { servedPath } from '../lib/refund-paths.ts';
-import { refundEvidence, refundInconclusive, sameOwner } from '../lib/refunds.ts';
+import { amountRequiredRefusal, refundEvidence, refundInconclusive, sameOwner } from '../lib/refunds.ts';
 
 /**
  * REF-1: a refund of a succeeded payment is accepted (the first refund asked of a
@@ -72,7 +72,8 @@ const invariant: Invariant = {
         const { ledger } = ctx;
         for (const [pid, all] of ledger.refundRequests) {
           // Bad-input probes are judged by their own invariants; a path the service does not serve says nothing.
-          const reqs = all.filter((q) => !q.badInput && servedPath(ctx, q.path));
+          // A refusal of a refund sent without an amount made no refund: the next request is the first.
+          const reqs = all.filter((q) => !q.badInput && servedPath(ctx, q.path) && !amountRequiredRefusal(q));
           if (reqs.length === 0) continue;
           const sorted = [...reqs].sort((a, b) => a.tStart - b.tStart);
           const q = sorted[0];

@@ -2,7 +2,7 @@ import { TERMINAL_STATUSES, type PaymentStatus } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
 import { servedPath } from '../lib/refund-paths.ts';
-import { refundEvidence, refundInconclusive, sameOwner } from '../lib/refunds.ts';
+import { amountRequiredRefusal, refundEvidence, refundInconclusive, sameOwner } from '../lib/refunds.ts';
 
 /**
  * REF-5: refunding a payment that is certainly not succeeded when asked gets 422
@@ -22,7 +22,7 @@ const invariant: Invariant = {
           const seen = spans.observed(pid);
           for (const q of reqs) {
             // A path the service does not serve answers 404/405 whatever the payment (judged on served paths alone).
-            if (refundInconclusive(q) || !sameOwner(ctx, q) || !servedPath(ctx, q.path)) continue;
+            if (refundInconclusive(q) || amountRequiredRefusal(q) || !sameOwner(ctx, q) || !servedPath(ctx, q.path)) continue;
             let why: { status: PaymentStatus; seq: number } | null = null;
             for (const s of seen) {
               if (s === 'succeeded') continue;

@@ -26,3 +26,12 @@ export function refundEvidence(message: string, reqs: readonly RefundRequest[], 
 export function refundInconclusive(q: RefundRequest): boolean {
   return q.status === 0 || q.status === 429 || q.status >= 500 || q.status === 401 || q.status === 403 || q.status === 409;
 }
+
+/**
+ * A refund sent without an amount and refused 400 for it: the refund request body is not shown by
+ * the spec, so a deployment may require the amount ("refund the rest" when it is left out is
+ * paystorm's reading, src/spec/refund.ts). Such a refusal says nothing about REF-1 or REF-5.
+ */
+export function amountRequiredRefusal(q: RefundRequest): boolean {
+  return q.amountSent === undefined && !q.badInput && q.status === 400 && (q.code === 'parameter_invalid' || q.code === 'parameter_missing');
+}
