@@ -5,8 +5,9 @@
  * 1. Learns the limit from `X-RateLimit-Limit` and waits for a fresh window (the first
  *    request then sees remaining = limit - 1: the window starts there, exact to one request).
  * 2. Window 1 (`rl-w1`): drives exactly the limit (lists plus a few unknown-id retrievals,
- *    so 4xx responses carry the headers too), then a few beyond it: 429s. Meanwhile another
- *    test key and a live key are shown unaffected (`rl-other-key`).
+ *    so 4xx responses carry the headers too), then a few beyond it: 429s. Then another
+ *    test key and a live key are shown unaffected (`rl-other-key`); each was used once before
+ *    window 1 opened (`rl-other-key-pre`), so their windows are known to have opened in the run.
  * 3. Waits out the last 429's `Retry-After` and sends one request (`rl-retry-after`): it must
  *    pass (the wait was honest) and it opens window 2.
  * 4. Window 2 (`rl-w2`): exhausts it again, then probes finely around its expected end
@@ -168,13 +169,28 @@ export function rateLimitProbeMs(ctx: ScenarioContext, rttMs: number): { ms: num
   return { ms: 3 * windowMs + 2 * drive + burst + Math.max(20, 0.02 * windowMs) + leave, windows: 3 };
 }
 
-async function otherKeysUnaffected(ctx: ScenarioContext, rlKey: KeyHandle): Promise<void> {
+/** The keys shown unaffected while the rate-limit key is exhausted: the second test key and a live key. */
+function otherKeysOf(ctx: ScenarioContext, rlKey: KeyHandle): KeyHandle[] {
   const others: KeyHandle[] = [];
   const second = secondTestKey(ctx, rlKey);
   if (second) others.push(second);
   const live = liveKeys(ctx).find((k) => k !== rlKey);
   if (live) others.push(live);
-  for (const k of others) {
+  return others;
+}
+
+/**
+ * One ordinary request on each of the other keys before the rate-limit key's window opens
+ * (`rl-other-key-pre`): their first request of the run then comes before the exhaustion, so a
+ * window they share with it (one counter per merchant) is known to have opened during the run and
+ * RL-9 judges it, instead of skipping it as a window that may have opened before the run.
+ */
+async function otherKeysFirstUse(ctx: ScenarioContext, rlKey: KeyHandle): Promise<void> {
+  for (const k of otherKeysOf(ctx, rlKey)) await api(ctx, k).list({ limit: 1 }, { group: 'rl-other-key-pre' });
+}
+
+async function otherKeysUnaffected(ctx: ScenarioContext, rlKey: KeyHandle): Promise<void> {
+  for (const k of otherKeysOf(ctx, rlKey)) {
     const a = api(ctx, k);
     for (let i = 0; i < 2; i++) {
       const r = await a.list({ limit: 1 }, { group: 'rl-other-key' });
@@ -192,7 +208,8 @@ async function run(ctx: ScenarioContext): Promise<void> {
   const p = new RateLimitProbe(ctx, key);
   const concurrency = Math.max(1, Math.min(8, p.limit));
 
-  // 1-2. Window 1: exactly the limit, then beyond it.
+  // 1-2. Window 1: exactly the limit, then beyond it (the other keys used once before it opens).
+  await step(ctx, 'other keys first use', () => otherKeysFirstUse(ctx, key));
   const w1 = await p.freshWindow();
   if (!w1) {
     ctx.log('rate-limit: could not open a fresh window; the key is shared with other traffic');

@@ -110,6 +110,11 @@ export async function runBurst(factory: ClientFactory, spec: BurstSpec, timeoutM
   interface ConnContext {
     meta?: ExchangeMeta;
   }
+  // Requests written and not yet answered, oldest first. autocannon reports a request that got no
+  // answer (time-out, connection error) without saying which, after the connection has already
+  // built its next request: the oldest pending one is the one whose time-out fires first.
+  const pending = new Set<ExchangeMeta>();
+  const burstStart = { tStart: roundUs(clock.now()), wall: roundUs(clock.wall()) };
   const newMeta = (idemKey: string | undefined): ExchangeMeta => {
     const tStart = roundUs(clock.now());
     const meta: ExchangeMeta = { scenario, op, key: spec.key.label, sent: sentOf(spec, spec.path), tIntended: tStart, tStart, wall: roundUs(clock.wall()) };
@@ -135,11 +140,14 @@ export async function runBurst(factory: ClientFactory, spec: BurstSpec, timeoutM
             // Called as each request is built, just before it is written: a fresh key and its start time.
             setupRequest: (req: autocannon.Request, context: object) => {
               const idemKey = idempotent ? factory.newIdempotencyKey() : undefined;
-              (context as ConnContext).meta = newMeta(idemKey);
+              const meta = newMeta(idemKey);
+              (context as ConnContext).meta = meta;
+              pending.add(meta);
               return { ...req, headers: idemKey ? { ...baseHeaders, 'idempotency-key': idemKey } : baseHeaders };
             },
             onResponse: (status: number, resBody: string, context: object, headers?: Record<string, unknown>) => {
               const meta = (context as ConnContext).meta ?? newMeta(undefined);
+              pending.delete(meta);
               record(meta, status, resBody ?? '', headers ?? {});
             },
           },
@@ -148,7 +156,16 @@ export async function runBurst(factory: ClientFactory, spec: BurstSpec, timeoutM
       (err: Error | null) => (err ? reject(err) : resolve()),
     );
     instance.on('reqError', (err: unknown) => {
+      // Sent when the oldest pending request was (or, with none pending, when the burst began), not
+      // when the error surfaced: a request the server counted must not look sent after later answers.
+      // Which request failed is not known, so it names no Idempotency-Key.
+      const oldest = pending.values().next().value as ExchangeMeta | undefined;
+      if (oldest) pending.delete(oldest);
       const meta = newMeta(undefined);
+      const from = oldest ?? { tStart: burstStart.tStart, tIntended: burstStart.tStart, wall: burstStart.wall };
+      meta.tStart = from.tStart;
+      meta.tIntended = from.tIntended;
+      meta.wall = from.wall;
       factory.sink(failureRecord(meta, roundUs(clock.now()), classifyFailure(err)));
       recorded++;
     });

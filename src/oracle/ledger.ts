@@ -70,6 +70,28 @@ export interface RefundRequest {
 
 const TERMINAL_LIST: readonly PaymentStatus[] = [...TERMINAL_STATUSES];
 
+/**
+ * What an idempotency tuple compares as "the same body". Both refund paths are one operation
+ * (src/spec/refund.ts) and send literally different bodies for one refund: the client's refund
+ * calls compare as (payment, amount).
+ */
+export function idemDigestOf(x: Pick<ExchangeRecord, 'op' | 'sent' | 'bodyDigest'>): string | undefined {
+  return (x.op === 'refund' || x.op === 'refund_create') && x.sent.paymentId ? `refund:${x.sent.paymentId}:${String(x.sent.amount ?? '')}` : x.bodyDigest;
+}
+
+/** The row of a rate column set holding `seq` (rows mostly arrive in seq order), or -1. */
+function rowOfSeq(seqs: Float64Array, length: number, seq: number): number {
+  let lo = 0, hi = length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (seqs[mid] < seq) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < length && seqs[lo] === seq) return lo;
+  for (let i = length - 1; i >= 0; i--) if (seqs[i] === seq) return i;
+  return -1;
+}
+
 /** The refund path an exchange took: by the path sent (raw requests), else by its operation. */
 export function refundPathOf(x: Pick<ExchangeRecord, 'op' | 'sent'>): 'payment' | 'refunds' {
   const path = (x.sent.path ?? '').split('?')[0];
@@ -307,8 +329,57 @@ export class Ledger {
     let cols = this.rate.get(x.key);
     if (!cols) this.rate.set(x.key, (cols = new Columns(RATE_COLUMNS)));
     const r = x.rate;
+    // A merged shard's records sit on the merged clock only to within its clock slack: the row
+    // spans every time the request may truly have been sent and answered.
+    const s = x.clockSlackMs ?? 0;
+    if (s > (this.rateSlack.get(x.key) ?? 0)) this.rateSlack.set(x.key, s);
+    // A replay carrying the original answer's rate headers says nothing about the current window:
+    // its row counts as unplaced (no headers), like an answer without them.
+    const replayed = this.replaysRate(x, cols);
+    if (replayed) this.replayedRate.add(x.seq);
     // In RATE_COLUMNS order.
-    cols.pushValues(x.seq, x.tStart, x.tEnd, x.status, r?.limit ?? NaN, r?.remaining ?? NaN, r?.reset ?? NaN, x.retryAfter ?? NaN);
+    if (replayed) cols.pushValues(x.seq, x.tStart - s, x.tEnd + s, x.status, NaN, NaN, NaN, x.retryAfter ?? NaN);
+    else cols.pushValues(x.seq, x.tStart - s, x.tEnd + s, x.status, r?.limit ?? NaN, r?.remaining ?? NaN, r?.reset ?? NaN, x.retryAfter ?? NaN);
+  }
+
+  /** Seqs of answers whose rate headers repeat those of the earlier 2xx they replay (few: kept as a set). */
+  private readonly replayedRate = new Set<number>();
+  /** Per key, the largest clock slack of its rate rows (merged shards; absent = 0). */
+  private readonly rateSlack = new Map<string, number>();
+
+  /**
+   * Whether the answer's X-RateLimit-* headers are a replay: "same key and same body: the original
+   * response is replayed" may replay its headers too (the spec does not say), so a 2xx answer to a
+   * same-body repeat of an earlier 2xx under the same (key, operation, Idempotency-Key) whose
+   * limit, remaining and reset all equal that earlier answer's is not read as a statement about
+   * the current window (RL-5, RL-6, RL-2). RL-4 (headers present) reads the records themselves.
+   */
+  isReplayedRate(seq: number): boolean {
+    return this.replayedRate.has(seq);
+  }
+
+  /** The largest clock slack (ms) of a key's rate rows: 0 unless merged shards carried one. */
+  rateSlackMs(key: string): number {
+    return this.rateSlack.get(key) ?? 0;
+  }
+
+  private replaysRate(x: ExchangeRecord, cols: Columns<RateColumn>): boolean {
+    const r = x.rate;
+    if (!r || r.limit === null || r.remaining === null || r.reset === null || !is2xx(x.status) || x.idemKey === undefined) return false;
+    const scope = scopeOf(x);
+    const earlier = scope && this.idemRequests(x.key, scope, x.idemKey);
+    if (!earlier) return false;
+    const digest = idemDigestOf(x);
+    const seqs = cols.col('seq');
+    const lim = cols.col('limit');
+    const rem = cols.col('remaining');
+    const reset = cols.col('reset');
+    for (const q of earlier) {
+      if (q.seq === x.seq || !is2xx(q.status) || q.digest !== digest) continue;
+      const i = rowOfSeq(seqs, cols.length, q.seq);
+      if (i >= 0 && lim[i] === r.limit && rem[i] === r.remaining && reset[i] === r.reset) return true;
+    }
+    return false;
   }
 
   private addIdem(x: ExchangeRecord, scope: string, idemKey: string): void {
@@ -323,7 +394,7 @@ export class Ledger {
       idemKey,
       // Both refund paths are one operation (src/spec/refund.ts) and send literally different
       // bodies for one refund: the client's refund calls compare as (payment, amount).
-      digest: (x.op === 'refund' || x.op === 'refund_create') && x.sent.paymentId ? `refund:${x.sent.paymentId}:${String(x.sent.amount ?? '')}` : x.bodyDigest,
+      digest: idemDigestOf(x),
       tStart: x.tStart,
       tEnd: x.tEnd,
       status: x.status,

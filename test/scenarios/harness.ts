@@ -46,6 +46,8 @@ export async function runAgainstReference(
      * Without them, fault steps are skipped (and a chaos scenario's rules are not declared).
      */
     faults?: boolean;
+    /** Seeded bugs the reference service runs with (src/target/bugs.ts). */
+    bugs?: string[];
   },
 ): Promise<ScenarioRun> {
   const clock = new RunClock();
@@ -92,6 +94,7 @@ export async function runAgainstReference(
     webhookTimeoutMs: ACK_MS,
     // As `paystorm run` does: retry gaps well above timer jitter, so WH-9's growth check is fair.
     webhookRetryBaseMs: Math.max(EMBEDDED_WEBHOOK_RETRY_BASE_MIN_MS, scaledDelays(TIME_SCALE).webhookRetryBaseMs),
+    ...(opts.bugs ? { bugs: opts.bugs } : {}),
   });
   const logs: string[] = [];
   try {

@@ -42,6 +42,8 @@ const invariant: Invariant = {
           const te = c.col('tEnd');
           let keyStart = Infinity;
           for (let i = 0; i < c.length; i++) keyStart = Math.min(keyStart, ts[i]);
+          // The latest the key's first request may truly have been sent (rows span a merged shard's clock slack).
+          keyStart += 2 * ctx.ledger.rateSlackMs(key);
           for (let i = 0; i < c.length; i++) {
             if (others.some((e) => sEpoch(ts[i]) >= e.from && sEpoch(ts[i]) <= e.to)) f.check();
           }

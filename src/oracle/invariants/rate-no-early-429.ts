@@ -59,6 +59,8 @@ const invariant: Invariant = {
           const unplaced = unplacedRows(c);
           let keyStart = Infinity;
           for (let i = 0; i < c.length; i++) if (tStart[i] < keyStart) keyStart = tStart[i];
+          // The latest the key's first request may truly have been sent (rows span a merged shard's clock slack).
+          keyStart += 2 * ctx.ledger.rateSlackMs(key);
           for (const [R, rows] of groupByReset(c)) {
             let q = -1;
             for (const i of rows) if (status[i] === 429 && (q < 0 || tEnd[i] < tEnd[q])) q = i;

@@ -31,7 +31,9 @@ class Extremes {
 /**
  * RL-6. X-RateLimit-Reset is Unix seconds and, when sent, not in the past (1 s for
  * whole-second rounding, plus clock skew for a remote target) and no further than
- * one window ahead (a milliseconds value would be). Judged in the server's time: our send
+ * one window ahead (a milliseconds value would be). An idempotent replay that repeats the
+ * original answer's headers is not judged (the spec leaves open whether headers are replayed).
+ * Judged in the server's time: our send
  * and receipt times plus the clock offset the Date headers show (ledger.serverClock), which
  * it reports as the `server-clock-offset` finding.
  */
@@ -57,9 +59,13 @@ const invariant: Invariant = {
           }
           return;
         }
+        // A replay carrying the original answer's headers (ledger.isReplayedRate) was true when first sent.
+        if (ctx.ledger.isReplayedRate(rec.seq)) return;
         f.check();
-        past.add(reset * 1000 - ctx.epochMs(rec.tStart), rec);
-        ahead.add(reset * 1000 - ctx.epochMs(rec.tEnd), rec);
+        // A merged shard's times are known on the merged clock only to within its clock slack.
+        const slack = rec.clockSlackMs ?? 0;
+        past.add(reset * 1000 - ctx.epochMs(rec.tStart - slack), rec);
+        ahead.add(reset * 1000 - ctx.epochMs(rec.tEnd + slack), rec);
       },
       finish() {
         const clock = ctx.ledger.serverClock.estimate();

@@ -1,6 +1,6 @@
 import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
-import { groupByReset, resetToleranceMs, rowEvidence, serverOffsetOf, unplacedRows, windowMsOf } from '../lib/rate.ts';
+import { groupByReset, isCounted, limitOf, resetToleranceMs, rowEvidence, serverOffsetOf, unplacedRows, windowMsOf } from '../lib/rate.ts';
 
 /**
  * RL-2 and RL-6 (constant within a window). For one key, windows in the order of
@@ -10,6 +10,9 @@ import { groupByReset, resetToleranceMs, rowEvidence, serverOffsetOf, unplacedRo
  * - start at a request: reset - window is when the window opened, which must lie between the
  *   earliest request that could have opened it and our first answer inside it (on a key marked
  *   shared, `--shared-key`, only the latter: another client's request may have opened it).
+ *   The key's first window may have opened before the run (another run's traffic), so it is held
+ *   to this only when its answers show it fresh: X-RateLimit-Remaining limit - 1 (or the limit,
+ *   from a service that reports it before counting the request).
  */
 const invariant: Invariant = {
   id: 'rate-window-fixed',
@@ -42,6 +45,14 @@ const invariant: Invariant = {
           });
           let keyStart = Infinity;
           for (let i = 0; i < c.length; i++) if (tStart[i] < keyStart) keyStart = tStart[i];
+          // A service that reports X-RateLimit-Remaining before counting the request answers a fresh
+          // window's first request with the limit itself; one that counts first, with limit - 1.
+          const limitCol = c.col('limit');
+          const remaining = c.col('remaining');
+          let reportsBeforeCounting = false;
+          for (let i = 0; i < c.length && !reportsBeforeCounting; i++) {
+            if (isCounted(c, i) && remaining[i] >= limitCol[i]) reportsBeforeCounting = true;
+          }
           for (let b = 0; b < span.length; b++) {
             const g = span[b];
             const opened = g.R * 1000 - W; // epoch ms the window began, per the server
@@ -51,7 +62,35 @@ const invariant: Invariant = {
             if (opened > sEpoch(g.minEnd) + tol) {
               f.violation(rowEvidence(c, key, [g.first], `window resetting at ${g.R} began ${Math.round((opened - sEpoch(g.minEnd)) / 1000)} s after a request it counted was answered (window ${W / 1000} s)`));
             }
-            if (b === 0) continue;
+            if (b === 0) {
+              // The key's first window: when its answers show it fresh (nothing was counted in it
+              // before the run's requests), it opened at one of them, so not before the earliest
+              // that could have been counted in it (a window aligned to the clock fails here). On a
+              // key other clients also use (--shared-key) one of theirs may have opened it.
+              if (shared) continue;
+              const limit = limitOf(c, g.rows, ctx);
+              if (limit === undefined) continue;
+              const freshFrom = reportsBeforeCounting ? limit : limit - 1;
+              const freshRow = g.rows.find((i) => isCounted(c, i) && remaining[i] >= freshFrom);
+              if (freshRow === undefined) continue;
+              f.check();
+              // Requests that say nothing of their window (no answer, no reset) may have opened it.
+              let opener = g.minStart;
+              for (const i of unplaced) {
+                if (tStart[i] < opener && sEpoch(tEnd[i]) + tol >= opened) opener = tStart[i];
+              }
+              if (opened < sEpoch(opener) - tol) {
+                f.violation(
+                  rowEvidence(
+                    c,
+                    key,
+                    [g.first, freshRow],
+                    `window resetting at ${g.R} began ${Math.round((sEpoch(opener) - opened) / 100) / 10} s before the first request of ${key} it counted, yet it was fresh (X-RateLimit-Remaining ${remaining[freshRow]}, limit ${limit}): it should start at that request, not earlier (window ${W / 1000} s)`,
+                  ),
+                );
+              }
+              continue;
+            }
             const a = span[b - 1];
             // Never back: an answer of the later window came back before one of the earlier was sent.
             if (g.minEnd < a.maxStart) {
