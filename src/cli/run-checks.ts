@@ -154,6 +154,9 @@ export const RUN_CHECKS: RunCheck[] = [
     if (v.options.presentation && cfg.presentation && cfg.presentation !== v.options.presentation) {
       return `--variant ${v.name} serves presentation ${v.options.presentation}; drop --presentation ${cfg.presentation}.`;
     }
+    if (v.options.rateLimit !== undefined && cfg.rateLimit !== undefined && cfg.rateLimit !== v.options.rateLimit) {
+      return `--variant ${v.name} admits ${v.options.rateLimit} requests per window; drop --rate-limit ${cfg.rateLimit}.`;
+    }
   }),
   check('webhookPort', (_p, cfg) => {
     if (cfg.target && !cfg.webhookSecret) return "pass the endpoint's signing secret (whsec_...) with --webhook-secret too.";

@@ -5,7 +5,7 @@
  */
 import { SYSTEM_CLOCK, type ServiceClock } from './clock.ts';
 import { randomBytes } from 'node:crypto';
-import { type CardsFile, type EventType, cardBrand, isTerminal } from '../spec/index.ts';
+import { type CardsFile, type EventType, type PaymentStatus, cardBrand, isTerminal } from '../spec/index.ts';
 import type { BugFlags } from './bugs.ts';
 import type { CardSecret, MaskedCard, PaymentRecord, RefundRecord } from './model.ts';
 import { touch } from './model.ts';
@@ -97,7 +97,8 @@ export class Lifecycle {
       currency: p.currency,
       livemode: p.mode === 'live',
       card: { number: c.number, exp_month: c.exp_month, exp_year: c.exp_year, cvc: c.cvc },
-      ...(threeDs ? { three_ds: 'success' } : {}),
+      // sm-3ds-frictionless: Direct API calls always claim 3DS already passed.
+      ...(threeDs || (this.bugs['sm-3ds-frictionless'] && !p.hosted) ? { three_ds: 'success' } : {}),
     });
   }
 
@@ -111,7 +112,11 @@ export class Lifecycle {
         p.providerReference = r.body.provider_reference;
         touch(p);
       }
-      if (outcome === 'approved') return this.succeed(p);
+      if (outcome === 'approved') {
+        // Seeded TEST-3 bug: the hosted flow insists on a challenge before it takes an approval.
+        if (this.bugs['test-hpp-requires-3ds'] && p.hosted && !threeDs) return this.fail(p, 'generic_decline', 'The payment was not authenticated.');
+        return this.succeed(p);
+      }
       if (outcome === 'declined') {
         const code = this.bugs['pay-decline-code-generic'] ? 'generic_decline' : String(r.body.decline_code ?? 'generic_decline');
         return this.fail(p, code);
@@ -164,9 +169,19 @@ export class Lifecycle {
   }
 
   succeed(p: PaymentRecord): void {
+    // Seeded SM-1 bug: an approval is first shown as `authorized`, and succeeded once the capture completes.
+    if (this.bugs['sm-authorized-status'] && (p.status as string) !== 'authorized') {
+      p.status = 'authorized' as PaymentStatus;
+      touch(p);
+      this.scheduler.after(this.delays.refundSettleMs, () => {
+        if (!p.deleted && (p.status as string) === 'authorized') this.succeed(p);
+      });
+      return;
+    }
     const before = this.snapshot(p);
     p.status = 'succeeded';
     p.succeededAt = this.clock.seconds();
+    if (this.bugs['pay-card-cleared-on-success']) p.card = null;
     if (!this.bugs['pay-next-action-stale']) p.nextAction = null;
     if (!this.bugs['pay-leaks-card-number']) p.cardSecret = null;
     this.endPage(p);
@@ -190,6 +205,7 @@ export class Lifecycle {
   expire(p: PaymentRecord, code: string | null): void {
     const before = this.snapshot(p);
     p.status = 'expired';
+    if (this.bugs['pay-failed-at-on-expiry']) p.failedAt = this.clock.seconds();
     p.nextAction = null;
     p.failureCode = code;
     p.declineMessage = code ? (DECLINE_MESSAGES[code] ?? null) : null;

@@ -93,6 +93,29 @@ export interface ServiceOptions {
    */
   clockOffsetMs: number;
   /**
+   * The create answers with an outcome already known: it waits (bounded by twice the scaled
+   * challenge-appearing delay plus the create wait) for the processor's first answer, so the 3DS
+   * card answers requires_action with next_action set and, in presentation A, a succeeding card
+   * SUCCEEDED. Decline cards still answer pending (test-mode rule). sync-create-outcome-a/-b variants.
+   */
+  syncCreateOutcome: boolean;
+  /**
+   * List pages hold at most half of `limit` (at least 1), with has_more true while more match
+   * ("A page may hold fewer than `limit` items even when `has_more` is true"; short-list-pages variant).
+   */
+  shortListPages: boolean;
+  /**
+   * Every webhook event is delivered twice with the same event id, the copy a short random
+   * (time-scaled) delay later, and first deliveries are jittered so events do not arrive in event
+   * order ("at-least-once", "Ordering is not guaranteed"; webhook-at-least-once variant).
+   */
+  webhookDuplicates: boolean;
+  /**
+   * The status of a Direct API payment whose outcome is not yet known: `pending`, or `processing`
+   * (presentation A's PROCESSING; B has no processing and shows pending). processing-status-a variant.
+   */
+  unknownOutcomeStatus: 'pending' | 'processing';
+  /**
    * Seeded performance regressions (they keep every rule; they only slow the service down), for the
    * baseline and soak-drift gates: every Direct API create waits `slowCreateMs` plus
    * `slowCreateGrowthMsPerMin` for each minute since the service started (a slow leak) before it is handled.
@@ -144,6 +167,10 @@ export const DEFAULT_OPTIONS: ServiceOptions = Object.freeze({
   returnUrlAt3ds: false,
   ownInputShapeOnly: false,
   clockOffsetMs: 0,
+  syncCreateOutcome: false,
+  shortListPages: false,
+  webhookDuplicates: false,
+  unknownOutcomeStatus: 'pending',
   slowCreateMs: 0,
   slowCreateGrowthMsPerMin: 0,
 }) as ServiceOptions;
@@ -177,6 +204,8 @@ export const BASE_DELAYS = Object.freeze({
   webhookRetryMaxMs: 60 * 60_000,
   /** Webhook retries stop after this (the spec's 24 hours). */
   webhookRetryWindowMs: LIMITS.webhookRetryWindowMs,
+  /** webhook-at-least-once variant only: a first delivery waits a random 0..this, its copy a random 0..this more. */
+  webhookDuplicateMaxMs: 1_000,
 });
 export type DelayName = keyof typeof BASE_DELAYS;
 export type Delays = Record<DelayName, number>;
@@ -208,5 +237,6 @@ export function resolveOptions(partial: Partial<ServiceOptions>): ServiceOptions
   if (o.presentation !== 'A' && o.presentation !== 'B') throw new Error(`presentation must be A or B; got ${String(o.presentation)}`);
   if (!o.webhookSecret.startsWith('whsec_')) throw new Error('webhookSecret must start with whsec_');
   if (!(o.webhookTimeoutMs > 0)) throw new Error(`webhookTimeoutMs must be positive; got ${o.webhookTimeoutMs}`);
+  if (o.unknownOutcomeStatus !== 'pending' && o.unknownOutcomeStatus !== 'processing') throw new Error(`unknownOutcomeStatus must be pending or processing; got ${String(o.unknownOutcomeStatus)}`);
   return o;
 }

@@ -45,6 +45,8 @@ export class Presenter {
   }
 
   private card(p: PaymentRecord, withCountry: boolean): Record<string, unknown> | null {
+    // pay-hosted-empty-card: a serializer that always emits the nested object (B).
+    if (!p.card && p.hosted && withCountry && this.bugs['pay-hosted-empty-card']) return { brand: null, last4: null, exp_month: null, exp_year: null, country: null };
     if (!p.card) return null;
     const c: Record<string, unknown> = { brand: p.card.brand, last4: p.card.last4, exp_month: p.card.exp_month, exp_year: p.card.exp_year };
     if (withCountry) c.country = p.card.country;
@@ -64,7 +66,8 @@ export class Presenter {
       livemode: p.mode === 'live',
       created_at: p.created,
       amount_refunded: refunded,
-      amount_refundable: p.status === 'succeeded' ? Math.max(0, p.amount - p.reservedAmount) : 0,
+      // pay-refundable-before-success: the status check is missing.
+      amount_refundable: p.status === 'succeeded' || this.bugs['pay-refundable-before-success'] ? Math.max(0, p.amount - p.reservedAmount) : 0,
       card: this.card(p, false),
       failure_code: p.failureCode,
       merchant_reference: p.merchantReference,
@@ -91,7 +94,7 @@ export class Presenter {
       merchant_reference: p.merchantReference,
       decline_code: p.failureCode,
       decline_message: p.declineMessage,
-      redirect_url: p.hostedPageUrl,
+      redirect_url: p.hostedPageUrl ?? (this.bugs['pay-redirect-url-on-3ds'] ? (p.nextAction?.redirectUrl ?? null) : null),
       refunded_at: p.refundedAt,
       succeeded_at: p.succeededAt,
       failed_at: p.failedAt,

@@ -96,6 +96,9 @@ class ReferenceService {
   private readonly startedAt = performance.now();
   /** Seeded idem-ghost-duplicate bug only: the first request's pending answer per idempotency entry. */
   private readonly ghostFirsts = new Map<string, Promise<ApiResult>>();
+  /** Seeded rl-per-worker-counter bug only: the worker each connection is served by. */
+  private readonly workers = new WeakMap<object, number>();
+  private nextWorker = 0;
 
   constructor(
     private readonly options: ServiceOptions,
@@ -118,6 +121,7 @@ class ReferenceService {
     this.lifecycle = new Lifecycle(this.store, this.presenter, this.webhooks, this.upstream, this.scheduler, this.delays, bugs, options.cards, this.clock);
     this.lifecycle.returnUrlAtChallenge = options.returnUrlAt3ds;
     this.lifecycle.refundEventMinimal = options.refundEvent === 'minimal';
+    this.webhooks.duplicates = options.webhookDuplicates;
     this.validation = { lenientTypes: options.lenientTypes, returnUrlAt3ds: options.returnUrlAt3ds, ...(options.ownInputShapeOnly ? { ownShape: options.presentation } : {}) };
     this.pages = new SandboxPages(this.store, this.lifecycle, bugs);
     this.server = createServer((req, res) => this.onRequest(req, res));
@@ -195,10 +199,13 @@ class ReferenceService {
         h['x-ratelimit-remaining'] = this.options.rateLimit;
         h['x-ratelimit-reset'] = Math.ceil((this.clock.now() + this.options.windowMs) / 1000);
       }
-      return this.write(res, this.errors.unauthorized(rid, auth.reason, auth.presented), h);
+      return this.write(res, this.authFailure(rid, auth.reason, auth.presented), h);
     }
     const key = auth.key;
-    const rate = this.limiter.take(this.bugs['rl-shared-merchant-counter'] ? key.merchant : key.key, this.clock.now());
+    let counterKey = this.bugs['rl-shared-merchant-counter'] ? key.merchant : key.key;
+    // rl-per-worker-counter: in-memory counters per worker of a (simulated) cluster, one worker per connection in turn.
+    if (this.bugs['rl-per-worker-counter']) counterKey += `\u0000worker${this.workerOf(req)}`;
+    const rate = this.limiter.take(counterKey, this.clock.now());
     const rh: HeaderList = { 'x-ratelimit-limit': rate.limit, 'x-ratelimit-remaining': rate.remaining, 'x-ratelimit-reset': rate.reset, 'request-id': rid };
     if (!rate.allowed) {
       if (!this.bugs['rl-no-retry-after']) rh['retry-after'] = this.bugs['rl-retry-after-zero'] ? 0 : rate.retryAfter;
@@ -211,6 +218,24 @@ class ReferenceService {
       if (res.headersSent) return void res.destroy();
       this.respond(res, this.errors.make(rid, 'internal_error', 'An internal error occurred.'), rh);
     }
+  }
+
+  /** The answer to a failed authentication: 401 invalid_api_key, unless a seeded AUTH/FT-5 bug answers otherwise. */
+  private authFailure(rid: string, reason: 'malformed' | 'badPrefix' | 'unknown', presented?: string): ApiResult {
+    // ft-auth-503-during-outage: the "validation backend unreachable" path follows the processor's health.
+    if (this.bugs['ft-auth-503-during-outage'] && this.lifecycle.backlog > 0) {
+      return this.errors.make(rid, 'service_unavailable', 'Authentication is temporarily unavailable; retry later.');
+    }
+    if (reason === 'badPrefix' && this.bugs['auth-bad-prefix-400']) return this.errors.make(rid, 'parameter_invalid', 'Invalid API key format in the Authorization header.', 'Authorization');
+    if (reason === 'unknown' && this.bugs['auth-unknown-key-403']) return this.errors.make(rid, 'not_permitted', 'This API key is not permitted to perform this request.');
+    return this.errors.unauthorized(rid, reason, presented);
+  }
+
+  /** rl-per-worker-counter only: the worker of a four-worker cluster that serves this connection (round robin by connection). */
+  private workerOf(req: IncomingMessage): number {
+    let w = this.workers.get(req.socket);
+    if (w === undefined) this.workers.set(req.socket, (w = this.nextWorker++ % 4));
+    return w;
   }
 
   private async route(req: IncomingMessage, res: ServerResponse, key: ApiKey, path: string, qs: string, rid: string, rh: HeaderList): Promise<void> {
@@ -254,6 +279,8 @@ class ReferenceService {
   private retrieve(res: ServerResponse, key: ApiKey, rawId: string, rid: string, rh: HeaderList): void {
     const id = safeDecode(rawId);
     const p = this.store.get(id);
+    // Seeded PAY-17 bug: an id nothing has is treated as an invalid parameter.
+    if (!p && this.bugs['pay-unknown-id-400']) return this.respond(res, this.errors.make(rid, 'parameter_invalid', `Invalid id: '${id}' is not a payment id.`, 'id'), rh);
     if (!this.visible(key, p)) return this.respond(res, this.errors.make(rid, 'resource_missing', `No such payment: '${id}'.`, 'id'), rh);
     const body = this.presenter.paymentJson(p);
     rh['content-type'] = JSON_TYPE;
@@ -280,8 +307,9 @@ class ReferenceService {
     if (q.has('status')) {
       const s = q.get('status')!;
       const allowed = LIST_PARAMS.status.values;
-      if (!(allowed as readonly string[]).includes(s)) return bad('status', `Invalid status: expected one of ${allowed.join(', ')}.`);
-      status = s as PaymentStatus;
+      if (!(allowed as readonly string[]).includes(s)) {
+        if (!this.bugs['list-unknown-status-ignored']) return bad('status', `Invalid status: expected one of ${allowed.join(', ')}.`);
+      } else status = s as PaymentStatus;
     }
     const bounds: Record<Extract<keyof typeof LIST_PARAMS, `created[${string}]`>, number | undefined> = { 'created[gte]': undefined, 'created[lt]': undefined };
     for (const name of Object.keys(bounds) as (keyof typeof bounds)[]) {
@@ -298,10 +326,12 @@ class ReferenceService {
       if (sameScope) cursor = p;
       else if (!this.bugs['list-unknown-cursor-ok']) return bad('starting_after', `Invalid starting_after: no payment '${id}' exists for this API key.`);
     }
-    const page = this.store.list(key.merchant, key.mode, { limit, cursor, status, createdGte: bounds['created[gte]'], createdLt: bounds['created[lt]'] });
+    // short-list-pages variant: a page holds at most half of limit (at least 1); has_more still says whether more match.
+    const pageSize = this.options.shortListPages ? Math.max(1, Math.floor(limit / 2)) : limit;
+    const page = this.store.list(key.merchant, key.mode, { limit: pageSize, cursor, status, createdGte: bounds['created[gte]'], createdLt: bounds['created[lt]'] });
     let body = '{"object":"list","data":[';
     for (let i = 0; i < page.data.length; i++) body += (i ? ',' : '') + this.presenter.paymentJson(page.data[i]);
-    body += `],"has_more":${page.hasMore},"url":"${PAYMENTS}"}`;
+    body += `],"has_more":${page.hasMore},"url":"${this.bugs['list-url-doubled-prefix'] ? `/v1${PAYMENTS}` : PAYMENTS}"}`;
     return { status: 200, body, contentType: JSON_TYPE };
   }
 
@@ -329,6 +359,7 @@ class ReferenceService {
       try {
         parsed = JSON.parse(text);
       } catch {
+        if (this.bugs['pay-bad-json-parameter-invalid']) return this.respond(res, this.errors.make(rid, 'parameter_invalid', 'Invalid request: the body could not be read.'), rh);
         return this.respond(res, this.errors.make(rid, 'invalid_request_body', 'The request body is not valid JSON.'), rh);
       }
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
@@ -346,7 +377,11 @@ class ReferenceService {
     if (op === 'refund_create' && this.bugs['ref-scope-per-path']) scope = pathPaymentId !== undefined ? 'refund_by_path' : 'refund_top_level';
     const storeKey = `${this.bugs['idem-global-scope'] ? '' : key.key}\u0000${scope}\u0000${idemKey}`;
     const verdict = this.idem.begin(storeKey, fingerprint);
-    if (verdict.kind === 'replay') return this.respond(res, verdict, rh, { 'idempotent-replayed': 'true' });
+    if (verdict.kind === 'replay') {
+      // Seeded IDEM-3 bug: a payment create runs again before the cached answer is replayed.
+      if (this.bugs['idem-replay-reexecutes'] && op !== 'refund_create') await exec();
+      return this.respond(res, verdict, rh, { 'idempotent-replayed': 'true' });
+    }
     if (verdict.kind === 'different_body') {
       return this.respond(res, this.errors.make(rid, this.options.differentBodyCode, 'This Idempotency-Key was already used with a different request body.', 'Idempotency-Key'), rh);
     }
@@ -357,6 +392,7 @@ class ReferenceService {
         await exec();
         return this.respond(res, await first, rh, { 'idempotent-replayed': 'true' });
       }
+      if (this.bugs['idem-in-flight-reused-code']) return this.respond(res, this.errors.make(rid, 'idempotency_key_reused', 'This Idempotency-Key was already used.', 'Idempotency-Key'), rh);
       return this.respond(res, this.errors.make(rid, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still in flight; retry later.', 'Idempotency-Key'), rh);
     }
     let result: ApiResult;
@@ -384,13 +420,15 @@ class ReferenceService {
     const createdMs = this.store.nextCreatedMs();
     const uuid = randomUUID();
     return {
-      id: this.options.presentation === 'B' ? `pay_${uuid}` : `pay_${uuid.replace(/-/g, '')}`,
+      // pay-id-not-uuid: B ids in A's form (hyphens stripped).
+      id: this.options.presentation === 'B' && !this.bugs['pay-id-not-uuid'] ? `pay_${uuid}` : `pay_${uuid.replace(/-/g, '')}`,
       seq: this.store.nextSeq(),
       merchant: key.merchant,
       mode: key.mode,
       partition: key.partition,
       hosted,
-      status: 'pending',
+      // processing-status-a variant: an outcome not yet known is PROCESSING (B shows it as pending).
+      status: hosted ? 'pending' : (this.options.unknownOutcomeStatus ?? 'pending'),
       amount: input.amount,
       currency: input.currency,
       created: Math.floor(createdMs / 1000),
@@ -463,15 +501,44 @@ class ReferenceService {
     this.store.add(p);
     this.lifecycle.emitCreatedPending(p);
     const first = this.lifecycle.callAuthorization(p, false);
-    const early = await withBudget(first, this.delays.createWaitMs, this.scheduler);
+    // sync-create-outcome variants: wait long enough for the 3DS challenge to be known, with room for a busy host (bounded).
+    const sync = this.options.syncCreateOutcome;
+    const budgetMs = sync ? 2 * this.delays.challengeAppearMs + this.delays.createWaitMs : this.delays.createWaitMs;
+    const early = await withBudget(first, budgetMs, this.scheduler);
+    // Seeded PAY-7 bug: a decline known within the wait is answered as an HTTP error (402), the payment discarded.
+    if (early && this.bugs['pay-decline-402'] && early.kind === 'ok' && early.body.outcome === 'declined') {
+      this.store.drop(p);
+      return { ...this.cardDeclined(rid, String(early.body.decline_code ?? 'generic_decline'), 'Your card was declined.'), status: 402 };
+    }
+    // Seeded FT-4 bug: a first processor call that failed escapes the handler as an exception (500), the payment discarded.
+    if (early && this.bugs['ft-500-on-upstream-error'] && early.kind === 'unreachable') {
+      this.store.drop(p);
+      return this.errors.make(rid, 'internal_error', 'An internal error occurred.');
+    }
+    // Seeded FT-3 bug: the first processor call failed, so the client is told 503, yet the stored payment is kept and retried.
+    if (early?.kind === 'unreachable' && this.bugs['ft-503-after-store']) {
+      this.lifecycle.applyAuthorization(p, early, false);
+      return this.errors.make(rid, 'service_unavailable', 'The payment processor is temporarily unavailable; retry with the same Idempotency-Key.');
+    }
     // Presentation A may answer the outcome; B answers pending unless 3DS is already known.
     // return-url-at-3ds: a challenge without return_url fails the payment, which B's create response may not show.
     const failsAtChallenge = this.options.returnUrlAt3ds && p.returnUrl === null;
-    const applyNow = early !== undefined && (this.options.presentation === 'A' || (isChallenge(early) && !failsAtChallenge));
-    if (applyNow) this.lifecycle.applyAuthorization(p, early, false);
-    const json = this.presenter.paymentJson(p);
+    const applyNow = sync
+      ? // Only a known outcome other than a decline: test-mode decline cards answer pending, then fail.
+        early !== undefined && ((isChallenge(early) && !failsAtChallenge) || (this.options.presentation === 'A' && isApproved(early)))
+      : early !== undefined && (this.options.presentation === 'A' || (isChallenge(early) && !failsAtChallenge));
+    if (applyNow && early) this.lifecycle.applyAuthorization(p, early, false);
+    // Seeded PAY-6 bug: presentation B also answers an approval known within the wait (succeeded).
+    if (!applyNow && early && this.bugs['pay-create-answers-outcome'] && early.kind === 'ok' && early.body.outcome === 'approved') this.lifecycle.applyAuthorization(p, early, false);
+    const json = this.createAnswer(p);
     if (!applyNow) void first.then((r) => this.lifecycle.applyAuthorization(p, r, false));
     return { status: 201, body: json, contentType: JSON_TYPE };
+  }
+
+  /** A create's answer: the payment as GET returns it (the seeded AUTH-5 bug says livemode false there). */
+  private createAnswer(p: PaymentRecord): string {
+    const json = this.presenter.paymentJson(p);
+    return this.bugs['auth-create-livemode-false'] ? json.replace('"livemode":true', '"livemode":false') : json;
   }
 
   private createHosted(key: ApiKey, body: Json, rid: string): ApiResult {
@@ -480,7 +547,7 @@ class ReferenceService {
     const p = this.newPayment(key, v.value, true);
     this.lifecycle.openHostedPage(p);
     this.store.add(p);
-    return { status: 201, body: this.presenter.paymentJson(p), contentType: JSON_TYPE };
+    return { status: 201, body: this.createAnswer(p), contentType: JSON_TYPE };
   }
 
   private async refund(key: ApiKey, body: Json, rid: string, pathPaymentId?: string): Promise<ApiResult> {
@@ -541,6 +608,10 @@ class ReferenceService {
 
 function isChallenge(r: UpstreamResult): boolean {
   return r.kind === 'ok' && r.body.outcome === 'challenge';
+}
+
+function isApproved(r: UpstreamResult): boolean {
+  return r.kind === 'ok' && r.body.outcome === 'approved';
 }
 
 function safeDecode(s: string): string {

@@ -79,7 +79,8 @@ export class PaymentStore {
     for (; i >= 0; i--) {
       const p = list[i];
       if (q.createdGte !== undefined && (gteExclusive ? p.created <= q.createdGte : p.created < q.createdGte)) break;
-      if (p.deleted || (q.status !== undefined && p.status !== q.status)) continue;
+      // The filter takes presentation B's set: `pending` also finds presentation A's PROCESSING (outcome not known).
+      if (p.deleted || (q.status !== undefined && p.status !== q.status && !(q.status === 'pending' && p.status === 'processing'))) continue;
       if (data.length === q.limit) {
         hasMore = true;
         break;

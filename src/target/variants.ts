@@ -90,6 +90,36 @@ export const VARIANTS: readonly ServiceVariant[] = Object.freeze([
     'Webhook retries: "exponential backoff for up to 24 hours", with no first delay given. This variant first retries a failed delivery after 20 s (400 s of its own time at the default time scale, past the 5 minutes paystorm assumes when none is declared); the embedded run declares it, as a user would with --webhook-retry-within.',
     { webhookRetryBaseMs: 20_000 },
   ),
+  variant(
+    'sync-create-outcome-a',
+    'Presentation A "allows an immediate SUCCEEDED, REQUIRES_ACTION, PROCESSING, PENDING or FAILED": this variant waits for the processor\'s first answer before answering the create (bounded), so a succeeding card answers SUCCEEDED and the 3DS card REQUIRES_ACTION with next_action set; "the sandbox decline cards return 201 with pending", and still do.',
+    { presentation: 'A', syncCreateOutcome: true },
+  ),
+  variant(
+    'sync-create-outcome-b',
+    'Presentation B "returns pending (or requires_action if 3DS is already known)": as sync-create-outcome-a, the 3DS card answers requires_action with next_action set; every other card answers pending.',
+    { presentation: 'B', syncCreateOutcome: true },
+  ),
+  variant(
+    'short-list-pages',
+    '"A page may hold fewer than `limit` items even when `has_more` is true.": this variant\'s pages hold at most half of `limit` (at least 1), with has_more true while more payments match; filters and cursors are unchanged.',
+    { shortListPages: true },
+  ),
+  variant(
+    'webhook-at-least-once',
+    '"Delivery is at-least-once. Receivers deduplicate by event `id`." and "Ordering is not guaranteed.": this variant delivers every event twice with the same id (the copy a short random delay after the first, each with its own retries), and jitters first deliveries so events do not arrive in event order.',
+    { webhookDuplicates: true },
+  ),
+  variant(
+    'rate-limit-configured',
+    'Request rate: "It is configurable per environment. The `X-RateLimit-Limit` header shows the value in effect.": this variant admits 300 requests per window (the embedded run\'s default is 120 per scaled window), and says so in X-RateLimit-Limit.',
+    { rateLimit: 300 },
+  ),
+  variant(
+    'processing-status-a',
+    'Presentation A: an outcome not yet known is "PROCESSING or PENDING": this variant answers PROCESSING (never PENDING) for a Direct API payment until its outcome is known; the list filter status=pending finds those payments.',
+    { presentation: 'A', unknownOutcomeStatus: 'processing' },
+  ),
 ]);
 
 /**

@@ -36,6 +36,11 @@ export class WebhookDispatcher {
   /** Recent deliveries, for inspection (bounded). */
   readonly deliveries: DeliveryLog[] = [];
   private static readonly KEEP = 10_000;
+  /**
+   * Set by the service for the webhook-at-least-once variant (options.webhookDuplicates): every
+   * event is delivered twice with one id, each delivery with its own retries, at random delays.
+   */
+  duplicates = false;
 
   constructor(
     private readonly endpoints: readonly WebhookEndpoint[],
@@ -74,19 +79,37 @@ export class WebhookDispatcher {
     const created = this.clock.seconds();
     const eventId = newEventId();
     for (const url of this.endpointsFor(merchant, mode)) {
-      const log: DeliveryLog = { eventId, type, url, attempts: 0, state: 'pending' };
-      this.deliveries.push(log);
-      if (this.deliveries.length > WebhookDispatcher.KEEP) this.deliveries.splice(0, this.deliveries.length - WebhookDispatcher.KEEP);
-      const d: Delivery = { log, created, livemode: mode === 'live', data: () => `{"${dataKey}":${data()}}`, firstAttemptMs: Date.now() };
-      void this.attempt(d);
+      if (!this.duplicates) {
+        void this.attempt(this.newDelivery(eventId, type, url, created, mode, dataKey, data));
+        continue;
+      }
+      // At-least-once, unordered: the first delivery is jittered, and a copy with the same id follows it.
+      const firstMs = Math.random() * this.delays.webhookDuplicateMaxMs;
+      const copyMs = firstMs + Math.random() * this.delays.webhookDuplicateMaxMs;
+      for (const ms of [firstMs, copyMs]) {
+        const d = this.newDelivery(eventId, type, url, created, mode, dataKey, data);
+        this.scheduler.after(ms, () => {
+          d.firstAttemptMs = Date.now();
+          void this.attempt(d);
+        });
+      }
     }
+  }
+
+  private newDelivery(eventId: string, type: string, url: string, created: number, mode: Mode, dataKey: 'payment' | 'refund', data: () => string): Delivery {
+    const log: DeliveryLog = { eventId, type, url, attempts: 0, state: 'pending' };
+    this.deliveries.push(log);
+    if (this.deliveries.length > WebhookDispatcher.KEEP) this.deliveries.splice(0, this.deliveries.length - WebhookDispatcher.KEEP);
+    return { log, created, livemode: mode === 'live', data: () => `{"${dataKey}":${data()}}`, firstAttemptMs: Date.now() };
   }
 
   private async attempt(d: Delivery): Promise<void> {
     if (this.scheduler.isClosed) return;
     d.log.attempts++;
     if (d.log.attempts > 1 && this.bugs['wh-new-id-on-retry']) d.log.eventId = newEventId();
-    const body = `{"id":${JSON.stringify(d.log.eventId)},"type":${JSON.stringify(d.log.type)},"created_at":${d.created},"livemode":${d.livemode},"data":${d.data()}}`;
+    // wh-created-at-iso: created_at as `new Date().toISOString()` instead of Unix seconds.
+    const createdAt = this.bugs['wh-created-at-iso'] ? JSON.stringify(new Date(d.created * 1000).toISOString()) : d.created;
+    const body = `{"id":${JSON.stringify(d.log.eventId)},"type":${JSON.stringify(d.log.type)},"created_at":${createdAt},"livemode":${d.livemode},"data":${d.data()}}`;
     const nowMs = this.clock.now();
     const t = this.bugs['wh-timestamp-ms'] ? nowMs : Math.floor(nowMs / 1000);
     const signature = this.bugs['wh-bad-signature'] ? signBodyOnly(this.secret, body, t) : signPayload(this.secret, body, t);

@@ -91,6 +91,26 @@ describe('run steps', () => {
     }
   });
 
+  it('--variant rate-limit-configured: the embedded service admits the variant\'s limit (not the embedded default) and the probe learns it; a different --rate-limit is refused', async () => {
+    const io = captured();
+    const settings = await readRunSettings({ out: tempDir(), scenarios: ['mixed'], variant: 'rate-limit-configured' }, io);
+    const limit = settings.variant!.options.rateLimit!;
+    expect(limit).not.toBe(120);
+    const scope = new RunScope(io);
+    try {
+      const resolved = await resolveTarget(settings, scope);
+      const chaos = await openChaos(settings, resolved, scope);
+      const target = await probeTarget(settings, chaos.targetUrl, io);
+      expect(target.rateLimit).toEqual({ limit, windowMs: 3_000 });
+    } finally {
+      await scope.cleanup();
+    }
+    const err = await readRunSettings({ out: tempDir(), variant: 'rate-limit-configured', rateLimit: 120 }, captured()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PaystormError);
+    expect((err as PaystormError).exitCode).toBe(EXIT.usage);
+    expect((err as Error).message).toMatch(/drop --rate-limit 120/);
+  });
+
   it('resolve target with --target: no receiver without --webhook-port, no embedded stack', async () => {
     const io = captured();
     const settings = await readRunSettings({ target: 'http://127.0.0.1:9', keys: [KEY], out: tempDir() }, io);

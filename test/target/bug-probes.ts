@@ -6,6 +6,7 @@
 import { EVENT_TYPES, SIGNATURE_HEADER, normalizePayment, verifySignature } from '../../src/spec/index.ts';
 import { DEFAULT_WEBHOOK_SECRET, SANDBOX_REFUND_FAIL_AMOUNT, startProcessor, startReferenceService, type BugName, type RunningService, type ServiceOptions } from '../../src/target/index.ts';
 import { CARDS, KEYS, card, client, freshIdem, http, rateHeaders, sleep, startReceiver, startTcpProxy, until, type Client, type Delivery } from './helpers.ts';
+import { Client as UndiciClient } from 'undici';
 
 interface Env {
   start(opts?: Partial<ServiceOptions>): Promise<{ s: RunningService; c: Client }>;
@@ -165,6 +166,24 @@ export const PROBES: Record<BugName, Probe> = {
     const r = await c.get('/v1/payments');
     return violation(r.status !== 429 || rateHeaders(r).reset !== rateHeaders(first).reset, `a request ${1200} ms into a full window was answered ${r.status} with X-RateLimit-Reset ${rateHeaders(r).reset} (the window announced ${rateHeaders(first).reset})`);
   },
+  'rl-per-worker-counter': async (env) => {
+    // Four clients of one connection each, five requests each, well inside one 10 s window of limit 5.
+    const { s } = await env.start({ rateLimit: 5, windowMs: 10_000 });
+    const conns = Array.from({ length: 4 }, () => new UndiciClient(s.url));
+    try {
+      let ok = 0;
+      for (const conn of conns) {
+        for (let i = 0; i < 5; i++) {
+          const r = await conn.request({ method: 'GET', path: '/v1/payments?limit=1', headers: { authorization: `Bearer ${KEYS.acmeTest}` } });
+          await r.body.dump();
+          if (r.statusCode === 200) ok++;
+        }
+      }
+      return violation(ok > 2 * 5, `${ok} requests of one key let through within one window length (limit 5, at most 10 across a boundary)`);
+    } finally {
+      await Promise.all(conns.map((c) => c.close()));
+    }
+  },
   // ------------------------------------------------------------ IDEM
   'idem-missing-key-accepted': async (env) => {
     const { c } = await env.start();
@@ -237,6 +256,23 @@ export const PROBES: Record<BugName, Probe> = {
     const b = await c.create({ merchantReference: 1234567891 });
     return violation(b.status === 422, `a second create with one merchant_reference answered ${b.status}`);
   },
+  'idem-replay-reexecutes': async (env) => {
+    const { c } = await env.start();
+    const idem = freshIdem();
+    const description = `replay ${freshIdem()}`;
+    const a = await c.create({ description }, { idem });
+    const b = await c.create({ description }, { idem });
+    // The answers look idempotent either way; the list shows what was made.
+    const listed = ((await c.get('/v1/payments?limit=100')).json.data as { description?: string }[]).filter((p) => p.description === description);
+    return violation(b.status !== a.status || b.json?.id !== a.json?.id || listed.length > 1, `a same-body retry answered ${b.status} ${b.json?.id} (original ${a.status} ${a.json?.id}); ${listed.length} payments carry the request's description`);
+  },
+  'idem-in-flight-reused-code': async (env) => {
+    const { c } = await env.start({ timeScale: 0.05 });
+    const idem = freshIdem();
+    const rs = await Promise.all(Array.from({ length: 6 }, () => c.create({ amount: 800 }, { idem })));
+    const wrong = rs.filter((r) => r.status === 409 && r.json?.error?.code !== 'idempotency_key_in_use');
+    return violation(wrong.length > 0, `same-body requests while the first was in flight got 409 ${wrong.map((r) => r.json?.error?.code).join(', ')}`);
+  },
   // ------------------------------------------------------------ PAY
   'pay-zero-amount-accepted': async (env) => {
     const { c } = await env.start();
@@ -289,6 +325,60 @@ export const PROBES: Record<BugName, Probe> = {
     const p = await c.waitFor(r.json.id, (x) => x.status === 'failed');
     return violation(p.failureCode !== 'insufficient_funds', `the insufficient_funds card failed with ${p.failureCode}`);
   },
+  'pay-id-not-uuid': async (env) => {
+    const { c } = await env.start({ presentation: 'B' });
+    const r = await c.create();
+    return violation(r.status !== 201 || !/^pay_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(r.json.id), `presentation B create answered ${r.status} with id ${r.json?.id}`);
+  },
+  'pay-bad-json-parameter-invalid': async (env) => {
+    const { c } = await env.start();
+    const r = await c.post('/v1/payments', '{"amount": 1000, "currency": ');
+    return violation(r.status !== 400 || r.json?.error?.code !== 'invalid_request_body', `a body that is not JSON answered ${r.status} ${r.json?.error?.code}`);
+  },
+  'pay-create-answers-outcome': async (env) => {
+    const { c } = await env.start({ presentation: 'B' });
+    const r = await c.create();
+    return violation(!['pending', 'requires_action'].includes(r.json?.status), `presentation B create answered status ${r.json?.status}`);
+  },
+  'pay-decline-402': async (env) => {
+    const { c } = await env.start();
+    const r = await c.create({ card: card(CARDS.do_not_honor) });
+    const ok = r.status === 201 || (r.status === 422 && r.json?.error?.code === 'card_declined' && !!r.json?.error?.decline_code);
+    return violation(!ok, `a create with the do_not_honor card answered ${r.status} ${r.json?.error?.code ?? ''}`);
+  },
+  'pay-refundable-before-success': async (env) => {
+    const { c } = await env.start({ presentation: 'A' });
+    const h = await c.hosted();
+    return violation(h.json?.amount_refundable !== 0, `a ${h.json?.status} payment has amount_refundable ${h.json?.amount_refundable}`);
+  },
+  'pay-hosted-empty-card': async (env) => {
+    const { c } = await env.start({ presentation: 'B' });
+    const h = await c.hosted();
+    const got = (await c.get(`/v1/payments/${h.json.id}`)).json;
+    return violation(h.json?.card !== null || got?.card !== null, `a hosted payment before its page shows card ${JSON.stringify(h.json?.card)}`);
+  },
+  'pay-redirect-url-on-3ds': async (env) => {
+    const { c } = await env.start({ presentation: 'B' });
+    const p = await threeDsRequired(c);
+    return violation(p.redirectUrl !== null, `a Direct API payment has redirect_url ${p.redirectUrl}`);
+  },
+  'pay-failed-at-on-expiry': async (env) => {
+    const { c } = await env.start({ presentation: 'B', timeScale: 0.001 });
+    const p = await threeDsRequired(c);
+    const later = await c.waitFor(p.id, (x) => x.status === 'expired');
+    return violation(later.failedAt !== null, `an expired payment has failed_at ${later.failedAt}`);
+  },
+  'pay-card-cleared-on-success': async (env) => {
+    const { c } = await env.start();
+    const id = await paid(c);
+    const p = (await c.payment(id))!;
+    return violation(!p.card?.last4, `a succeeded payment has card ${JSON.stringify(p.card)}`);
+  },
+  'pay-unknown-id-400': async (env) => {
+    const { c } = await env.start();
+    const r = await c.get('/v1/payments/pay_00000000-0000-4000-8000-000000000000');
+    return violation(r.status !== 404 || r.json?.error?.code !== 'resource_missing', `an unknown id answered ${r.status} ${r.json?.error?.code}`);
+  },
   // ------------------------------------------------------------ SM
   'sm-succeeded-to-failed': async (env) => {
     const { c } = await env.start();
@@ -318,6 +408,23 @@ export const PROBES: Record<BugName, Probe> = {
     await submitHosted(s, h.json.next_action.redirect_url, CARDS.three_ds_challenge);
     const p = await c.waitFor(h.json.id, (x) => x.status !== 'requires_action' || x.nextAction?.reason === 'three_d_secure');
     return violation(p.status !== 'requires_action', `the hosted 3DS card ended ${p.status} without a challenge`);
+  },
+  'sm-authorized-status': async (env) => {
+    const { c } = await env.start({ timeScale: 0.05 });
+    const r = await c.create();
+    const seen = new Set<string>([r.json.status]);
+    for (let i = 0; i < 400 && !seen.has('succeeded'); i++) {
+      seen.add((await c.get(`/v1/payments/${r.json.id}`)).json?.status);
+      await sleep(2);
+    }
+    const unknown = [...seen].filter((st) => !['pending', 'requires_action', 'succeeded', 'failed', 'expired', 'canceled'].includes(st));
+    return violation(unknown.length > 0, `a payment was seen with status ${unknown.join(', ')}`);
+  },
+  'sm-3ds-frictionless': async (env) => {
+    const { c } = await env.start();
+    const r = await c.create({ card: card(CARDS.three_ds_challenge) });
+    const p = await c.waitFor(r.json.id, (x) => x.status !== 'pending');
+    return violation(p.status !== 'requires_action', `the 3DS card reached ${p.status} without a challenge`);
   },
   // ------------------------------------------------------------ REF
   'ref-not-listed': async (env) => {
@@ -431,6 +538,17 @@ export const PROBES: Record<BugName, Probe> = {
     const got = (await c.get('/v1/payments')).json.data.map((p: any) => p.id);
     return violation(got.includes(l.json.id), 'a live payment in the test list');
   },
+  'list-url-doubled-prefix': async (env) => {
+    const { c } = await env.start();
+    const r = await c.get('/v1/payments');
+    return violation(r.json?.url !== '/v1/payments', `list url ${r.json?.url}`);
+  },
+  'list-unknown-status-ignored': async (env) => {
+    const { c } = await env.start();
+    await c.create();
+    const r = await c.get('/v1/payments?status=bogus');
+    return violation(r.status !== 400, `status=bogus answered ${r.status}`);
+  },
   // ------------------------------------------------------------ WH
   'wh-bad-signature': async (env) => {
     const rx = await env.receiver();
@@ -513,6 +631,13 @@ export const PROBES: Record<BugName, Probe> = {
     await sleep(100);
     return violation(testRx.deliveries.some((d) => d.body.livemode === true), 'a live event reached the test endpoint');
   },
+  'wh-created-at-iso': async (env) => {
+    const rx = await env.receiver();
+    const { c } = await env.start({ webhookUrls: [{ url: rx.url }] });
+    await c.create();
+    const d = await until(() => rx.deliveries[0]);
+    return violation(!Number.isInteger(d.body.created_at), `created_at ${JSON.stringify(d.body.created_at)}`);
+  },
   // ------------------------------------------------------------ ERR
   'err-missing-request-id': async (env) => {
     const { c } = await env.start();
@@ -565,6 +690,23 @@ export const PROBES: Record<BugName, Probe> = {
     const got = await client(s, KEYS.acmeLive).get(`/v1/payments/${r.json.id}`);
     return violation(got.status !== 404, `a live key read a test payment (${got.status})`);
   },
+  'auth-bad-prefix-400': async (env) => {
+    const { s } = await env.start();
+    const r = await http(s.url, 'GET', '/v1/payments', { key: 'xyz_test_sk_0123456789abcdef01234567' });
+    return violation(r.status !== 401 || r.json?.error?.code !== 'invalid_api_key', `a key with no known prefix answered ${r.status} ${r.json?.error?.code}`);
+  },
+  'auth-unknown-key-403': async (env) => {
+    const { s } = await env.start();
+    const r = await http(s.url, 'GET', '/v1/payments', { key: 'svc_test_sk_0123456789abcdef01234567' });
+    return violation(r.status !== 401 || r.json?.error?.code !== 'invalid_api_key', `a well-formed unknown key answered ${r.status} ${r.json?.error?.code}`);
+  },
+  'auth-create-livemode-false': async (env) => {
+    const { s, c } = await env.start();
+    const l = client(s, KEYS.acmeLive);
+    const answers = [await l.create({ card: live }), await l.hosted(), await c.create()];
+    const modes = answers.map((r) => r.json?.livemode);
+    return violation(modes.join() !== 'true,true,false', `create answers said livemode ${modes.join(', ')} (live, live hosted, test)`);
+  },
   // ------------------------------------------------------------ TEST
   'test-decline-422': async (env) => {
     const { c } = await env.start();
@@ -576,6 +718,13 @@ export const PROBES: Record<BugName, Probe> = {
     const r = await c.create({ card: { number: '378282246310005', exp_month: 12, exp_year: 2099, cvc: '1234', holder_name: 'x' } });
     return violation(r.status !== 201, `an Amex card with a 4-digit CVC answered ${r.status}`);
   },
+  'test-hpp-requires-3ds': async (env) => {
+    const { s, c } = await env.start();
+    const h = await c.hosted();
+    await submitHosted(s, h.json.next_action.redirect_url, CARDS.succeeds);
+    const p = await c.waitFor(h.json.id, (x) => x.status !== 'requires_action' && x.status !== 'pending');
+    return violation(p.status !== 'succeeded', `the success card on the hosted page ended ${p.status} ${p.failureCode ?? ''}`);
+  },
   // ------------------------------------------------------------ FT
   'ft-lose-payment-on-upstream-error': async (env) => {
     const { c } = await env.start({ upstreamUrl: `http://127.0.0.1:${await env.closedPort()}` });
@@ -583,6 +732,12 @@ export const PROBES: Record<BugName, Probe> = {
     await sleep(50);
     const got = await c.get(`/v1/payments/${r.json.id}`);
     return violation(r.status === 201 && got.status !== 200, `a payment answered 201 is gone (${got.status})`);
+  },
+  'ft-500-on-upstream-error': async (env) => {
+    const { c } = await env.start({ upstreamUrl: `http://127.0.0.1:${await env.closedPort()}` });
+    const r = await c.create();
+    const ok = (r.status === 201 && r.json?.status === 'pending') || (r.status === 503 && r.json?.error?.code === 'service_unavailable');
+    return violation(!ok, `a create while the processor is unreachable answered ${r.status} ${r.json?.error?.code ?? r.json?.status}`);
   },
   'ft-no-retry-after-outage': async (env) => {
     const proc = await startProcessor({ timeScale: 0.01 });
@@ -599,6 +754,23 @@ export const PROBES: Record<BugName, Probe> = {
     } finally {
       await proc.close();
     }
+  },
+  'ft-503-after-store': async (env) => {
+    // The processor is down: a create and its retry under one key must leave one payment.
+    const { c } = await env.start({ upstreamUrl: `http://127.0.0.1:${await env.closedPort()}` });
+    const idem = freshIdem();
+    const description = `retry ${freshIdem()}`;
+    const a = await c.create({ description }, { idem });
+    const b = await c.create({ description }, { idem });
+    const listed = ((await c.get('/v1/payments?limit=100')).json.data as { description?: string }[]).filter((p) => p.description === description);
+    return violation(listed.length > 1, `a create (${a.status}) and its retry (${b.status}) under one key left ${listed.length} payments`);
+  },
+  'ft-auth-503-during-outage': async (env) => {
+    const { s, c } = await env.start({ upstreamUrl: `http://127.0.0.1:${await env.closedPort()}` });
+    await c.create();
+    await sleep(50);
+    const r = await http(s.url, 'GET', '/v1/payments', { key: null });
+    return violation(r.status !== 401 || r.json?.error?.code !== 'invalid_api_key', `while the processor was down, a request without a key answered ${r.status} ${r.json?.error?.code}`);
   },
   // ------------------------------------------------------------ SEC
   'sec-cross-merchant-read': async (env) => {

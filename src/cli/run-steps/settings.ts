@@ -169,6 +169,9 @@ export async function readRunSettings(cfg: RunConfig, io: RunIo): Promise<RunSet
   if (variant?.options.presentation && cfg.presentation && cfg.presentation !== variant.options.presentation) {
     throw new PaystormError(`--variant ${variant.name} serves presentation ${variant.options.presentation}; drop --presentation ${cfg.presentation}.`, EXIT.usage, '--presentation');
   }
+  if (variant?.options.rateLimit !== undefined && cfg.rateLimit !== undefined && cfg.rateLimit !== variant.options.rateLimit) {
+    throw new PaystormError(`--variant ${variant.name} admits ${variant.options.rateLimit} requests per window; drop --rate-limit ${cfg.rateLimit}.`, EXIT.usage, '--rate-limit');
+  }
   // Baseline and drift (docs/baselines.md): loaded before any load, so a bad --baseline stops here.
   const baseline = cfg.baseline !== undefined ? { baseline: loadBaseline(cfg.baseline), source: cfg.baseline } : undefined;
   const trendWindowMs = cfg.trendWindow !== undefined ? parseDuration(cfg.trendWindow, '--trend-window') : undefined;

@@ -63,7 +63,8 @@ export async function resolveTarget(s: RunSettings, scope: RunScope): Promise<Re
   if (embedded) {
     const started = (stack = await startEmbeddedStack({
       presentation: s.embeddedPresentation,
-      rateLimit: cfg.rateLimit ?? EMBEDDED_DEFAULTS.rateLimit,
+      // A variant's own limit (rate-limit-configured) stands in for the embedded default.
+      rateLimit: cfg.rateLimit ?? s.variant?.options.rateLimit ?? EMBEDDED_DEFAULTS.rateLimit,
       windowMs: cfg.windowMs ?? EMBEDDED_DEFAULTS.windowMs,
       timeScale: s.timeScale,
       cards: s.cards,

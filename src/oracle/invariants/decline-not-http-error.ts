@@ -1,5 +1,7 @@
+import type { ExchangeRecord } from '../../history/index.ts';
 import type { Invariant } from '../types.ts';
-import { errorCode, errorType, is2xx, isCreate, isInconclusive } from '../lib/exchange.ts';
+import { errorCode, errorType, is2xx, isCreate, isInconclusive, scopeOf } from '../lib/exchange.ts';
+import { faultOverlapping } from '../lib/faults.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
 
 const DECLINE_CARDS = new Set(['do_not_honor', 'insufficient_funds']);
@@ -8,6 +10,14 @@ const DECLINE_CARDS = new Set(['do_not_honor', 'insufficient_funds']);
  * PAY-7: a decline is not an HTTP error. A declining card gets 201 (and the payment later
  * fails), or a synchronous 422 card_error card_declined with a decline_code. Any 422
  * card_error on a create has code card_declined.
+ *
+ * One 5xx is inconclusive (the spec makes 500 retryable), but a pattern is not: when at least
+ * three test-mode creates with a decline card, and at least half of those answered outside
+ * faults, were answered 5xx (a 5xx followed by another answer under its Idempotency-Key counts
+ * as decided, not as a 5xx), while the other
+ * test-mode creates outside faults were answered 2xx (at least two, at most a tenth of them
+ * 5xx), the decline itself is answered as a server error (a decline raised as an exception
+ * nothing maps; one whose processor answer comes late may still get 201).
  */
 const invariant: Invariant = {
   id: 'decline-not-http-error',
@@ -17,12 +27,47 @@ const invariant: Invariant = {
     const f = new Findings();
     /** A decline card declines on the sandbox (test keys); how a live key refuses test cards is AUTH-7's, in no set form. */
     const testMode = (key: string) => ctx.keys.get(key)?.mode === 'test';
+    /** Test-mode creates with a decline card answered 5xx, first record per Idempotency-Key. */
+    const declined5xx = new Map<string, ExchangeRecord>();
+    /** Spans of test-mode decline-card creates answered with a decision (2xx or 4xx), and of the other test-mode creates answered 2xx or 5xx. */
+    const declinedDecided: { tStart: number; tEnd: number }[] = [];
+    const others: { tStart: number; tEnd: number; ok: boolean }[] = [];
+    const judgeServerErrors = () => {
+      const faults = ctx.ledger.faults;
+      const answeredOtherwise = (rec: ExchangeRecord) => {
+        const scope = scopeOf(rec);
+        const reqs = scope && rec.idemKey !== undefined ? ctx.ledger.idemRequests(rec.key, scope, rec.idemKey) : undefined;
+        return (reqs ?? []).some((r) => r.seq !== rec.seq && r.status > 0 && r.status < 500 && r.status !== 429 && r.status !== 409);
+      };
+      // A 5xx followed by another answer under its key (a retry that got through) is a transient error: it counts as decided.
+      const calm5xx = [...declined5xx.values()].filter((r) => !faultOverlapping(faults, r.tStart, r.tEnd));
+      const errors = calm5xx.filter((r) => !answeredOtherwise(r));
+      const decided = declinedDecided.filter((o) => !faultOverlapping(faults, o.tStart, o.tEnd)).length + calm5xx.length - errors.length;
+      if (errors.length < 3 || errors.length < decided) return;
+      const calm = others.filter((o) => !faultOverlapping(faults, o.tStart, o.tEnd));
+      const ok = calm.filter((o) => o.ok).length;
+      if (ok < 2 || (calm.length - ok) * 10 > calm.length) return;
+      f.check();
+      f.violation(
+        evidence(
+          `${errors.length} of the ${errors.length + decided} test-mode creates with a decline card outside faults were answered 5xx (${[...new Set(errors.map((r) => `${r.status} ${show(errorCode(r))}`))].join(', ')}, and nothing else under their Idempotency-Keys), while ${ok} of ${calm.length} other test-mode creates were answered 2xx: the decline is answered as a server error`,
+          errors,
+        ),
+      );
+    };
     return {
       kinds: ['exchange'],
       ops: ['create', 'create_hpp', 'raw'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || !isCreate(rec) || rec.sent.badInput) return;
         const declining = testMode(rec.key) && DECLINE_CARDS.has(rec.sent.cardOutcome ?? '');
+        if (testMode(rec.key) && rec.op === 'create' && !rec.sent.auth && rec.status > 0 && rec.status !== 429) {
+          if (declining && rec.status >= 500) {
+            const tuple = `${rec.key}\u0000${rec.idemKey ?? `#${rec.seq}`}`;
+            if (!declined5xx.has(tuple)) declined5xx.set(tuple, rec);
+          } else if (declining && ![401, 403, 409].includes(rec.status)) declinedDecided.push({ tStart: rec.tStart, tEnd: rec.tEnd });
+          else if (!declining && (is2xx(rec.status) || rec.status >= 500)) others.push({ tStart: rec.tStart, tEnd: rec.tEnd, ok: is2xx(rec.status) });
+        }
         const cardError = rec.status === 422 && errorType(rec) === 'card_error';
         if (!declining && !cardError) return;
         if (isInconclusive(rec) || [401, 403, 409].includes(rec.status)) return;
@@ -38,6 +83,7 @@ const invariant: Invariant = {
         f.violation(evidence(`create with the "${rec.sent.cardOutcome}" card answered ${rec.status} ${show(errorCode(rec))}: a decline is 201 or 422 card_declined`, [rec]));
       },
       finish() {
+        judgeServerErrors();
         // Declining cards must not end succeeded.
         for (const p of ctx.ledger.payments.values()) {
           if (!testMode(p.key) || !DECLINE_CARDS.has(p.cardOutcome ?? '') || !ctx.ledger.paymentSpans.seen(p.id, 'succeeded')) continue;
