@@ -11,7 +11,9 @@
  *   carries a nonce in its description, and the probe key's newest payments are listed once after
  *   the heal: a second payment a timed-out attempt left behind shows there beside its twin.
  * - After the schedule and a heal period, every payment created is retrieved until terminal
- *   (none lost, all settle).
+ *   (none lost, all settle), at least until past the settle bound after the last heal (FT-2 can
+ *   convict only a payment seen pending later than that), then once more if still unsettled
+ *   (lib/settle-check.ts); so are the refunds the load made, where the payment shows them.
  * Needs an `upstream` proxy (`--proxy upstream=…`, or the embedded stack); without a `client` proxy
  * the client-link fault is skipped and FT-3 is not declared. `chaos-short`, the default suite's
  * chaos phase, runs three upstream toxics and the client fault in about 14 s (embedded).
@@ -20,7 +22,8 @@ import { randomUUID } from 'node:crypto';
 import type { FaultRunInfo, Scenario, ScenarioContext, KeyHandle } from '../src/spec/scenario.ts';
 import { scheduleLengthMs, type FaultStep } from '../src/spec/faults.ts';
 import { parseFaultSchedule } from '../src/chaos/fault-schedule.ts';
-import { api, cardFor, idemKey, nap, paymentInput, poll, pool, settleWaitMs, step, type Api } from './lib/common.ts';
+import { api, cardFor, idemKey, nap, paymentInput, pool, settleWaitMs, step, type Api } from './lib/common.ts';
+import { pastBoundAt, settleCheck } from './lib/settle-check.ts';
 import { loadKeys } from './lib/keys.ts';
 import { runMixed } from './lib/mixed-load.ts';
 import { declareRules } from './lib/rules.ts';
@@ -166,6 +169,16 @@ export function chaosPlan(run: FaultRunInfo, shape: ChaosShape = FULL): { schedu
   return { schedule: buildChaosSchedule(stepMs, stepMs / 2, opts), healMs };
 }
 
+/**
+ * The least time after the last heal at which the phase still looks at a payment created before
+ * it and not yet settled: its polls (from the end of the heal period, at least the settle wait
+ * or the heal period) and, past the settle bound (lib/settle-check.ts), one final GET. FT-2 can
+ * convict a payment stuck for ever only when this is more than the bound.
+ */
+export function lastLookAfterHealMs(ctx: Pick<ScenarioContext, 'timeScale' | 'settleBoundMs' | 'target'>, healMs: number): number {
+  return Math.max(healMs + Math.max(settleWaitMs(ctx as ScenarioContext), healMs), pastBoundAt(ctx, 0));
+}
+
 const FT_ALWAYS = ['SM-1', 'SM-2', 'AUTH-1', 'IDEM-3'];
 // Without an upstream proxy the phase does not run at all; without a client proxy there is no client-link fault (FT-3).
 const declared = (always: string[]) =>
@@ -206,10 +219,10 @@ async function runPhase(ctx: ScenarioContext, shape: ChaosShape): Promise<void> 
   // No upstream proxy to fault (a real target without --proxy upstream=… or --toxiproxy): nothing to test here.
   if (ctx.faultProxies && !ctx.faultProxies.includes(UPSTREAM_PROXY)) return ctx.log(`chaos: no "${UPSTREAM_PROXY}" proxy to fault; skipped (the run's notes say which flag adds it)`);
   const t0 = ctx.now();
-  const created: { key: KeyHandle; id: string }[] = [];
+  const created: { key: KeyHandle; id: string; t: number }[] = [];
   const MAX_TRACKED = 5_000;
   const onCreated = (key: KeyHandle, id: string) => {
-    if (created.length < MAX_TRACKED) created.push({ key, id });
+    if (created.length < MAX_TRACKED) created.push({ key, id, t: ctx.now() });
   };
   const probeApi = api(ctx, keys[0]);
   // The engine applies the same plan (faults.scheduleFor): probes are timed against it.
@@ -217,7 +230,9 @@ async function runPhase(ctx: ScenarioContext, shape: ChaosShape): Promise<void> 
   const canFault = (p: string) => !ctx.faultProxies || ctx.faultProxies.includes(p);
   const upstreamSteps = schedule.filter((s) => s.proxy === UPSTREAM_PROXY);
   const clientSteps = schedule.filter((s) => s.proxy === CLIENT_PROXY && canFault(s.proxy));
-  const total = scheduleLengthMs(schedule.filter((s) => canFault(s.proxy))) + healMs;
+  // The engine starts the schedule with the scenario: its last window closes about here (pastBoundAt's margin covers the rest).
+  const lastHeal = t0 + scheduleLengthMs(schedule.filter((s) => canFault(s.proxy)));
+  const total = lastHeal - t0 + healMs;
 
   // The default suite's phase starts its load once the client-link fault (its first window) is over.
   const loadFrom = shape.clientFirst && clientSteps.length > 0 ? clientSteps[0].at + clientSteps[0].duration + 200 : 0;
@@ -255,14 +270,16 @@ async function runPhase(ctx: ScenarioContext, shape: ChaosShape): Promise<void> 
 
   await Promise.all([load, probes]);
 
-  // Healed: every payment answered 201 is still there and settles.
+  // Healed: every payment answered 201 is still there and settles, looked at until past the settle
+  // bound after the later of the last heal and its creation (FT-2, SM-6), its refunds too (REF-1).
   const byKey = new Map(keys.map((k) => [k.label, api(ctx, k)]));
-  const bound = Math.max(settleWaitMs(ctx), healMs);
-  await pool(ctx, created, 8, async ({ key, id }) => {
-    const a = byKey.get(key.label) ?? api(ctx, key);
-    await poll(ctx, a, id, { maxWaitMs: bound, group: 'chaos-after-heal' });
-  });
-  ctx.log(`chaos: ${created.length} payments checked after the faults healed`);
+  const apiFor = (key: KeyHandle) => byKey.get(key.label) ?? api(ctx, key);
+  const { unsettled } = await settleCheck(
+    ctx,
+    created.map(({ key, id, t }) => ({ api: apiFor(key), id, since: Math.max(lastHeal, t) })),
+    { minWaitMs: Math.max(settleWaitMs(ctx), healMs), group: 'chaos-after-heal', finalGroup: 'chaos-settle-check', refundsSince: ctx.now() },
+  );
+  ctx.log(`chaos: ${created.length} payments checked after the faults healed${unsettled ? `, ${unsettled} looked at once more past the settle bound` : ''}`);
   // The probe key's newest payments once: a ghost of a retried create shows there beside its twin.
   if (clientSteps.length > 0) await probeApi.list({ limit: 100 }, { group: 'chaos-client-retry-walk' });
 }
