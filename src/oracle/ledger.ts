@@ -66,6 +66,8 @@ export interface RefundRequest {
   badInput: boolean;
   /** The amount as sent, whatever its type (bad-input probes send strings and fractions). */
   amountSent: unknown;
+  /** A merged shard's clock slack, ms (0 for one clock): its times may be off the merged clock by that much. */
+  slack: number;
 }
 
 const TERMINAL_LIST: readonly PaymentStatus[] = [...TERMINAL_STATUSES];
@@ -443,6 +445,7 @@ export class Ledger {
       group: x.group,
       badInput: x.sent.badInput !== undefined,
       amountSent: x.sent.amount,
+      slack: x.clockSlackMs ?? 0,
     };
     list.push(q);
     this.refundRequestLog.push(q);

@@ -47,11 +47,18 @@ const invariant: Invariant = {
           for (let i = 0; i < c.length; i++) if (tStart[i] < keyStart) keyStart = tStart[i];
           // A service that reports X-RateLimit-Remaining before counting the request answers a fresh
           // window's first request with the limit itself; one that counts first, with limit - 1.
+          // limit - 1 means fresh only with proof the service counts first: a counted (non-429)
+          // answer with Remaining 0, which one reporting before counting never sends. Without
+          // either proof only Remaining = limit shows a window fresh.
           const limitCol = c.col('limit');
           const remaining = c.col('remaining');
+          const status = c.col('status');
           let reportsBeforeCounting = false;
-          for (let i = 0; i < c.length && !reportsBeforeCounting; i++) {
-            if (isCounted(c, i) && remaining[i] >= limitCol[i]) reportsBeforeCounting = true;
+          let countsFirst = false;
+          for (let i = 0; i < c.length; i++) {
+            if (!isCounted(c, i)) continue;
+            if (remaining[i] >= limitCol[i]) reportsBeforeCounting = true;
+            else if (remaining[i] === 0 && status[i] !== 429) countsFirst = true;
           }
           for (let b = 0; b < span.length; b++) {
             const g = span[b];
@@ -70,7 +77,7 @@ const invariant: Invariant = {
               if (shared) continue;
               const limit = limitOf(c, g.rows, ctx);
               if (limit === undefined) continue;
-              const freshFrom = reportsBeforeCounting ? limit : limit - 1;
+              const freshFrom = countsFirst && !reportsBeforeCounting ? limit - 1 : limit;
               const freshRow = g.rows.find((i) => isCounted(c, i) && remaining[i] >= freshFrom);
               if (freshRow === undefined) continue;
               f.check();

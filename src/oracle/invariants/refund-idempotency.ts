@@ -1,7 +1,7 @@
 import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
 import { REFUND_SCOPES, checkDifferentBody, checkErrorsNotKept, checkInFlight, checkIndependentScopes, checkReplay, checkSingleObject, idemEvidence, inconclusive, runTupleCheck } from '../lib/idempotency.ts';
-import type { IdemRequest } from '../ledger.ts';
+import type { IdemRequest, RefundRequest } from '../ledger.ts';
 import { is2xx } from '../lib/exchange.ts';
 import { servedPath } from '../lib/refund-paths.ts';
 
@@ -34,16 +34,23 @@ const invariant: Invariant = {
      * still in flight at that moment are in too.
      */
     const crowded: { paymentId: string; refunds: number; tEnd: number; seq: number }[] = [];
-    /**
-     * Distinct refund requests (API key and Idempotency-Key; one each without a key) sent for a
-     * payment before `t` that may have made a refund: answered 2xx, not answered, or 5xx (a
-     * refusal, 4xx, made none).
-     */
+    /** Refund requests that may have made a refund: answered 2xx, not answered, or 5xx (a refusal, 4xx, made none). */
+    const mayHaveMade = (q: RefundRequest) => q.status < 400 || q.status >= 500;
+    const tupleOf = (q: RefundRequest) => (q.idemKey === undefined ? `#${q.seq}` : `${q.key}\u0000${q.idemKey}`);
+    /** Per payment read with refunds: how many of its refund requests were counted so far, and their distinct tuples (no time filter: a cheap upper bound). */
+    const counted = new Map<string, { scanned: number; tuples: Set<string> }>();
+    const tuplesSoFar = (paymentId: string): number => {
+      const reqs = ctx.ledger.refundRequests.get(paymentId);
+      if (!reqs) return 0;
+      let c = counted.get(paymentId);
+      if (!c) counted.set(paymentId, (c = { scanned: 0, tuples: new Set() }));
+      for (; c.scanned < reqs.length; c.scanned++) if (mayHaveMade(reqs[c.scanned])) c.tuples.add(tupleOf(reqs[c.scanned]));
+      return c.tuples.size;
+    };
+    /** Distinct refund requests sent for a payment before `t` (each on its own shard's clock slack) that may have made a refund. */
     const requestsBefore = (paymentId: string, t: number): number => {
       const tuples = new Set<string>();
-      for (const q of ctx.ledger.refundRequests.get(paymentId) ?? []) {
-        if (q.tStart < t && (q.status < 400 || q.status >= 500)) tuples.add(q.idemKey === undefined ? `#${q.seq}` : `${q.key}\u0000${q.idemKey}`);
-      }
+      for (const q of ctx.ledger.refundRequests.get(paymentId) ?? []) if (q.tStart - q.slack < t && mayHaveMade(q)) tuples.add(tupleOf(q));
       return tuples.size;
     };
     return {
@@ -54,10 +61,10 @@ const invariant: Invariant = {
         // payment never lists more refunds than distinct refund requests were sent for it. This
         // judges the replay whatever the refund answer's body (not shown by the spec: a Refund,
         // the Payment or a minimal object), where the answer names no refund id to compare.
+        // Only payments the run created: refunds made before the run are not in the history.
         const p = rec.payment;
-        if (p && p.refunds && p.refunds.length > 0 && is2xx(rec.status)) {
-          const t = rec.tEnd + (rec.clockSlackMs ?? 0);
-          if (p.refunds.length > requestsBefore(p.id, t)) crowded.push({ paymentId: p.id, refunds: p.refunds.length, tEnd: t, seq: rec.seq });
+        if (p && p.refunds && p.refunds.length > 0 && is2xx(rec.status) && ctx.ledger.payments.has(p.id) && p.refunds.length > tuplesSoFar(p.id)) {
+          crowded.push({ paymentId: p.id, refunds: p.refunds.length, tEnd: rec.tEnd + (rec.clockSlackMs ?? 0), seq: rec.seq });
         }
         if (rec.idemKey === undefined || !rec.sent.paymentId) return;
         if (rec.op !== 'refund' && rec.op !== 'refund_create') return;

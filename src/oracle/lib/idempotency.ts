@@ -65,8 +65,11 @@ export const LOCK_RELEASE_SLACK_MS = 25;
  * about errors being kept (IDEM-7); IDEM-5 judges it.
  */
 export function inUseJustAfter(reqs: readonly IdemRequest[], b: IdemRequest): boolean {
-  return b.status === 409 && b.code === IN_FLIGHT_409_CODE && reqs.some((a) => a !== b && a.tStart < b.tStart && b.tStart - a.tEnd < LOCK_RELEASE_SLACK_MS);
+  return b.status === 409 && b.code === IN_FLIGHT_409_CODE && reqs.some((a) => a !== b && !refusedInUse(a) && a.tStart < b.tStart && b.tStart - a.tEnd < LOCK_RELEASE_SLACK_MS);
 }
+
+/** A 409 in_use refusal never held the key: it cannot be the request whose lock was still held. */
+const refusedInUse = (a: IdemRequest) => a.status === 409 && a.code === IN_FLIGHT_409_CODE;
 
 /**
  * A refusal that may come before the idempotency check, for a different body under a used key:
@@ -154,7 +157,7 @@ export const checkInFlight: IdemCheck = (reqs, f) => {
     // or by an earlier different body (the error reference lists in_use for that case too).
     // A server may release the key just after its answer left (a lock freed after the response is written):
     // a request sent within LOCK_RELEASE_SLACK_MS of that answer may still have found it held.
-    const maybeRunning = reqs.some((a) => a !== b && a.tStart < b.tStart && (a.status === 0 || b.tStart - a.tEnd < LOCK_RELEASE_SLACK_MS));
+    const maybeRunning = reqs.some((a) => a !== b && a.tStart < b.tStart && (a.status === 0 || (!refusedInUse(a) && b.tStart - a.tEnd < LOCK_RELEASE_SLACK_MS)));
     const differentBody = reqs.some((a) => a !== b && a.tStart < b.tStart && (otherBody(a, b) || crossPath(a, b)) && (is2xx(a.status) || a.status === 0));
     if (!maybeRunning && !differentBody) {
       const prev = reqs.filter((a) => a !== b && a.tEnd <= b.tStart).pop();
@@ -193,7 +196,8 @@ export const checkErrorsNotKept: IdemCheck = (reqs, f) => {
     }
     // A kept error replayed under a fresh request_id: a valid body refused exactly as the earlier
     // bad-input probe under its key was (same status, code, param and message).
-    const copied = b.badInput || b.errorSig === undefined ? undefined : before.find((a) => a.badInput && otherBody(a, b) && a.errorSig === b.errorSig);
+    // Only body-validation refusals (400, 422): a 401 or 403 refuses any body alike.
+    const copied = b.badInput || b.errorSig === undefined || (b.status !== 400 && b.status !== 422) ? undefined : before.find((a) => a.badInput && otherBody(a, b) && a.errorSig === b.errorSig);
     if (copied) f.violation(idemEvidence(`a valid retry got the earlier bad-input probe's error back (${answer(b)}, same param and message) instead of executing again`, [copied, b]));
   }
 };
