@@ -3,13 +3,24 @@ import type { Invariant } from '../types.ts';
 import { is2xx } from '../lib/exchange.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
 
-/** LIST-1: a list answer is {object: "list", data, has_more, url: the list path}. */
+/**
+ * LIST-1: a list answer is {object: "list", data, has_more, url: the list path}. The paths are
+ * "relative to" the base address, so on a deployment mounted under a path (`https://host/api`)
+ * the list path is `/api/v1/payments`; both that and `/v1/payments` are accepted.
+ */
 const invariant: Invariant = {
   id: 'list-envelope',
   title: 'The list response has object "list", data, has_more and url (the list path)',
   rules: ['LIST-1'],
-  create() {
+  create(ctx) {
     const f = new Findings();
+    const accepted = new Set<string>([API_PATHS.payments]);
+    try {
+      const base = new URL(ctx.run?.target.url ?? '').pathname.replace(/\/+$/, '');
+      if (base) accepted.add(base + API_PATHS.payments);
+    } catch {
+      // No target URL (a history without a run record): the spec's path alone.
+    }
     return {
       kinds: ['exchange'],
       ops: ['list'],
@@ -25,7 +36,7 @@ const invariant: Invariant = {
           if (l.object !== 'list') problems.push(`object ${show(l.object)}`);
           if (l.hasMore === null) problems.push('has_more is not a boolean');
           const path = typeof l.url === 'string' ? l.url.replace(/^[a-z]+:\/\/[^/]+/i, '').split('?')[0] : null;
-          if (path !== API_PATHS.payments) problems.push(`url ${show(l.url)}`);
+          if (path === null || !accepted.has(path)) problems.push(`url ${show(l.url)}`);
         }
         if (problems.length) f.violation(evidence(`list answer: ${problems.join(', ')}`, [rec]));
       },

@@ -7,7 +7,9 @@ import { listParams, mustShow, paymentsByKey, type ListParams } from '../lib/lis
  * LIST-8: filters apply before pagination, so a first page with has_more false holds every
  * matching payment: all the key's payments made before the request that match the created
  * bounds (and, with a status filter, were certainly in that terminal status before it).
- * A short page with has_more true is allowed and not judged.
+ * A short page with has_more true is allowed and not judged, unless it is empty: the cursor is
+ * "the id of the last payment of the previous page", so an empty page ends the walk whatever
+ * has_more says, and must then have held every matching payment too.
  */
 const invariant: Invariant = {
   id: 'list-filters-before-pagination',
@@ -20,7 +22,8 @@ const invariant: Invariant = {
       kinds: ['exchange'],
       ops: ['list'],
       onRecord(rec) {
-        if (rec.kind !== 'exchange' || rec.op !== 'list' || !is2xx(rec.status) || !rec.list || rec.list.hasMore !== false || rec.sent.badInput) return;
+        if (rec.kind !== 'exchange' || rec.op !== 'list' || !is2xx(rec.status) || !rec.list || rec.sent.badInput) return;
+        if (rec.list.hasMore !== false && !(rec.list.hasMore === true && rec.list.ids.length === 0)) return;
         const params = listParams(rec);
         if (params.startingAfter) return;
         pages.push({ key: rec.key, seq: rec.seq, tStart: rec.tStart, params, ids: new Set(rec.list.ids) });
@@ -34,14 +37,14 @@ const invariant: Invariant = {
           const missing = expected.filter((p) => !pg.ids.has(p.id));
           if (missing.length) {
             f.violation({
-              message: `list by ${pg.key} said has_more false but left out ${missing.length} matching payment(s) made before it: ${missing.slice(0, 3).map((p) => p.id).join(', ')}`,
+              message: `list by ${pg.key} ended (has_more false, or an empty page, which leaves no cursor) but left out ${missing.length} matching payment(s) made before it: ${missing.slice(0, 3).map((p) => p.id).join(', ')}`,
               seqs: [pg.seq, ...missing.slice(0, 2).map((p) => p.seq)],
               paymentIds: missing.slice(0, 5).map((p) => p.id),
               keys: [pg.key],
             });
           }
         }
-        return f.outcome('no first list page said has_more false');
+        return f.outcome('no first list page said has_more false (or came back empty)');
       },
     };
   },

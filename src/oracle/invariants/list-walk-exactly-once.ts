@@ -16,7 +16,8 @@ interface Page {
 
 /**
  * LIST-5: a walk (list pages of one key sharing a `group`, each starting after the last id
- * of the page before) shows no payment twice, and, once complete (has_more false), every
+ * of the page before) shows no payment twice, and, once complete (has_more false, or an empty
+ * page, which leaves no cursor), every
  * payment the key had made before the walk began that matches the filters, also while
  * new payments are being created.
  */
@@ -56,7 +57,9 @@ const invariant: Invariant = {
             if (w) w.push(p);
           }
           for (const w of walks) {
-            const complete = w[w.length - 1].hasMore === false;
+            // Ended: has_more false, or an empty page, which leaves no cursor to go on from ("the id of the last payment of the previous page").
+            const last = w[w.length - 1];
+            const complete = last.hasMore === false || (last.hasMore === true && last.ids.length === 0);
             if (w.length < 2 && !complete) continue;
             f.check();
             const start = w[0].tStart;
