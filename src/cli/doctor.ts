@@ -3,6 +3,7 @@
  * found and, when it fails, the fix. Exit: 0 all ok, 3 a key or option is wrong,
  * 4 the target (or Toxiproxy) is unreachable or not this API.
  */
+import { WIRE_HEADER_OBJECT } from '../client/wire.ts';
 import { request } from 'undici';
 import { API_PATHS, EXIT, LIMITS, SIGNATURE_HEADER, SIGNATURE_HEADER_SUFFIX, signPayload, type CardsFile, type ParsedKey } from '../spec/index.ts';
 import { type WebhookRecord } from '../history/index.ts';
@@ -41,7 +42,7 @@ async function checkKey(targetUrl: string, k: ParsedKey): Promise<DoctorCheck> {
 
 /** Livemode of a list page's payments must match the key's mode (a test key that sees live data stops any run). */
 async function checkMode(targetUrl: string, k: ParsedKey): Promise<DoctorCheck | null> {
-  const res = await request(targetUrl.replace(/\/+$/, '') + `${API_PATHS.payments}?limit=5`, { headers: { authorization: `Bearer ${k.secret}` } });
+  const res = await request(targetUrl.replace(/\/+$/, '') + `${API_PATHS.payments}?limit=5`, { headers: { ...WIRE_HEADER_OBJECT, authorization: `Bearer ${k.secret}` } });
   const body = (await res.body.json().catch(() => null)) as { data?: { livemode?: unknown }[] } | null;
   const wrong = (body?.data ?? []).filter((p) => typeof p.livemode === 'boolean' && p.livemode !== (k.mode === 'live'));
   if (!body?.data?.length) return null;
@@ -121,7 +122,7 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorCheck[]> {
       if (o.cards.succeeds) {
         const res = await request(o.targetUrl.replace(/\/+$/, '') + API_PATHS.payments, {
           method: 'POST',
-          headers: { authorization: `Bearer ${test.secret}`, 'content-type': 'application/json', 'idempotency-key': `doctor_${Date.now().toString(36)}` },
+          headers: { ...WIRE_HEADER_OBJECT, authorization: `Bearer ${test.secret}`, 'content-type': 'application/json', 'idempotency-key': `doctor_${Date.now().toString(36)}` },
           body: JSON.stringify({
             amount: 100,
             currency: 'EUR',

@@ -16,6 +16,7 @@ import { complete3dsRequest, createRequest, digest, listRequest, rawRequest, ref
 import { isRetryable, retryBackoffMs } from './retry.ts';
 import { abortableSleep, roundUs } from './timing.ts';
 import type { FailureKind, HttpTransport, RawResponse } from './transport.ts';
+import { WIRE_HEADERS } from './wire.ts';
 
 /** What a client needs of its factory (factory.ts): the run's settings, transport, and where results are recorded. */
 export interface ClientContext extends Recorder, RequestTarget, PollContext {
@@ -38,6 +39,7 @@ export interface ClientContext extends Recorder, RequestTarget, PollContext {
 export class UndiciApiClient implements ApiClient {
   readonly #auth: string;
   readonly #getHeaders: string[];
+  readonly #postHeaders: string[];
 
   constructor(
     private readonly f: ClientContext,
@@ -45,11 +47,13 @@ export class UndiciApiClient implements ApiClient {
     secret: string,
   ) {
     this.#auth = `Bearer ${secret}`;
-    this.#getHeaders = ['authorization', this.#auth, 'accept', 'application/json'];
+    // Built once per client: User-Agent and Accept-Encoding: identity (wire.ts) on every call.
+    this.#getHeaders = ['authorization', this.#auth, 'accept', 'application/json', ...WIRE_HEADERS];
+    this.#postHeaders = ['authorization', this.#auth, 'accept', 'application/json', 'content-type', 'application/json', ...WIRE_HEADERS];
   }
 
   private postHeaders(): string[] {
-    return ['authorization', this.#auth, 'accept', 'application/json', 'content-type', 'application/json'];
+    return this.#postHeaders;
   }
 
   create(input: PaymentInput, opts?: CreateOptions): Promise<ExchangeResult> {

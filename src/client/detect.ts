@@ -3,6 +3,7 @@
  * presentation it speaks and the rate limit in effect.
  */
 import { request } from 'undici';
+import { WIRE_HEADER_OBJECT } from './wire.ts';
 import { API_PATHS, RATE_HEADERS, detectPresentation, directCreateBody, type PaymentInput, type Presentation } from '../spec/index.ts';
 
 export interface RateLimitProbe {
@@ -27,7 +28,7 @@ function intHeader(v: string | string[] | undefined): number | null {
 async function getJson(url: string, secret: string, timeoutMs: number) {
   const res = await request(url, {
     method: 'GET',
-    headers: { authorization: `Bearer ${secret}`, accept: 'application/json' },
+    headers: { authorization: `Bearer ${secret}`, accept: 'application/json', ...WIRE_HEADER_OBJECT },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
   });
@@ -80,6 +81,7 @@ export async function detectTargetPresentation(
         'content-type': 'application/json',
         accept: 'application/json',
         'idempotency-key': `ps_probe_${Date.now().toString(36)}_${shape}`,
+        ...WIRE_HEADER_OBJECT,
       },
       body: JSON.stringify(directCreateBody(input, shape)),
       headersTimeout: timeoutMs,

@@ -8,3 +8,4 @@ export { abortableSleep, roundUs, type Clock } from './timing.ts';
 export * from './transport.ts';
 export * from './detect.ts';
 export * from './keys.ts';
+export { DECODED_BODY_MAX_BYTES, PAYSTORM_VERSION, USER_AGENT, WIRE_HEADERS, WIRE_HEADER_OBJECT, contentEncodingOf, decodeBody } from './wire.ts';

@@ -5,6 +5,11 @@
 import { createHash } from 'node:crypto';
 import { API_PATHS, HPP_FORM_FIELDS, LIST_PARAMS, REFUND_PATHS, THREE_DS_RESULT_PARAM, cardBrand, type CardOutcome, type ListParams, type Operation, type PaymentInput, type RawRequest, type ThreeDsResult, UNKNOWN_ID_PROBE } from '../spec/index.ts';
 import { type ExchangeRecord, type Sent } from '../history/index.ts';
+import { USER_AGENT, WIRE_HEADERS } from './wire.ts';
+
+/** The sandbox driver's headers (the customer's browser): fixed, so built once. */
+const BROWSER_GET_HEADERS: string[] = ['accept', 'text/html,application/json', ...WIRE_HEADERS];
+const BROWSER_FORM_HEADERS: string[] = ['accept', 'text/html,application/json', 'content-type', 'application/x-www-form-urlencoded', ...WIRE_HEADERS];
 
 /** One request as the client sends it (every attempt of it alike). */
 export interface SendSpec {
@@ -117,7 +122,7 @@ export function complete3dsRequest(t: RequestTarget, redirectUrl: string, result
     method: 'GET',
     origin: url.origin,
     path: url.pathname + url.search,
-    headers: ['accept', 'text/html,application/json'],
+    headers: BROWSER_GET_HEADERS,
     body: null,
     sent: stripUndefined({ method: 'GET', path: url.pathname, threeDsResult: result, paymentId }),
     idempotent: false,
@@ -140,7 +145,7 @@ export function submitHostedRequest(
     method: 'POST',
     origin: url.origin,
     path: url.pathname + url.search,
-    headers: ['accept', 'text/html,application/json', 'content-type', 'application/x-www-form-urlencoded'],
+    headers: BROWSER_FORM_HEADERS,
     body: form.toString(),
     sent: stripUndefined({ method: 'POST', path: url.pathname, cardLast4: card.number.slice(-4), cardBrand: cardBrand(card.number), cardOutcome, cardMeta: cardMetaOf(card), paymentId }),
     idempotent: false,
@@ -150,7 +155,7 @@ export function submitHostedRequest(
 /**
  * A probe's request as written, with defaults for what it leaves out: the Authorization of its
  * auth variant (`authorization` is called only when the probe gives no such header), JSON
- * content type and accept.
+ * content type and accept, paystorm's User-Agent and `accept-encoding: identity`.
  */
 export function rawRequest(
   t: RequestTarget,
@@ -175,6 +180,8 @@ export function rawRequest(
     if (!given.has('content-type')) headers.push('content-type', 'application/json');
   }
   if (!given.has('accept')) headers.push('accept', 'application/json');
+  if (!given.has('user-agent')) headers.push('user-agent', USER_AGENT);
+  if (!given.has('accept-encoding')) headers.push('accept-encoding', 'identity');
   const url = new URL(req.path.startsWith('/') ? t.baseUrl.replace(/\/+$/, '') + req.path : req.path);
   return {
     op: opts?.op ?? 'raw',

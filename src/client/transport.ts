@@ -10,6 +10,7 @@ import type { Dispatcher } from 'undici';
 
 export type { FailureKind, PickedHeaders } from '../history/exchange-record.ts';
 import type { AnsweredResponse, FailureKind, PickedHeaders } from '../history/exchange-record.ts';
+import { contentEncodingOf, decodeBody } from './wire.ts';
 
 export interface RawResponse extends AnsweredResponse {
   /** Flat [name, value, ...] as received. */
@@ -176,7 +177,10 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     if (this.done) return;
     this.done = true;
     this.transport.untrack(this);
-    const body = this.chunks ? Buffer.concat(this.chunks).toString('utf8') : this.chunk ? this.chunk.toString('utf8') : '';
+    const raw = this.chunks ? Buffer.concat(this.chunks) : this.chunk;
+    // A content-coded answer (despite `accept-encoding: identity`) is decoded first: zlib only then.
+    const coding = raw === null ? null : contentEncodingOf(this.rawHeaders);
+    const body = raw === null ? '' : coding === null ? raw.toString('utf8') : decodeBody(raw, coding);
     this.cb({ status: this.status, picked: pickHeaders(this.rawHeaders), rawHeaders: this.rawHeaders, body }, null, null);
   }
 

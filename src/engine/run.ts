@@ -295,7 +295,7 @@ export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> 
         load.push({ scenario: scenario.name, executor: spec.executor, targetRate: plannedRate(spec), iterations: res.iterations, dropped: res.dropped, tStart, tEnd: clock.now() });
         return res;
       },
-      burst: (spec: BurstSpec) => runBurst(factory, spec, timeoutMs),
+      burst: (spec: BurstSpec) => runBurst(factory, spec, timeoutMs, (m: string) => log(`[${scenario.name}] ${m}`)),
       random,
       now: () => clock.now(),
       sleep: (ms: number) => abortableSleep(ms, signal),
