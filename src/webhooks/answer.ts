@@ -3,7 +3,8 @@
  * id and the attempt number, so a run is repeatable. A test-mode event chosen to fail gets
  * 500 on its first delivery; a few of them (the first REPEAT_FIRST failing events, then
  * every REPEAT_EVERY-th) get 500 on their first `failAttempts` deliveries, so WH-9's
- * growing intervals can be judged from the gaps between attempts. Every later attempt
+ * growing intervals can be judged from the gaps between attempts. Each copy of an event
+ * (at-least-once delivery) is failed the same way (see AnswerBook). Every later attempt
  * is answered 200: no event is failed for good. A live-mode event is never failed or
  * stalled (a tester fails test deliveries only).
  */
@@ -19,6 +20,8 @@ export interface AnswerPlan {
   stallShare: number;
   /** How many first attempts of a repeat-failed event get 500 (default DEFAULT_FAIL_ATTEMPTS). */
   failAttempts?: number;
+  /** The clock `answer` reads arrival times from when none is given (ms; default performance.now). */
+  now?: () => number;
 }
 
 /** Attempts failed in a row for the events chosen to fail repeatedly: three gaps to judge growth by. */
@@ -47,32 +50,90 @@ export function chooseAnswer(plan: AnswerPlan, eventId: string | null, attempt: 
 }
 
 /**
- * Tracks, per event, how many of its attempts still get 500: the receiver asks `answer` for
- * each verified delivery in arrival order. Which failing events repeat depends on their order
+ * Below this gap (ms) a delivery of an event id that arrives right after another delivery of it
+ * may be a copy rather than a retry (at-least-once delivery); the oracle's WH-9 check
+ * (failed-delivery-retried, MIN_GROWTH_GAP_MS) reads deliveries the same way.
+ */
+export const COPY_GAP_MS = 200;
+/** Delivery chains (the first delivery and at most one copy) of one event id that get failures. */
+export const MAX_FAILED_CHAINS = 2;
+/** Failing events the book remembers (the oldest is forgotten past this: its later copies get 200). */
+const MAX_TRACKED = 10_000;
+
+/** One failing event's delivery chains, as the receiver reads them. */
+interface EventChains {
+  /** 500s still planned per chain (index = chain). */
+  failsLeft: number[];
+  /** Chains whose latest delivery failed and that no delivery has continued yet, oldest first. */
+  open: number[];
+  /** When the latest delivery of the id arrived. */
+  last: number;
+  /** Some delivery of the id was answered 2xx. */
+  ok: boolean;
+  /** 500s each chain gets in all (its first delivery included), decided at the event's first failure. */
+  total: number;
+}
+
+/**
+ * Tracks, per failing event, how many of its attempts still get 500: the receiver asks `answer`
+ * for each verified delivery in arrival order. Which failing events repeat depends on their order
  * among failing events (the first REPEAT_FIRST, then every REPEAT_EVERY-th).
+ *
+ * Delivery is at-least-once, so one id may arrive as several copies, each with its own retries.
+ * Failures are counted per delivery chain, so that each copy gets the failures the policy intends
+ * (and growth can be judged on each chain): a delivery continues the oldest chain of its id whose
+ * latest delivery failed and was not retried yet, and starts a new chain (a copy) when it arrives
+ * less than COPY_GAP_MS after another delivery of the id, or after the id was answered 2xx, or
+ * when no chain is open. At most MAX_FAILED_CHAINS chains of an id get failures: later ones are
+ * answered 200, so no event is failed for good, whatever the sender does.
  */
 export class AnswerBook {
-  private readonly failsLeft = new Map<string, number>();
+  private readonly events = new Map<string, EventChains>();
   private failing = 0;
   readonly failAttempts: number;
+  private readonly now: () => number;
 
   constructor(private readonly plan: AnswerPlan) {
     this.failAttempts = Math.max(1, Math.floor(plan.failAttempts ?? DEFAULT_FAIL_ATTEMPTS));
+    this.now = plan.now ?? (() => performance.now());
   }
 
-  answer(eventId: string | null, attempt: number, livemode: unknown): Answer {
+  /** `at`: arrival time (ms, any monotonic clock; the book's clock when omitted). */
+  answer(eventId: string | null, attempt: number, livemode: unknown, at: number = this.now()): Answer {
     if (eventId !== null && attempt > 0) {
-      const left = this.failsLeft.get(eventId);
-      if (left === undefined) return 'ok';
-      if (left <= 1) this.failsLeft.delete(eventId);
-      else this.failsLeft.set(eventId, left - 1);
+      const e = this.events.get(eventId);
+      if (!e) return 'ok';
+      const copy = e.open.length === 0 || at - e.last < COPY_GAP_MS || e.ok;
+      e.last = at;
+      let chain: number;
+      if (copy && e.failsLeft.length < MAX_FAILED_CHAINS) {
+        // A new chain: its first delivery gets what the event's first delivery got.
+        chain = e.failsLeft.length;
+        e.failsLeft.push(e.total);
+      } else if (e.open.length > 0) {
+        chain = e.open.shift()!;
+      } else {
+        // Every chain that may fail has ended: nothing more is failed for this id.
+        this.events.delete(eventId);
+        return 'ok';
+      }
+      const left = e.failsLeft[chain];
+      if (left <= 0) {
+        e.ok = true;
+        if (e.open.length === 0 && e.failsLeft.length >= MAX_FAILED_CHAINS) this.events.delete(eventId);
+        return 'ok';
+      }
+      e.failsLeft[chain] = left - 1;
+      e.open.push(chain);
       return 'fail';
     }
     const a = chooseAnswer(this.plan, eventId, attempt, livemode);
     if (a === 'fail' && eventId !== null) {
       const n = this.failing++;
       const repeat = n < REPEAT_FIRST || (n - REPEAT_FIRST) % REPEAT_EVERY === REPEAT_EVERY - 1;
-      if (repeat && this.failAttempts > 1) this.failsLeft.set(eventId, this.failAttempts - 1);
+      const total = repeat ? this.failAttempts : 1;
+      this.events.set(eventId, { failsLeft: [total - 1], open: [0], last: at, ok: false, total });
+      if (this.events.size > MAX_TRACKED) this.events.delete(this.events.keys().next().value!);
     }
     return a;
   }

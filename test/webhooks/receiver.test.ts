@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startWebhookReceiver, type WebhookReceiver, type WebhookReceiverOptions } from '../../src/webhooks/index.ts';
+import { COPY_GAP_MS } from '../../src/webhooks/answer.ts';
 import { signPayload } from '../../src/spec/index.ts';
 import { webhookRecordSchema, type WebhookRecord } from '../../src/history/index.ts';
 
@@ -15,6 +16,11 @@ afterEach(async () => {
 
 const t0 = performance.now();
 const now = () => performance.now() - t0;
+/**
+ * A retry of the same event id comes at least COPY_GAP_MS after the delivery before it: nearer,
+ * the receiver reads it as an at-least-once copy, a new delivery chain with failures of its own.
+ */
+const pause = () => new Promise((r) => setTimeout(r, COPY_GAP_MS + 20));
 
 async function start(over: Partial<WebhookReceiverOptions> = {}): Promise<{ rx: WebhookReceiver; records: WebhookRecord[] }> {
   const records: WebhookRecord[] = [];
@@ -190,17 +196,26 @@ describe('webhook receiver: at-least-once delivery', () => {
     expect(rx.uniqueEvents()).toBe(1);
   });
 
-  it('failShare 1, failAttempts 1: the first delivery of each event gets 500, its retry 200', async () => {
+  it('failShare 1, failAttempts 1: the first delivery of each event gets 500, its retry 200; a copy after the 2xx is failed once too', async () => {
     const { rx, records } = await start({ failShare: 1, failAttempts: 1 });
     const a = event();
     const b = event();
     expect((await deliver(rx, a)).status).toBe(500);
     expect((await deliver(rx, b)).status).toBe(500);
+    await pause();
     expect((await deliver(rx, a)).status).toBe(200);
+    await pause();
+    // After the 2xx, a delivery of a is a copy (at-least-once): its own first delivery, failed like the first.
+    expect((await deliver(rx, a)).status).toBe(500);
+    await pause();
+    expect((await deliver(rx, a)).status).toBe(200);
+    // Two chains of a got their failure: nothing more is failed.
     expect((await deliver(rx, a)).status).toBe(200);
     expect(records.map((r) => [r.eventId, r.answered, r.duplicate])).toEqual([
       [a.id, 500, false],
       [b.id, 500, false],
+      [a.id, 200, true],
+      [a.id, 500, true],
       [a.id, 200, true],
       [a.id, 200, true],
     ]);
@@ -214,14 +229,17 @@ describe('webhook receiver: at-least-once delivery', () => {
     await deliver(rx, a); // 500
     await deliver(rx, b); // 500
     expect(rx.awaitingRetry()).toBe(2);
+    await pause();
     await deliver(rx, a); // 500 again (2 attempts in a row)
     expect(rx.awaitingRetry()).toBe(2);
+    await pause();
     expect((await deliver(rx, a)).status).toBe(200);
     expect(rx.awaitingRetry()).toBe(1);
     // A retry under a new event id does not settle b (and is itself an event failed on first delivery).
     expect((await deliver(rx, { ...b, id: 'evt_new_id_for_b' })).status).toBe(500);
     expect(rx.awaitingRetry()).toBe(2);
     expect((await deliver(rx, b)).status).toBe(500);
+    await pause();
     expect((await deliver(rx, b)).status).toBe(200);
     expect(rx.awaitingRetry()).toBe(1);
     // A forged delivery counts for nothing.
@@ -241,21 +259,21 @@ describe('webhook receiver: at-least-once delivery', () => {
   it('failShare 1: the first 3 failing events get 500 on 3 attempts in a row, then every 5th failing event does; the rest fail once', async () => {
     const { rx, records } = await start({ failShare: 1 });
     const evts = Array.from({ length: 9 }, () => event());
-    const answers: number[][] = [];
-    for (const e of evts) {
-      const got: number[] = [];
-      for (let i = 0; i < 5; i++) got.push((await deliver(rx, e)).status);
-      answers.push(got);
+    const answers: number[][] = evts.map(() => []);
+    // Attempt by attempt, each event's attempts COPY_GAP_MS apart (retries, not copies); first attempts in event order.
+    // Each event is retried until it is answered 200 (after that, a delivery would be a copy: a new chain).
+    for (let i = 0; i < 4; i++) {
+      if (i > 0) await pause();
+      for (const [j, e] of evts.entries()) if (!answers[j].includes(200)) answers[j].push((await deliver(rx, e)).status);
     }
-    const thrice = [500, 500, 500, 200, 200];
-    const once = [500, 200, 200, 200, 200];
+    const thrice = [500, 500, 500, 200];
+    const once = [500, 200];
     expect(answers).toEqual([thrice, thrice, thrice, once, once, once, once, thrice, once]);
     // The record says what the receiver answered each attempt.
     expect(records.filter((r) => r.eventId === evts[0].id).map((r) => [r.answered, r.duplicate])).toEqual([
       [500, false],
       [500, true],
       [500, true],
-      [200, true],
       [200, true],
     ]);
   });

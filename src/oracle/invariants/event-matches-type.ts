@@ -1,29 +1,164 @@
-import { EVENT_TYPES, statusOfEvent, type EventType } from '../../spec/index.ts';
+import { EVENT_TYPES, statusOfEvent, type CanonicalPayment, type CanonicalRefund, type EventType } from '../../spec/index.ts';
 
 /** Status each event type stands for, computed once. */
 const STATUS_OF = new Map<string, string>(EVENT_TYPES.map((t) => [t, statusOfEvent(t as EventType)]));
-import type { Invariant } from '../types.ts';
+import type { HistoryRecord } from '../../history/index.ts';
+import type { Invariant, OracleContext } from '../types.ts';
 import { Findings, evidence } from '../lib/findings.ts';
 
-/** WH-7: data.payment is the payment as GET would return it then, so its status matches the event type (likewise data.refund for refund events). */
+/**
+ * WH-7: data.payment is the payment as GET would return it then, so its status matches the event
+ * type (likewise data.refund for refund events); and "data.payment is the full current Payment
+ * object, as GET /v1/payments/{id} would return it at delivery time", so it shows no earlier state
+ * than an answer had already shown before the delivery was signed (see Milestones).
+ */
 const invariant: Invariant = {
   id: 'event-matches-type',
-  title: "data.payment's status (data.refund's for refund events) matches the event type",
+  title: "data.payment's status (data.refund's for refund events) matches the event type, and data.payment is current",
   rules: ['WH-7'],
-  create() {
+  create(ctx) {
     const f = new Findings();
+    const seen = new Milestones();
     return {
-      kinds: ['webhook'],
+      kinds: ['webhook', 'exchange'],
       onRecord(rec) {
-        const want = rec.kind === 'webhook' && rec.type ? STATUS_OF.get(rec.type) : undefined;
-        if (rec.kind !== 'webhook' || !rec.type || want === undefined) return;
-        const obj = rec.type.startsWith('payment.') ? rec.payment : rec.refund;
-        if (!obj) return;
-        f.check();
-        if (obj.status !== want) f.violation(evidence(`${rec.type} event ${rec.eventId ?? ''} carries ${rec.type.split('.')[0]} ${obj.id} in status ${obj.status}`, [rec]));
+        if (rec.kind === 'exchange') {
+          const at = rec.tEnd + (rec.clockSlackMs ?? 0);
+          if (rec.payment) seen.payment(rec.payment, at, rec.seq);
+          if (rec.refund) seen.refund(rec.refund.paymentId || rec.sent.paymentId || '', rec.refund, at, rec.seq);
+          return;
+        }
+        if (rec.kind !== 'webhook') return;
+        const want = rec.type ? STATUS_OF.get(rec.type) : undefined;
+        const obj = want === undefined ? null : rec.type!.startsWith('payment.') ? rec.payment : rec.refund;
+        if (obj) {
+          f.check();
+          if (obj.status !== want) f.violation(evidence(`${rec.type} event ${rec.eventId ?? ''} carries ${rec.type!.split('.')[0]} ${obj.id} in status ${obj.status}`, [rec]));
+        }
+        // Only what the service signed is evidence of what it sent, or of the payment's state.
+        const verified = rec.signature === 'ok' || rec.signature === 'stale';
+        if (!verified) return;
+        if (rec.payment) {
+          const cutoff = signedNoEarlierThan(ctx, rec);
+          if (cutoff !== null) {
+            const stale = seen.staleness(rec.payment, cutoff);
+            if (stale !== null) {
+              if (!obj) f.check();
+              f.violation(evidence(`${rec.type ?? 'event'} ${rec.eventId ?? ''} (signed t=${rec.t}) carries payment ${rec.payment.id} with ${stale.shows}, but ${stale.seen} (seq ${stale.seq}) before it was signed: data.payment is not the payment as GET would return it at delivery time`, [rec], { seqs: [stale.seq] }));
+            }
+          }
+        }
+        // What the delivery shows was so when it arrived, whether or not it is current.
+        const at = rec.tReceived + (rec.clockSlackMs ?? 0);
+        if (rec.payment) seen.payment(rec.payment, at, rec.seq);
+        if (rec.refund) seen.refund(rec.refund.paymentId, rec.refund, at, rec.seq);
       },
       finish: () => f.outcome('no payment or refund event was delivered'),
     };
   },
 };
 export default invariant;
+
+/**
+ * The run time (ms) before which an answer surely ended before this delivery was signed, or null
+ * when its signature time is unknown. `t` is the server's Unix seconds: moved onto our clock with
+ * the Date headers' clock estimate at its most ahead (offset plus uncertainty), one second for
+ * whole seconds, a residual skew (a remote target's nodes), and a merged shard's clock slack; never
+ * later than the delivery's arrival. The earlier the cut, the fewer answers a delivery is held to.
+ */
+function signedNoEarlierThan(ctx: OracleContext, rec: Extract<HistoryRecord, { kind: 'webhook' }>): number | null {
+  if (typeof rec.t !== 'number' || !Number.isFinite(rec.t)) return null;
+  const clock = ctx.ledger.serverClock.estimate();
+  const ahead = clock ? clock.offsetMs + clock.uncertaintyMs : 0;
+  const signed = rec.t * 1000 - 1000 - ahead - ctx.epochMs(0);
+  const residual = ctx.run?.target.embedded === false ? 1000 : 100;
+  return Math.min(signed, rec.tReceived) - residual - (rec.clockSlackMs ?? 0);
+}
+
+/** Values that only grow, each with the earliest time (answer end, ms) some answer showed it. */
+interface Seen {
+  t: number;
+  seq: number;
+}
+/** Pairs (value, earliest time shown) where a larger value was shown only later: ascending in both. */
+type Frontier = { v: number; t: number; seq: number }[];
+
+function raise(fr: Frontier, v: number, t: number, seq: number): void {
+  if (fr.some((e) => e.v >= v && e.t <= t)) return;
+  for (let i = fr.length - 1; i >= 0; i--) if (fr[i].v <= v && fr[i].t >= t) fr.splice(i, 1);
+  let i = fr.length;
+  while (i > 0 && fr[i - 1].t > t) i--;
+  fr.splice(i, 0, { v, t, seq });
+}
+/** The largest value shown by an answer that ended before `cutoff`. */
+function shownBefore(fr: Frontier, cutoff: number): { v: number; seq: number } | null {
+  let best: { v: number; seq: number } | null = null;
+  for (const e of fr) if (e.t < cutoff) best = e;
+  return best;
+}
+const earlier = (a: Seen | undefined, t: number) => a === undefined || t < a.t;
+
+/** What answers showed of one payment's refunds: only what can only grow. */
+interface PaymentMilestones {
+  refunded: Frontier;
+  refunds: Frontier;
+  refundedAt?: Seen;
+  /** Per refund id, when it was first seen succeeded or failed. */
+  final: Map<string, Seen>;
+}
+
+/**
+ * Per payment, the earliest time each monotone milestone was shown: refunded amount ("accumulates
+ * across partial refunds"), number of refunds ("all refunds on the payment"), refunded_at set, a
+ * refund's status final (pending moves to succeeded or failed). A few numbers per refunded
+ * payment, none for the others. A delivery's data.payment showing less than was shown before it
+ * was signed is stale, whatever its event's own time: an older event delivered late is still
+ * current at delivery time only if nothing changed.
+ */
+class Milestones {
+  private readonly byPayment = new Map<string, PaymentMilestones>();
+
+  private of(id: string): PaymentMilestones {
+    let m = this.byPayment.get(id);
+    if (!m) this.byPayment.set(id, (m = { refunded: [], refunds: [], final: new Map() }));
+    return m;
+  }
+
+  payment(p: CanonicalPayment, t: number, seq: number): void {
+    const refunded = typeof p.amountRefunded === 'number' && p.amountRefunded > 0 ? p.amountRefunded : 0;
+    const count = p.refunds?.length ?? 0;
+    const final = p.refunds?.some((r) => r.status !== 'pending') ?? false;
+    if (!refunded && !count && p.refundedAt === null && !final) return;
+    const m = this.of(p.id);
+    if (refunded) raise(m.refunded, refunded, t, seq);
+    if (count) raise(m.refunds, count, t, seq);
+    if (p.refundedAt !== null && earlier(m.refundedAt, t)) m.refundedAt = { t, seq };
+    for (const r of p.refunds ?? []) if (r.id) this.refundFinal(m, r, t, seq);
+  }
+
+  refund(paymentId: string, r: CanonicalRefund, t: number, seq: number): void {
+    if (!paymentId || !r.id || r.status === 'pending') return;
+    this.refundFinal(this.of(paymentId), r, t, seq);
+  }
+
+  private refundFinal(m: PaymentMilestones, r: CanonicalRefund, t: number, seq: number): void {
+    if (r.status === 'pending') return;
+    if (earlier(m.final.get(r.id), t)) m.final.set(r.id, { t, seq });
+  }
+
+  /** What `p` shows earlier than an answer that ended before `cutoff` did, or null. */
+  staleness(p: CanonicalPayment, cutoff: number): { shows: string; seen: string; seq: number } | null {
+    const m = this.byPayment.get(p.id);
+    if (!m) return null;
+    const refunded = shownBefore(m.refunded, cutoff);
+    if (refunded && typeof p.amountRefunded === 'number' && p.amountRefunded < refunded.v) return { shows: `refunded amount ${p.amountRefunded}`, seen: `an answer had shown ${refunded.v}`, seq: refunded.seq };
+    const count = shownBefore(m.refunds, cutoff);
+    if (count && p.refunds && p.refunds.length < count.v) return { shows: `${p.refunds.length} refund(s)`, seen: `an answer had shown ${count.v}`, seq: count.seq };
+    if (m.refundedAt && m.refundedAt.t < cutoff && p.refundedAt === null && p.presentation === 'B') return { shows: 'refunded_at null', seen: 'an answer had shown it set', seq: m.refundedAt.seq };
+    for (const r of p.refunds ?? []) {
+      const fin = r.status === 'pending' ? m.final.get(r.id) : undefined;
+      if (fin && fin.t < cutoff) return { shows: `refund ${r.id} pending`, seen: 'an answer had shown it final', seq: fin.seq };
+    }
+    return null;
+  }
+}

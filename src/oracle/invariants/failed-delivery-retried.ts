@@ -19,17 +19,23 @@ const evidence = (message: string, ds: Delivery[]) => ({ message, seqs: ds.map((
  * its backoff. A late attempt lengthens the gap before it (and, when a service schedules from
  * the first attempt, shortens the one after), so each gap is compared with the SMALLEST gap
  * before it, the one least inflated by delays: a known gap may shrink to half of that (less
- * SLACK_MS) before it counts as shrinking; with three known gaps or more, the last must exceed
- * it by a quarter (plus SLACK_MS, or half of it when that is less), which exponential backoff
- * does by far (4x) and a constant interval never.
+ * SLACK_MS) before it counts as shrinking; with three known gaps of MIN_GROWTH_GAP_MS or more,
+ * the last must exceed the smallest of them before it by a quarter (plus SLACK_MS), which
+ * exponential backoff does by far (4x) and a constant interval never.
  */
 const SHRINK_FACTOR = 0.5;
 const GROWTH_FACTOR = 1.25;
 const SLACK_MS = 100;
-/** The first retry interval below which growth is not judged (jitter of ~100 ms would swamp it). */
+/**
+ * Gaps below this are not judged for growth (jitter of ~100 ms would swamp them). Deliveries of
+ * one id less than this apart may also be copies of each other (at-least-once delivery): the
+ * receiver's answer policy reads them the same way (src/webhooks/answer.ts COPY_GAP_MS).
+ */
 const MIN_GROWTH_GAP_MS = 200;
 /** After a failed retry, the next is awaited for this many times the gap before it (growth of up to 8x per step). */
 const NEXT_GAP_FACTOR = 8;
+/** Pairings of one id's deliveries into chains tried at most (lists are small; past this, the id is not judged). */
+const MAX_PAIRINGS = 4096;
 
 /**
  * WH-9: a failed delivery (non-2xx or no answer within the ack time) is retried, with
@@ -42,6 +48,12 @@ const NEXT_GAP_FACTOR = 8;
  * after a failed retry for NEXT_GAP_FACTOR times the gap before it. Growth is judged on the gaps that follow an
  * answered attempt (a 500): after no answer, the service's own time-out, not known exactly,
  * is part of the gap. The receiver fails a few events several times in a row for this.
+ *
+ * "Delivery is at-least-once": one id may arrive as several copies, each retried on its own, so
+ * one id's deliveries are split into retry chains (see pairings): a delivery continues the chain
+ * of the oldest failed delivery of that id not yet retried, or starts a new chain (a copy). The
+ * split is a reading, not a fact: every plausible one is tried, and an id is a violation only
+ * when every plausible reading violates. First retry delays come from chain retries, never copies.
  */
 const invariant: Invariant = {
   id: 'failed-delivery-retried',
@@ -55,12 +67,16 @@ const invariant: Invariant = {
      * fail cost nothing here.
      */
     const byId = new Map<string, Delivery[]>();
-    /** Subject (type and payment or refund) of each failing event, and the latest delivery about it. */
+    /** Ids whose first tracked delivery came after earlier ones, all answered 2xx (the record says duplicate). */
+    const okBefore = new Set<string>();
+    /** Subject (type and payment or refund) of each failing event, and the latest deliveries about it under two ids. */
     const subjectOf = new Map<Delivery, string>();
-    const lastBySubject = new Map<string, number>();
+    const lastBySubject = new Map<string, SubjectLast>();
     /** First deliveries of test-mode events, and those the receiver answered 500 (for the finding). */
     let testEvents = 0;
     let failedFirst = 0;
+    /** Some event was delivered again after a 2xx: the service sends copies (see pairings, `trailing`). */
+    let copiesSeen = false;
     return {
       kinds: ['webhook'],
       onRecord(rec) {
@@ -70,28 +86,49 @@ const invariant: Invariant = {
           testEvents++;
           if (rec.answered === 500) failedFirst++;
         }
-        if (ok && byId.size === 0) return;
         const s = eventSubject(rec);
         const k = rec.eventId ?? s;
+        // A second delivery of an event whose deliveries were all answered 2xx: a copy.
+        if (ok && rec.duplicate && rec.eventId !== null && !byId.has(rec.eventId)) copiesSeen = true;
+        if (ok && byId.size === 0) return;
         if (!k) return;
-        if (s && lastBySubject.has(s)) lastBySubject.set(s, Math.max(lastBySubject.get(s)!, rec.tReceived));
+        const sl = s ? lastBySubject.get(s) : undefined;
+        if (sl) noteSubject(sl, k, rec.tReceived);
         let l = byId.get(k);
         if (!l) {
           if (ok) return;
           byId.set(k, (l = []));
+          if (rec.duplicate) okBefore.add(k);
         }
         const d: Delivery = { seq: rec.seq, tReceived: rec.tReceived, eventId: rec.eventId, answered: rec.answered, ok };
         l.push(d);
         if (s && !ok) {
           subjectOf.set(d, s);
-          if (!lastBySubject.has(s)) lastBySubject.set(s, rec.tReceived);
+          if (!sl) lastBySubject.set(s, { t1: rec.tReceived, id1: k, t2: -Infinity });
         }
       },
       finish() {
+        for (const [k, l] of byId) {
+          if (l.length > 1) l.sort((a, b) => a.tReceived - b.tReceived || a.seq - b.seq);
+          const firstOk = l.findIndex((d) => d.ok);
+          if (okBefore.has(k) || (firstOk >= 0 && firstOk < l.length - 1)) copiesSeen = true;
+        }
+        const trailing = copiesSeen;
+        // First retries of chains, over every plausible reading: the longest any reading shows (the
+        // longest wait, so the fewest "not retried"), and whether every id can be read without any
+        // retry (its other deliveries all copies close to another delivery, or after a 2xx).
         let longestFirstRetry = 0;
-        for (const l of byId.values()) {
-          if (l.length > 1) l.sort((a, b) => a.tReceived - b.tReceived);
-          if (l.length > 1 && !l[0].ok) longestFirstRetry = Math.max(longestFirstRetry, l[1].tReceived - l[0].tReceived);
+        let everyIdRetryFree = true;
+        for (const [k, l] of byId) {
+          let retryFree = false;
+          pairings(l, okBefore.has(k), (chains) => {
+            for (const c of chains) if (c.length > 1) longestFirstRetry = Math.max(longestFirstRetry, c[1].tReceived - c[0].tReceived);
+            return false;
+          }, trailing);
+          // Without a copy trailing the first delivery by a long time: a delivery long after a failure
+          // and before any 2xx is that failure's retry, the evidence that the service retries in the run.
+          pairings(l, okBefore.has(k), (chains) => (retryFree = chains.every((c) => c.length === 1)), false);
+          if (!retryFree) everyIdRetryFree = false;
         }
         const ack = ctx.webhooks?.ackTimeoutMs ?? 10_000;
         // A declared bound is the user's statement of the service's behaviour: nothing is judged sooner.
@@ -101,53 +138,76 @@ const invariant: Invariant = {
         // A run cut short (interrupted, capped, no end record) stopped its receiver early: a retry
         // missing from it is no evidence, so "not retried" is judged only on a complete run.
         const judgeMissing = ctx.ledger.end?.complete === true;
-        // Undeclared, with no retry seen anywhere: the service may retry later than the run lasts
-        // (the spec gives no first delay, only backoff over 24 hours), so a missing retry is no
-        // evidence either way. Not judged: the rule stays not exercised, and says how to judge it.
-        const unknownDelay = declared === undefined && longestFirstRetry === 0;
+        // Undeclared, with no retry seen anywhere (in some reading of every id's copies): the service
+        // may retry later than the run lasts (the spec gives no first delay, only backoff over 24
+        // hours), so a missing retry is no evidence either way. Not judged: the rule stays not
+        // exercised, and says how to judge it.
+        const unknownDelay = declared === undefined && (longestFirstRetry === 0 || everyIdRetryFree);
+        /** A later delivery about the same thing under another id is still a retry (WH-8 judges the id). */
+        const laterElsewhere = (d: Delivery, k: string) => {
+          const s = subjectOf.get(d);
+          const sl = s ? lastBySubject.get(s) : undefined;
+          return sl ? (sl.id1 !== k ? sl.t1 : sl.t2) > d.tReceived : false;
+        };
+        const judge = (k: string, chains: Delivery[][]): Verdict => {
+          const v: Verdict = { violations: [], checks: 0, unjudged: 0 };
+          for (const attempts of chains) {
+            const lastFailed = attempts[attempts.length - 1];
+            if (!lastFailed.ok) {
+              // After a failed retry, the next one may come later than any first retry: wait on its own gap.
+              const prev = attempts.length >= 2 ? lastFailed.tReceived - attempts[attempts.length - 2].tReceived : 0;
+              const due = Math.max(wait, NEXT_GAP_FACTOR * prev + ack);
+              if (laterElsewhere(lastFailed, k)) v.checks++;
+              else if (judgeMissing && end - lastFailed.tReceived >= due && unknownDelay) v.unjudged++;
+              else if (judgeMissing && end - lastFailed.tReceived >= due) {
+                v.checks++;
+                const s = subjectOf.get(lastFailed);
+                v.violations.push(evidence(`delivery of ${lastFailed.eventId ?? s} failed (${lastFailed.answered}) and was not retried in the ${Math.round((end - lastFailed.tReceived) / 1000)} s the run went on${declared === undefined ? ' (the spec gives no first retry delay: if the deployment retries later, declare it with --webhook-retry-within)' : ''}`, [lastFailed]));
+              }
+            }
+            if (attempts.length < 2) continue;
+            v.checks += attempts.length - 1;
+            const gaps = attempts.slice(1).map((w, i) => ({ ms: w.tReceived - attempts[i].tReceived, from: attempts[i], to: w }));
+            const known = gaps.filter((g) => g.from.answered !== 0);
+            let smallest = 0; // index of the smallest known gap so far
+            for (let i = 1; i < known.length; i++) {
+              // A gap under MIN_GROWTH_GAP_MS is timer noise here too: a 50 ms step after a first retry 400 ms late is no shrink.
+              if (known[i].ms >= MIN_GROWTH_GAP_MS && known[i].ms < known[smallest].ms * SHRINK_FACTOR - SLACK_MS) {
+                v.violations.push(evidence(`retries of ${attempts[0].eventId} came ${Math.round(known[smallest].ms)} ms then ${Math.round(known[i].ms)} ms apart: the interval shrank`, [known[smallest].from, known[i].from, known[i].to]));
+                break;
+              }
+              if (known[i].ms < known[smallest].ms) smallest = i;
+            }
+            // Jitter is absolute, so SLACK_MS. Intervals shorter than MIN_GROWTH_GAP_MS are timer and
+            // scheduling noise on a busy host (a time-scaled service retrying 50, 100, 200 ms apart
+            // was seen at 164, 118, 214), or a copy read into the chain: growth is judged on the others.
+            const judged = known.filter((g) => g.ms >= MIN_GROWTH_GAP_MS);
+            if (judged.length >= 3) {
+              const base = Math.min(...judged.slice(0, -1).map((g) => g.ms));
+              const last = judged[judged.length - 1].ms;
+              if (last <= base * GROWTH_FACTOR + SLACK_MS) {
+                v.violations.push(evidence(`retries of ${attempts[0].eventId} came at intervals ${known.map((g) => Math.round(g.ms)).join(', ')} ms: they do not grow`, attempts));
+              }
+            }
+          }
+          return v;
+        };
         let unjudgedMissing = 0;
-        for (const l of byId.values()) {
-          // The attempts up to the first success: a retry sequence.
-          const firstOk = l.findIndex((d) => d.ok);
-          const attempts = firstOk < 0 ? l : l.slice(0, firstOk + 1);
-          const lastFailed = attempts[attempts.length - 1];
-          if (!lastFailed.ok) {
-            const s = subjectOf.get(lastFailed);
-            const later = s ? (lastBySubject.get(s) ?? -Infinity) > lastFailed.tReceived : false;
-            // After a failed retry, the next one may come later than any first retry: wait on its own gap.
-            const prev = attempts.length >= 2 ? lastFailed.tReceived - attempts[attempts.length - 2].tReceived : 0;
-            const due = Math.max(wait, NEXT_GAP_FACTOR * prev + ack);
-            // A later delivery about the same thing under another id is still a retry (WH-8 judges the id).
-            if (later) f.check();
-            else if (judgeMissing && end - lastFailed.tReceived >= due && unknownDelay) unjudgedMissing++;
-            else if (judgeMissing && end - lastFailed.tReceived >= due) {
-              f.check();
-              f.violation(evidence(`delivery of ${lastFailed.eventId ?? s} failed (${lastFailed.answered}) and was not retried in the ${Math.round((end - lastFailed.tReceived) / 1000)} s the run went on${declared === undefined ? ' (the spec gives no first retry delay: if the deployment retries later, declare it with --webhook-retry-within)' : ''}`, [lastFailed]));
-            }
-          }
-          if (attempts.length < 2) continue;
-          f.check(attempts.length - 1);
-          const gaps = attempts.slice(1).map((w, i) => ({ ms: w.tReceived - attempts[i].tReceived, from: attempts[i], to: w }));
-          const known = gaps.filter((g) => g.from.answered !== 0);
-          let smallest = 0; // index of the smallest known gap so far
-          for (let i = 1; i < known.length; i++) {
-            // A gap under MIN_GROWTH_GAP_MS is timer noise here too: a 50 ms step after a first retry 400 ms late is no shrink.
-            if (known[i].ms >= MIN_GROWTH_GAP_MS && known[i].ms < known[smallest].ms * SHRINK_FACTOR - SLACK_MS) {
-              f.violation(evidence(`retries of ${attempts[0].eventId} came ${Math.round(known[smallest].ms)} ms then ${Math.round(known[i].ms)} ms apart: the interval shrank`, [known[smallest].from, known[i].from, known[i].to]));
-              break;
-            }
-            if (known[i].ms < known[smallest].ms) smallest = i;
-          }
-          // Jitter is absolute, so SLACK_MS; but on intervals of tens of ms it may not swallow the growth itself.
-          // Intervals shorter than MIN_GROWTH_GAP_MS are timer and scheduling noise on a busy host (a
-          // time-scaled service retrying 50, 100, 200 ms apart was seen at 164, 118, 214): not judged.
-          if (known.length >= 3) {
-            const base = Math.min(...known.slice(0, -1).map((g) => g.ms));
-            const last = known[known.length - 1].ms;
-            if (base >= MIN_GROWTH_GAP_MS && last <= base * GROWTH_FACTOR + Math.min(SLACK_MS, base / 2)) {
-              f.violation(evidence(`retries of ${attempts[0].eventId} came at intervals ${known.map((g) => Math.round(g.ms)).join(', ')} ms: they do not grow`, attempts));
-            }
-          }
+        for (const [k, l] of byId) {
+          // The reading to report: the first without a violation, else the one with the fewest.
+          let best: Verdict | null = null;
+          const complete = pairings(l, okBefore.has(k), (chains) => {
+            const v = judge(k, chains);
+            if (!best || v.violations.length < best.violations.length) best = v;
+            return v.violations.length === 0;
+          }, trailing);
+          const chosen = best as Verdict | null;
+          if (!chosen) continue;
+          f.check(chosen.checks);
+          unjudgedMissing += chosen.unjudged;
+          // Too many readings to try them all: no violation is claimed for this id.
+          if (!complete) continue;
+          for (const e of chosen.violations) f.violation(e);
         }
         const injected = injectedFinding(ctx.webhooks?.failShare ?? 0, testEvents, failedFirst, byId);
         const out = f.outcome(
@@ -163,6 +223,73 @@ const invariant: Invariant = {
   },
 };
 
+/** The latest delivery about a subject (t1, under id1), and the latest under any other id (t2). */
+interface SubjectLast {
+  t1: number;
+  id1: string;
+  t2: number;
+}
+function noteSubject(sl: SubjectLast, id: string, t: number): void {
+  if (id === sl.id1) sl.t1 = Math.max(sl.t1, t);
+  else if (t >= sl.t1) (sl.t2 = sl.t1), (sl.t1 = t), (sl.id1 = id);
+  else sl.t2 = Math.max(sl.t2, t);
+}
+
+/** What one reading of an id's deliveries shows. */
+interface Verdict {
+  violations: ReturnType<typeof evidence>[];
+  checks: number;
+  unjudged: number;
+}
+
+/**
+ * Calls `visit` with every plausible split of one id's deliveries (sorted by arrival) into
+ * retry chains, until it returns true; returns false when it stopped at MAX_PAIRINGS. Each
+ * delivery after the first continues the chain of the oldest failed delivery not yet retried,
+ * or starts a new chain (a copy). A copy is plausible when no chain is open, when it arrives
+ * less than MIN_GROWTH_GAP_MS after the delivery before it, when the id was already answered 2xx,
+ * or (when `trailing`: the run showed the service sends copies, some event delivered again after
+ * a 2xx) while the id has one delivery only (a copy trailing the first by any time); otherwise the
+ * delivery is a retry. (Without that evidence a trailing copy is not assumed: a constant interval
+ * of four attempts would read as two chains of one retry each, and pass.) A retry may come less than MIN_GROWTH_GAP_MS after its failure too (a
+ * time-scaled service), so near deliveries are tried both ways.
+ */
+function pairings(l: Delivery[], okBefore: boolean, visit: (chains: Delivery[][]) => boolean, trailing = true): boolean {
+  let left = MAX_PAIRINGS;
+  const chains: Delivery[][] = [];
+  /** Chains whose last delivery failed and was not continued, oldest failure first. */
+  let open: number[] = [];
+  const walk = (j: number, okSeen: boolean): boolean => {
+    if (j === l.length) {
+      left--;
+      return visit(chains);
+    }
+    if (left <= 0) return false;
+    const d = l[j];
+    const canCopy = j === 0 || open.length === 0 || d.tReceived - l[j - 1].tReceived < MIN_GROWTH_GAP_MS || okSeen || (trailing && chains.length === 1 && chains[0].length === 1);
+    const saved = open;
+    if (open.length > 0) {
+      const c = open[0];
+      chains[c].push(d);
+      open = d.ok ? open.slice(1) : [...open.slice(1), c];
+      const stop = walk(j + 1, okSeen || d.ok);
+      open = saved;
+      chains[c].pop();
+      if (stop) return true;
+    }
+    if (canCopy && left > 0) {
+      chains.push([d]);
+      open = d.ok ? open : [...open, chains.length - 1];
+      const stop = walk(j + 1, okSeen || d.ok);
+      open = saved;
+      chains.pop();
+      if (stop) return true;
+    }
+    return false;
+  };
+  walk(0, okBefore);
+  return left > 0;
+}
 /** What the receiver failed on purpose, for the reports (none when the run failed no share). */
 function injectedFinding(share: number, testEvents: number, failedFirst: number, byId: Map<string, Delivery[]>): Finding | null {
   if (!(share > 0)) return null;
