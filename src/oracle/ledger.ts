@@ -121,7 +121,18 @@ export interface PaymentFacts {
   created: number | null;
 }
 
+/**
+ * The ledger's key of a refund: its payment and its id. The spec does not show refund ids, so they
+ * may be unique only within their payment (a sequence number, say): refund "1" of two payments
+ * is two refunds.
+ */
+export function refundKey(paymentId: string, id: string): string {
+  return `${paymentId}\u0000${id}`;
+}
+
 export interface RefundFacts {
+  /** Key in `refunds` and `refundSpans` (refundKey). */
+  key: string;
   id: string;
   paymentId: string;
   /** null until some answer showed the refund's amount (refund bodies are not shown by the spec). */
@@ -134,6 +145,7 @@ export class Ledger {
   readonly refunds = new Map<string, RefundFacts>();
   /** Every status observed per payment id (also payments the run did not create). */
   readonly paymentSpans = new StatusSpans<PaymentStatus>(PAYMENT_STATUSES);
+  /** Every status observed per refund, by refundKey (payment and refund id). */
   readonly refundSpans = new StatusSpans<RefundStatus>(REFUND_STATUSES);
   readonly faults: FaultRecord[] = [];
   /** Rate-limit samples per key label. */
@@ -477,15 +489,35 @@ export class Ledger {
     if (p.refunds) for (const r of p.refunds) this.observeRefund({ ...r, paymentId: r.paymentId || p.id }, tStart, tEnd, seq);
   }
 
+  /** Per refund id, the one key it was seen under with a payment id (null once seen under two payments). */
+  private readonly refundOwner = new Map<string, string | null>();
+  /**
+   * The key of a refund seen with this payment id (empty when its payload named none): under its
+   * payment when known; otherwise under the one payment its id was seen with, if only one.
+   */
+  private refundKeyOf(paymentId: string, id: string): string {
+    if (paymentId) {
+      const key = refundKey(paymentId, id);
+      const owner = this.refundOwner.get(id);
+      if (owner === undefined) this.refundOwner.set(id, key);
+      else if (owner !== null && owner !== key) this.refundOwner.set(id, null);
+      return key;
+    }
+    return this.refundOwner.get(id) ?? refundKey('', id);
+  }
+
+  /** The key of the refund a request was answered with (its payment and the id the answer named). */
+  refundKeyOfRequest(q: Pick<RefundRequest, 'paymentId' | 'refundId'>): string | undefined {
+    return q.refundId ? refundKey(q.paymentId, q.refundId) : undefined;
+  }
+
   private observeRefund(r: CanonicalRefund, tStart: number, tEnd: number, seq: number): void {
     // A refund payload without its own id (the spec shows only payment_id) names no refund to track.
     if (r.id === '') return;
-    this.refundSpans.add(r.id, r.status, tStart, tEnd, seq);
-    const known = this.refunds.get(r.id);
-    if (!known) this.refunds.set(r.id, { id: r.id, paymentId: r.paymentId, amount: r.amount, firstSeq: seq });
-    else {
-      if (!known.paymentId && r.paymentId) known.paymentId = r.paymentId;
-      if (known.amount === null && r.amount !== null) known.amount = r.amount;
-    }
+    const key = this.refundKeyOf(r.paymentId, r.id);
+    this.refundSpans.add(key, r.status, tStart, tEnd, seq);
+    const known = this.refunds.get(key);
+    if (!known) this.refunds.set(key, { key, id: r.id, paymentId: r.paymentId, amount: r.amount, firstSeq: seq });
+    else if (known.amount === null && r.amount !== null) known.amount = r.amount;
   }
 }

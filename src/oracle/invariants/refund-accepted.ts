@@ -86,12 +86,13 @@ const invariant: Invariant = {
           f.check();
           f.violation(refundEvidence(`first refund of succeeded payment ${pid} (${q.amount ?? 'full'} of ${amount}) was refused ${q.status} ${q.code}`, [q], [succeeded.seq]));
         }
-        for (const id of ledger.refundSpans.ids()) {
-          const pairs = ledger.refundSpans.orderedPairs(id);
+        for (const key of ledger.refundSpans.ids()) {
+          const pairs = ledger.refundSpans.orderedPairs(key);
           if (pairs.length === 0) continue;
           f.check();
           const bad = pairs.find((p) => p.from !== 'pending');
-          if (bad) f.violation({ message: `refund ${id} went ${bad.from} -> ${bad.to}`, seqs: [bad.fromSeq, bad.toSeq], times: [bad.fromEnd, bad.toStart] });
+          const r = ledger.refunds.get(key);
+          if (bad) f.violation({ message: `refund ${r?.id ?? key}${r?.paymentId ? ` of ${r.paymentId}` : ''} went ${bad.from} -> ${bad.to}`, seqs: [bad.fromSeq, bad.toSeq], times: [bad.fromEnd, bad.toStart] });
         }
         return f.outcome('no refund was requested');
       },

@@ -37,7 +37,7 @@ const invariant: Invariant = {
             const refunds = [...ledger.refunds.values()].filter((r) => r.paymentId === q.paymentId);
             f.check();
             if (refunds.length > 0) {
-              f.violation(refundEvidence(`${REFUND_PATH_NAMES[p.path]} answered ${q.status} (not served) for payment ${q.paymentId}, yet the payment shows refund ${refunds[0].id} though no refund of it was accepted`, [q], [ledger.refunds.get(refunds[0].id)!.firstSeq]));
+              f.violation(refundEvidence(`${REFUND_PATH_NAMES[p.path]} answered ${q.status} (not served) for payment ${q.paymentId}, yet the payment shows refund ${refunds[0].id} though no refund of it was accepted`, [q], [refunds[0].firstSeq]));
             }
           }
         }

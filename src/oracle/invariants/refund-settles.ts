@@ -22,34 +22,40 @@ const invariant: Invariant = {
       finish() {
         const bound = ctx.settleBoundMs;
         const { ledger } = ctx;
-        /** When each refund was accepted (its 2xx answer), by id. */
+        /** When each refund was accepted (its 2xx answer), by refundKey. */
         const acceptedAt = new Map<string, number>();
-        for (const reqs of ledger.refundRequests.values()) for (const q of reqs) if (q.refundId && !acceptedAt.has(q.refundId)) acceptedAt.set(q.refundId, q.tEnd);
+        for (const reqs of ledger.refundRequests.values()) {
+          for (const q of reqs) {
+            const key = ledger.refundKeyOfRequest(q);
+            if (key && !acceptedAt.has(key)) acceptedAt.set(key, q.tEnd);
+          }
+        }
         /**
          * When the refund's request was sent: a refund is made while its request is in flight, so a
          * fault excuses from there. Its own request (answered with its id), or one to its payment that
          * got no answer (a timed-out attempt may have made it), sent within the bound before it was first seen.
          */
-        const sentAt = (id: string, paymentId: string | undefined, born: number): number => {
+        const sentAt = (key: string, paymentId: string | undefined, born: number): number => {
           let t = born;
           for (const q of (paymentId && ledger.refundRequests.get(paymentId)) || []) {
-            if ((q.refundId === id || q.status === 0) && q.tStart < t && q.tStart >= born - bound) t = q.tStart;
+            if ((ledger.refundKeyOfRequest(q) === key || q.status === 0) && q.tStart < t && q.tStart >= born - bound) t = q.tStart;
           }
           return t;
         };
         const spans = ledger.refundSpans;
-        for (const id of spans.ids()) {
-          if (!spans.seen(id, 'pending')) continue;
-          const born = Math.min(acceptedAt.get(id) ?? Infinity, spans.firstEnd(id, 'pending').t);
+        for (const key of spans.ids()) {
+          const r = ledger.refunds.get(key);
+          const id = r?.id ?? key;
+          if (!spans.seen(key, 'pending')) continue;
+          const born = Math.min(acceptedAt.get(key) ?? Infinity, spans.firstEnd(key, 'pending').t);
           if (!Number.isFinite(born)) continue;
-          const late = spans.lastStart(id, 'pending');
-          const settled = spans.seen(id, 'succeeded') || spans.seen(id, 'failed');
+          const late = spans.lastStart(key, 'pending');
+          const settled = spans.seen(key, 'succeeded') || spans.seen(key, 'failed');
           // Seen ending: the rule held, however late (no bound is given for refunds).
           const lateEnough = !settled && late.t > born + bound;
           if (!settled && !lateEnough) continue;
-          const until = lateEnough ? late.t : Math.min(spans.firstEnd(id, 'succeeded').t, spans.firstEnd(id, 'failed').t);
-          const r = ledger.refunds.get(id);
-          if (faultOverlapping(ledger.faults, sentAt(id, r?.paymentId, born), until)) {
+          const until = lateEnough ? late.t : Math.min(spans.firstEnd(key, 'succeeded').t, spans.firstEnd(key, 'failed').t);
+          if (faultOverlapping(ledger.faults, sentAt(key, r?.paymentId, born), until)) {
             // A fault excuses a slow refund, not a stranded one: as FT-2 holds payments, a refund still
             // pending more than the bound after the faults healed (and after it was made) is a violation.
             const healed = lateEnough ? pendingPastHeal(ledger.faults, late.t, bound) : null;

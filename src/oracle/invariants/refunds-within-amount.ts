@@ -33,15 +33,20 @@ const invariant: Invariant = {
         // The spec shows no refund body: where no answer showed a refund's amount, the amount the
         // run sent for it (a request answered with its id) stands in; a refund of "the rest" has none.
         const sentFor = new Map<string, number>();
-        for (const reqs of ledger.refundRequests.values()) for (const q of reqs) if (q.refundId && q.amount !== undefined && !sentFor.has(q.refundId)) sentFor.set(q.refundId, q.amount);
+        for (const reqs of ledger.refundRequests.values()) {
+          for (const q of reqs) {
+            const key = ledger.refundKeyOfRequest(q);
+            if (key && q.amount !== undefined && !sentFor.has(key)) sentFor.set(key, q.amount);
+          }
+        }
         for (const r of ledger.refunds.values()) {
-          const amount = r.amount ?? sentFor.get(r.id) ?? null;
-          if (!r.paymentId || !ledger.refundSpans.seen(r.id, 'succeeded') || amount === null || !Number.isFinite(amount)) continue;
+          const amount = r.amount ?? sentFor.get(r.key) ?? null;
+          if (!r.paymentId || !ledger.refundSpans.seen(r.key, 'succeeded') || amount === null || !Number.isFinite(amount)) continue;
           let s = byPayment.get(r.paymentId);
           if (!s) byPayment.set(r.paymentId, (s = { ids: [], sum: 0, seqs: [] }));
           s.ids.push(r.id);
           s.sum += amount;
-          s.seqs.push(ledger.refundSpans.firstEnd(r.id, 'succeeded').seq);
+          s.seqs.push(ledger.refundSpans.firstEnd(r.key, 'succeeded').seq);
         }
         let concurrent = 0;
         for (const [pid, reqs] of ledger.refundRequests) {

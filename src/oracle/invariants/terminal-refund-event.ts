@@ -17,8 +17,8 @@ const invariant: Invariant = {
   rules: ['WH-5'],
   create(ctx) {
     const f = new Findings();
-    /** refund id -> event type -> the payment_id it carried. */
-    const events = new Map<string, Map<string, { paymentId: string; seq: number }>>();
+    /** refund id -> event type -> the payment_id each carried (ids may repeat across payments). */
+    const events = new Map<string, Map<string, { paymentId: string; seq: number }[]>>();
     /** Events whose refund payload has no id: `payment id|type` -> how many (event ids counted once). */
     const anonymous = new Map<string, Set<string>>();
     const merchants = new EventMerchants(ctx);
@@ -35,7 +35,9 @@ const invariant: Invariant = {
         }
         let m = events.get(rec.refund.id);
         if (!m) events.set(rec.refund.id, (m = new Map()));
-        if (!m.has(rec.type)) m.set(rec.type, { paymentId: rec.refund.paymentId, seq: rec.seq });
+        const list = m.get(rec.type);
+        if (!list) m.set(rec.type, [{ paymentId: rec.refund.paymentId, seq: rec.seq }]);
+        else if (!list.some((e) => e.paymentId === rec.refund!.paymentId)) list.push({ paymentId: rec.refund.paymentId, seq: rec.seq });
       },
       finish() {
         if (!ctx.webhooks?.wired) return f.outcome('the webhook receiver is not wired to the target, so no event could be expected');
@@ -43,18 +45,22 @@ const invariant: Invariant = {
         const dueBy = ledger.endTime() - deliveryGraceMs(ctx);
         /** How many of each payment's id-less events have been matched to a refund. */
         const spent = new Map<Set<string>, number>();
+        /** Refund ids seen under more than one payment: an event naming another payment is then another refund's. */
+        const idPayments = new Map<string, number>();
+        for (const r of ledger.refunds.values()) if (r.paymentId) idPayments.set(r.id, (idPayments.get(r.id) ?? 0) + 1);
         for (const r of ledger.refunds.values()) {
           const owner = ledger.payments.get(r.paymentId);
           if (owner?.mode !== 'test') continue;
           let end: { status: RefundStatus; t: number; seq: number } | null = null;
           for (const s of ['succeeded', 'failed'] as const) {
-            const at = ledger.refundSpans.firstEnd(r.id, s);
+            const at = ledger.refundSpans.firstEnd(r.key, s);
             if (at.t !== Infinity && (!end || at.t < end.t)) end = { status: s, ...at };
           }
           if (!end || end.t > dueBy || !merchants.expects(owner.merchant)) continue;
           f.check();
           const type = REFUND_EVENT_FOR_STATUS[end.status]!;
-          const got = events.get(r.id)?.get(type);
+          const sent = events.get(r.id)?.get(type);
+          const got = sent?.find((e) => e.paymentId === r.paymentId) ?? ((idPayments.get(r.id) ?? 0) > 1 ? undefined : sent?.[0]);
           const anon = got ? undefined : anonymous.get(`${r.paymentId}|${type}`);
           if (anon && anon.size > (spent.get(anon) ?? 0)) {
             spent.set(anon, (spent.get(anon) ?? 0) + 1);
