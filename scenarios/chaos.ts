@@ -169,16 +169,6 @@ export function chaosPlan(run: FaultRunInfo, shape: ChaosShape = FULL): { schedu
   return { schedule: buildChaosSchedule(stepMs, stepMs / 2, opts), healMs };
 }
 
-/**
- * The least time after the last heal at which the phase still looks at a payment created before
- * it and not yet settled: its polls (from the end of the heal period, at least the settle wait
- * or the heal period) and, past the settle bound (lib/settle-check.ts), one final GET. FT-2 can
- * convict a payment stuck for ever only when this is more than the bound.
- */
-export function lastLookAfterHealMs(ctx: Pick<ScenarioContext, 'timeScale' | 'settleBoundMs' | 'target'>, healMs: number): number {
-  return Math.max(healMs + Math.max(settleWaitMs(ctx as ScenarioContext), healMs), pastBoundAt(ctx, 0));
-}
-
 const FT_ALWAYS = ['SM-1', 'SM-2', 'AUTH-1', 'IDEM-3'];
 // Without an upstream proxy the phase does not run at all; without a client proxy there is no client-link fault (FT-3).
 const declared = (always: string[]) =>

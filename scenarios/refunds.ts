@@ -12,6 +12,7 @@ import type { Scenario, ScenarioContext } from '../src/spec/scenario.ts';
 import type { CanonicalPayment } from '../src/spec/payment.ts';
 import { api, cardFor, nap, paymentInput, poll, refundsSettled, step, succeededPayment, type Api } from './lib/common.ts';
 import { refundPathFor } from './lib/refund-path.ts';
+import { pastBoundAt } from './lib/settle-check.ts';
 import { loadKeys } from './lib/keys.ts';
 import { declareRules } from './lib/rules.ts';
 
@@ -26,14 +27,6 @@ const { rules, rulesFor } = declareRules(
 );
 
 const RACERS = 4;
-
-/**
- * The oracle's settle bound for this run (ctx.settleBoundMs); without one, the CLI's default
- * (src/cli/run.ts: embedded max(3 s, 60 s x time scale), else 30 s).
- */
-function settleBoundMs(ctx: ScenarioContext): number {
-  return ctx.settleBoundMs ?? (ctx.target.embedded ? Math.max(3_000, 60_000 * ctx.timeScale) : 30_000);
-}
 
 /** Payments whose refunds were still pending after their poll: when that poll ended. */
 const unsettledRefunds = new WeakMap<ScenarioContext, Map<string, { a: Api; t: number }>>();
@@ -50,7 +43,7 @@ async function settleCheck(ctx: ScenarioContext): Promise<void> {
   const left = unsettledRefunds.get(ctx);
   if (!left || left.size === 0) return;
   const last = Math.max(...[...left.values()].map((x) => x.t));
-  const waitMs = last + settleBoundMs(ctx) * 1.1 + 500 - ctx.now();
+  const waitMs = pastBoundAt(ctx, last) - ctx.now();
   ctx.log(`refunds: ${left.size} payment(s) with refunds still pending; looking again in ${Math.round(waitMs / 100) / 10} s`);
   await nap(ctx, waitMs);
   for (const [id, { a }] of left) if (!ctx.signal.aborted) await a.retrieve(id, { group: 'refund-settle-check' });

@@ -30,9 +30,9 @@ export function parseCards(raw: string | undefined): CardsFile {
     if (typeof v !== 'string' || !CARD_NUMBER_PATTERN.test(v)) throw new Error(`CARDS: "${k}" must be ${CARD_NUMBER_DESCRIPTION}.`);
     if (!luhnValid(v)) throw new Error(`CARDS: "${k}" is not a card number: its last digit fails the Luhn check (a typo?). Copy the test card number again.`);
     out[k as CardOutcome] = v;
-    const [shared] = sharedCardNumbers(out);
-    if (shared) throw new Error(`CARDS: "${shared[0]}" is the same number as "${shared[1]}"; each outcome needs its own test card.`);
   }
+  const [shared] = sharedCardNumbers(out);
+  if (shared) throw new Error(`CARDS: "${shared[0]}" is the same number as "${shared[1]}"; each outcome needs its own test card.`);
   return out;
 }
 

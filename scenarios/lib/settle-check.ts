@@ -6,17 +6,14 @@
  * until it settles or is past the bound (x1.1 plus a margin, as the refunds scenario's own
  * settle check), then GETs once more every payment still unsettled after that point.
  */
-import type { ScenarioContext } from '../../src/spec/scenario.ts';
+import { defaultSettleBoundMs, type ScenarioContext } from '../../src/spec/scenario.ts';
 import type { CanonicalPayment } from '../../src/spec/payment.ts';
 import { isTerminal } from '../../src/spec/statuses.ts';
 import { aborted, nap, poll, pool, type Api } from './common.ts';
 
-/**
- * The oracle's settle bound for this run (ctx.settleBoundMs); without one, the CLI's default
- * (src/cli/run-steps/scenarios.ts: embedded max(3 s, 60 s x time scale), else 30 s).
- */
+/** The oracle's settle bound for this run (ctx.settleBoundMs); without one, the CLI's default. */
 export function settleBoundOf(ctx: Pick<ScenarioContext, 'settleBoundMs' | 'timeScale' | 'target'>): number {
-  return ctx.settleBoundMs ?? (ctx.target.embedded ? Math.max(3_000, 60_000 * ctx.timeScale) : 30_000);
+  return ctx.settleBoundMs ?? defaultSettleBoundMs(ctx.target.embedded, ctx.timeScale);
 }
 
 /** Past the bound by more than timer jitter and a fault's removal latency (the heal is recorded once Toxiproxy answered). */

@@ -6,6 +6,7 @@
  */
 import type { KeyHandle, Scenario, ScenarioContext, ScenarioEnv } from '../spec/index.ts';
 import { LIMITS } from '../spec/limits.ts';
+import { defaultSettleBoundMs } from '../spec/scenario.ts';
 import { mixedDurationMs } from '../../scenarios/mixed.ts';
 import { abandonWaitMs } from '../../scenarios/flows.ts';
 import { retryTailMs } from '../../scenarios/webhooks.ts';
@@ -108,7 +109,7 @@ export function planSuite(i: PlanInput): SuitePlan {
         p(i.env.webhooks?.wired ? Math.min(settleWaitMs(ctx) + retryTailMs(ctx), i.durationMs ?? Infinity) + req(s.name) : req(s.name), i.env.webhooks?.wired ? 'waits at most this long for deliveries and the retries of failed ones' : '');
         break;
       case 'refunds':
-        p((i.embedded ? Math.max(3_000, 60_000 * i.timeScale) : 30_000) + req(s.name), 'waits for refunds to settle');
+        p(defaultSettleBoundMs(i.embedded, i.timeScale) + req(s.name), 'waits for refunds to settle');
         break;
       default: {
         const schedule: FaultStep[] = s.faults?.scheduleFor?.(i.faultRun) ?? s.faults?.schedule ?? [];

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { API_PATHS, HPP_FORM_FIELDS, LIST_PARAMS, REFUND_PATHS, THREE_DS_RESULT_PARAM, cardBrand, type CardOutcome, type ListParams, type Operation, type PaymentInput, type RawRequest, type ThreeDsResult, UNKNOWN_ID_PROBE } from '../spec/index.ts';
 import { type ExchangeRecord, type Sent } from '../history/index.ts';
-import { USER_AGENT, WIRE_HEADERS } from './wire.ts';
+import { WIRE_HEADERS } from './wire.ts';
 
 /** The sandbox driver's headers (the customer's browser): fixed, so built once. */
 const BROWSER_GET_HEADERS: string[] = ['accept', 'text/html,application/json', ...WIRE_HEADERS];
@@ -180,8 +180,7 @@ export function rawRequest(
     if (!given.has('content-type')) headers.push('content-type', 'application/json');
   }
   if (!given.has('accept')) headers.push('accept', 'application/json');
-  if (!given.has('user-agent')) headers.push('user-agent', USER_AGENT);
-  if (!given.has('accept-encoding')) headers.push('accept-encoding', 'identity');
+  for (let i = 0; i < WIRE_HEADERS.length; i += 2) if (!given.has(WIRE_HEADERS[i])) headers.push(WIRE_HEADERS[i], WIRE_HEADERS[i + 1]);
   const url = new URL(req.path.startsWith('/') ? t.baseUrl.replace(/\/+$/, '') + req.path : req.path);
   return {
     op: opts?.op ?? 'raw',

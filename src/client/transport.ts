@@ -10,7 +10,7 @@ import type { Dispatcher } from 'undici';
 
 export type { FailureKind, PickedHeaders } from '../history/exchange-record.ts';
 import type { AnsweredResponse, FailureKind, PickedHeaders } from '../history/exchange-record.ts';
-import { contentEncodingOf, decodeBody } from './wire.ts';
+import { contentEncodingOf, decodeBody, sameName } from './wire.ts';
 
 export interface RawResponse extends AnsweredResponse {
   /** Flat [name, value, ...] as received. */
@@ -92,16 +92,6 @@ for (const [name, field] of [
   WANTED.set(name.length, list);
 }
 
-/** Case-insensitive compare of a raw header name with a lower-case ASCII name, without making a string. */
-function sameName(raw: Buffer, lower: Buffer): boolean {
-  for (let i = 0; i < lower.length; i++) {
-    let c = raw[i];
-    if (c >= 0x41 && c <= 0x5a) c |= 0x20;
-    if (c !== lower[i]) return false;
-  }
-  return true;
-}
-
 /**
  * Reads the recorded headers from undici's raw list, comparing names as bytes (no header object, no name strings).
  * A repeated header's values are joined with ', ' (as headersObject and Node do), never last-wins: two
@@ -180,7 +170,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     const raw = this.chunks ? Buffer.concat(this.chunks) : this.chunk;
     // A content-coded answer (despite `accept-encoding: identity`) is decoded first: zlib only then.
     const coding = raw === null ? null : contentEncodingOf(this.rawHeaders);
-    const body = raw === null ? '' : coding === null ? raw.toString('utf8') : decodeBody(raw, coding);
+    const body = raw === null ? '' : decodeBody(raw, coding);
     this.cb({ status: this.status, picked: pickHeaders(this.rawHeaders), rawHeaders: this.rawHeaders, body }, null, null);
   }
 

@@ -34,22 +34,22 @@ export const DECODED_BODY_MAX_BYTES = 8 * BODY_PARSE_MAX_CHARS;
 
 const CONTENT_ENCODING = Buffer.from('content-encoding', 'latin1');
 
+/** Case-insensitive compare of a raw header name with a lower-case ASCII name of the same length, without making a string. */
+export function sameName(raw: Buffer, lower: Buffer): boolean {
+  for (let i = 0; i < lower.length; i++) {
+    let c = raw[i];
+    if (c >= 0x41 && c <= 0x5a) c |= 0x20;
+    if (c !== lower[i]) return false;
+  }
+  return true;
+}
+
 /** The Content-Encoding of undici's raw header list (repeated fields joined by ', '), or null: no strings made when absent. */
 export function contentEncodingOf(raw: Buffer[]): string | null {
   let out: string | null = null;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i];
-    if (name.length !== 16) continue;
-    let same = true;
-    for (let j = 0; j < 16; j++) {
-      let c = name[j];
-      if (c >= 0x41 && c <= 0x5a) c |= 0x20;
-      if (c !== CONTENT_ENCODING[j]) {
-        same = false;
-        break;
-      }
-    }
-    if (same) {
+    if (name.length === CONTENT_ENCODING.length && sameName(name, CONTENT_ENCODING)) {
       const v = raw[i + 1].toString('latin1');
       out = out === null ? v : `${out}, ${v}`;
     }

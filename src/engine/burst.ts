@@ -116,6 +116,7 @@ interface AcClient {
   _connect?: () => void;
   _resetConnection?: () => void;
   on(ev: 'headers', fn: (info: { shouldKeepAlive?: boolean }) => void): unknown;
+  on(ev: 'connError', fn: (err: unknown) => void): unknown;
 }
 
 /** Per request (autocannon's context object, fresh for each request it builds). */
@@ -153,7 +154,7 @@ export async function runBurst(factory: ClientFactory, spec: BurstSpec, timeoutM
     const picked = pickFromObject(headers, coding);
     // The body as bytes (see setupClient), decoded by its Content-Encoding before it becomes text.
     const bytes = typeof resBody === 'string' ? null : Array.isArray(resBody) ? (resBody.length === 1 ? (resBody[0] as Buffer) : Buffer.concat(resBody as Buffer[])) : null;
-    const text = bytes === null ? (typeof resBody === 'string' ? resBody : '') : coding.value === null ? bytes.toString('utf8') : decodeBody(bytes, coding.value);
+    const text = bytes === null ? (typeof resBody === 'string' ? resBody : '') : decodeBody(bytes, coding.value);
     const parsed = responseRecord(meta, tEnd, { status, picked, body: text }, factory.scanner);
     factory.sink(parsed.record);
     statuses[status] = (statuses[status] ?? 0) + 1;
@@ -183,8 +184,23 @@ export async function runBurst(factory: ClientFactory, spec: BurstSpec, timeoutM
     return meta;
   };
 
+  /** Connection errors already recorded against their own request: the run-wide reqError they raise next is skipped. */
+  let connErrorsTaken = 0;
+
   /** Per autocannon client (one connection at a time): keeps bodies as bytes and handles connections the server closes. */
   const setupClient = (c: AcClient) => {
+    // A connection error fails this connection's own request (autocannon then raises a run-wide
+    // reqError that names no request). Registered in the client's constructor, so before autocannon's own listener.
+    c.on('connError', (err: unknown) => {
+      // Its reqError is skipped even when the request was already recorded (a silent close seen first).
+      connErrorsTaken++;
+      const ctx = c.requestIterator?.context as ConnContext | undefined;
+      const meta = ctx?.meta;
+      if (meta === undefined || !pending.has(meta)) return;
+      pending.delete(meta);
+      ctx!.meta = undefined;
+      recordFailure(meta, classifyFailure(err));
+    });
     const q = c.pipelinedRequests;
     if (q && typeof q.peek === 'function') {
       const peek = q.peek.bind(q);
@@ -288,7 +304,11 @@ export async function runBurst(factory: ClientFactory, spec: BurstSpec, timeoutM
         (err: Error | null) => (err ? reject(err) : resolve()),
       );
       instance.on('reqError', (err: unknown) => {
-        // Sent when the oldest pending request was (or, with none pending, when the burst began), not
+        if (connErrorsTaken > 0) {
+          connErrorsTaken--;
+          return;
+        }
+        // A time-out. Sent when the oldest pending request was (or, with none pending, when the burst began), not
         // when the error surfaced: a request the server counted must not look sent after later answers.
         // Which request failed is not known, so it names no Idempotency-Key.
         const oldest = pending.values().next().value as ExchangeMeta | undefined;

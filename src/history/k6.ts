@@ -35,7 +35,7 @@ import { createReadStream, closeSync, openSync, readSync, statSync } from 'node:
 import { createGunzip } from 'node:zlib';
 import { StringDecoder } from 'node:string_decoder';
 import { basename } from 'node:path';
-import { EXIT, PaystormError, OPERATIONS } from '../spec/index.ts';
+import { DEFAULT_SETTLE_BOUND_MS, EXIT, PaystormError, OPERATIONS } from '../spec/index.ts';
 import { HISTORY_VERSION } from './version.ts';
 import { exchangeRecordSchema, type EndRecord, type ExchangeRecord, type HistoryRecord, type KeyInfo, type RunRecord } from './schema.ts';
 import { K6_SCRIPT_RULES } from './k6-scripts.ts';
@@ -45,7 +45,6 @@ export const K6_RECORD_TAG = 'paystorm_record';
 export const K6_RUN_TAG = 'paystorm_run';
 export const K6_END_TAG = 'paystorm_end';
 const SPEC_WINDOW_MS = 60_000;
-const DEFAULT_SETTLE_BOUND_MS = 30_000;
 
 const EXPECTED_K6 =
   "expected k6's --out json output of a paystorm k6 script (NDJSON of Metric and Point lines, optionally gzipped: k6 run --out json=run.k6.json.gz dist/k6/mixed.js)";

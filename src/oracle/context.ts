@@ -1,10 +1,9 @@
 /** Builds the OracleContext from the run record (the first record of a history). */
+import { DEFAULT_SETTLE_BOUND_MS } from '../spec/index.ts';
 import type { HistoryRecord, KeyInfo, RunRecord } from '../history/index.ts';
 import { Ledger } from './ledger.ts';
 import type { OracleContext } from './types.ts';
 
-/** Used when a history has no run record: the spec's numbers, nothing learned. */
-const DEFAULT_SETTLE_BOUND_MS = 30_000;
 
 export function createContext(run: RunRecord | null, first?: HistoryRecord): OracleContext {
   const keys = new Map<string, KeyInfo>((run?.keys ?? []).map((k) => [k.label, k]));

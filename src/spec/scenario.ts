@@ -341,3 +341,15 @@ export interface RunMetrics {
   /** paystorm's own trends (settle_time, settle_after_heal, webhook_lag), in ms. */
   trends: Record<string, Omit<LatencySummary, 'hdr'> & { hdr?: string }>;
 }
+
+/** The settle bound (SM-6, FT-2, REF-1) when a run sets none: "usually within seconds", made a number. */
+export const DEFAULT_SETTLE_BOUND_MS = 30_000;
+
+/**
+ * A run's settle bound when `--settle-bound` is not given: the embedded service's delays shrink
+ * with its time scale (at least 3 s), a remote target gets DEFAULT_SETTLE_BOUND_MS. The CLI sets
+ * `ScenarioContext.settleBoundMs` from it; scenarios and the oracle read that.
+ */
+export function defaultSettleBoundMs(embedded: boolean, timeScale: number): number {
+  return embedded ? Math.max(3_000, 60_000 * timeScale) : DEFAULT_SETTLE_BOUND_MS;
+}

@@ -27,3 +27,11 @@ export const NO_RETRY_SEEN_WAIT_MS = 300_000;
  * scenario runs at least that long after its traffic, so its own objects' events are judged.
  */
 export const DELIVERY_GRACE_MS = 30_000;
+
+/**
+ * Below this gap (ms) a delivery of an event id that arrives right after another delivery of it
+ * may be a copy rather than a retry (at-least-once delivery): the receiver's answer policy
+ * (src/webhooks/answer.ts) and the oracle's WH-9 check (failed-delivery-retried) read deliveries
+ * the same way.
+ */
+export const COPY_GAP_MS = 200;

@@ -8,6 +8,7 @@
  * is answered 200: no event is failed for good. A live-mode event is never failed or
  * stalled (a tester fails test deliveries only).
  */
+import { COPY_GAP_MS } from '../spec/tolerances.ts';
 import { createHash } from 'node:crypto';
 
 export type Answer = 'ok' | 'fail' | 'stall';
@@ -49,12 +50,7 @@ export function chooseAnswer(plan: AnswerPlan, eventId: string | null, attempt: 
   return 'ok';
 }
 
-/**
- * Below this gap (ms) a delivery of an event id that arrives right after another delivery of it
- * may be a copy rather than a retry (at-least-once delivery); the oracle's WH-9 check
- * (failed-delivery-retried, MIN_GROWTH_GAP_MS) reads deliveries the same way.
- */
-export const COPY_GAP_MS = 200;
+export { COPY_GAP_MS };
 /** Delivery chains (the first delivery and at most one copy) of one event id that get failures. */
 export const MAX_FAILED_CHAINS = 2;
 /** Failing events the book remembers (the oldest is forgotten past this: its later copies get 200). */

@@ -78,5 +78,12 @@ describe('which thresholds are in force', () => {
     const t = r.thresholds.find((x) => x.metric === 'checks')!;
     expect(t.value).not.toBeNull();
     expect(t.ok).toBe(r.judgement.invariants.every((i) => i.violations === 0));
+    // Judged on the invariant results: one violation in ten checks is a rate of 0.9, so rate==1 fails.
+    const base = { id: 'x', title: 'x', rules: [], status: 'pass' as const, examples: [], reason: null, error: null };
+    const metrics = creates([10, 20]);
+    const [clean] = evaluateThresholds(['checks: rate==1'], metrics, { invariants: [{ ...base, checked: 10, violations: 0 }] });
+    expect(clean).toMatchObject({ value: 1, ok: true });
+    const [bad] = evaluateThresholds(['checks: rate==1'], metrics, { invariants: [{ ...base, checked: 10, violations: 0 }, { ...base, status: 'fail', checked: 10, violations: 1 }] });
+    expect(bad).toMatchObject({ value: 0.95, ok: false });
   });
 });

@@ -40,6 +40,16 @@ describe('WH-7: data.payment is current at delivery time', () => {
     expect(messages(r)[0]).toMatch(/refund re_1 pending/);
   });
 
+  it('presentation A: amount_refunded may fall (A does not say it counts succeeded refunds only), so a lower one is not stale', async () => {
+    const a = { presentation: 'A' as const, wireStatus: 'SUCCEEDED', refunds: null, refundedAt: null };
+    const r = await judgeWh7([
+      retrieve(P, { t: 3000, p: { ...succeeded, ...a, amountRefunded: 1000 } }),
+      webhook({ eventId: 'evt_s', tReceived: 9000, payment: pay({ id: P, ...succeeded, ...a, amountRefunded: 0 }) }),
+    ]);
+    expect(messages(r)).toEqual([]);
+    // The same in presentation B fails (the first case above).
+  });
+
   it('passes a late delivery of an older event that shows the current payment (refund included)', async () => {
     const r = await judgeWh7([retrieve(P, { t: 3000, p: refunded }), webhook({ eventId: 'evt_s', tReceived: 9000, payment: pay({ id: P, ...refunded }) })]);
     expect(messages(r)).toEqual([]);

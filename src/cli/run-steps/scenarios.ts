@@ -5,7 +5,7 @@
  * start leaves nothing behind.
  */
 import { join } from 'node:path';
-import { type ParsedKey, type ScenarioEnv } from '../../spec/index.ts';
+import { defaultSettleBoundMs, type ParsedKey, type ScenarioEnv } from '../../spec/index.ts';
 import { HistoryWriter, MetricsAggregator, readHistory, type KeyInfo } from '../../history/index.ts';
 import { Progress, runScenarios, makeRunRecord } from '../../engine/index.ts';
 import { carriesLivemodeTrue, type KeySecret } from '../../client/index.ts';
@@ -65,7 +65,7 @@ export function prepareScenarios(s: RunSettings, target: ProbedTarget, receiver:
     faultRun: { timeScale, embedded, ...(durationMs !== undefined ? { durationMs } : {}) },
   });
   io.stderr.write(`paystorm: plan: ${plan.line}\n`);
-  const settleBoundMs = cfg.settleBound !== undefined ? parseDuration(cfg.settleBound, '--settle-bound') : embedded ? Math.max(3_000, 60_000 * timeScale) : RUN_DEFAULTS.settleBoundMs;
+  const settleBoundMs = cfg.settleBound !== undefined ? parseDuration(cfg.settleBound, '--settle-bound') : defaultSettleBoundMs(embedded, timeScale);
   // Embedded: the service's own challenge expiry, scaled.
   const challengeTimeoutMs =
     cfg.challengeTimeout !== undefined ? parseDuration(cfg.challengeTimeout, '--challenge-timeout') : embedded ? (s.variant?.options.challengeExpiryMs ?? embeddedChallengeTimeoutMs(timeScale)) : undefined;

@@ -3,7 +3,7 @@
  * so a bad flag stops the run before a port is opened or a request sent.
  */
 import { join, resolve } from 'node:path';
-import { DEFAULT_TEST_CARDS, EXIT, PaystormError, CARD_OUTCOMES, LIMITS, parseKeyArg, parseProxyArg, uniqueLabels, type CardOutcome, type CardsFile, type FaultStep, type ParsedKey, type Presentation, type ProxySpec, type Scenario } from '../../spec/index.ts';
+import { DEFAULT_SETTLE_BOUND_MS, DEFAULT_TEST_CARDS, EXIT, PaystormError, CARD_OUTCOMES, LIMITS, parseKeyArg, parseProxyArg, uniqueLabels, type CardOutcome, type CardsFile, type FaultStep, type ParsedKey, type Presentation, type ProxySpec, type Scenario } from '../../spec/index.ts';
 import { NO_RETRY_SEEN_WAIT_MS } from '../../spec/tolerances.ts';
 import { newRunId } from '../../engine/index.ts';
 import { parseFaultSchedule } from '../../chaos/fault-schedule.ts';
@@ -42,7 +42,7 @@ export const RUN_DEFAULTS = Object.freeze({
   maxDurationMs: 4 * 60 * 60 * 1000,
   requestTimeoutMs: 30_000,
   /** SM-6 / FT-2 bound for a real deployment: "usually within seconds". */
-  settleBoundMs: 30_000,
+  settleBoundMs: DEFAULT_SETTLE_BOUND_MS,
 });
 
 /** What the judge needs beside the history: the same for the final verdict and a soak's snapshots. */

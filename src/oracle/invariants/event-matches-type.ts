@@ -130,7 +130,8 @@ class Milestones {
     const final = p.refunds?.some((r) => r.status !== 'pending') ?? false;
     if (!refunded && !count && p.refundedAt === null && !final) return;
     const m = this.of(p.id);
-    if (refunded) raise(m.refunded, refunded, t, seq);
+    // Only B says its refunded_amount counts succeeded refunds alone (so it never falls); A's amount_refunded may drop when a pending refund fails.
+    if (refunded && p.presentation === 'B') raise(m.refunded, refunded, t, seq);
     if (count) raise(m.refunds, count, t, seq);
     if (p.refundedAt !== null && earlier(m.refundedAt, t)) m.refundedAt = { t, seq };
     for (const r of p.refunds ?? []) if (r.id) this.refundFinal(m, r, t, seq);

@@ -3,6 +3,7 @@ import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
 import { delivered, eventSubject } from '../lib/webhooks.ts';
 import { NO_RETRY_SEEN_WAIT_MS } from '../../spec/tolerances.ts';
+import { COPY_GAP_MS } from '../../spec/tolerances.ts';
 
 /** What this check keeps of a delivery. */
 interface Delivery {
@@ -266,7 +267,7 @@ function pairings(l: Delivery[], okBefore: boolean, visit: (chains: Delivery[][]
     }
     if (left <= 0) return false;
     const d = l[j];
-    const canCopy = j === 0 || open.length === 0 || d.tReceived - l[j - 1].tReceived < MIN_GROWTH_GAP_MS || okSeen || (trailing && chains.length === 1 && chains[0].length === 1);
+    const canCopy = j === 0 || open.length === 0 || d.tReceived - l[j - 1].tReceived < COPY_GAP_MS || okSeen || (trailing && chains.length === 1 && chains[0].length === 1);
     const saved = open;
     if (open.length > 0) {
       const c = open[0];
