@@ -1,12 +1,11 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ClientFactory, detectTargetPresentation, isRetryable, makeKeySecrets, probeRateLimit, RunStoppedError } from '../../src/client/index.ts';
-import { parseRateHeaders, parseRetryAfter } from '../../src/history/index.ts';
-import { RunClock } from '../../src/engine/index.ts';
+import { describe, expect, it } from 'vitest';
+import { detectTargetPresentation, isRetryable, makeKeySecrets, probeRateLimit, RunStoppedError } from '../../src/client/index.ts';
+import { leakKind, parseRateHeaders, parseRetryAfter } from '../../src/history/index.ts';
 import { parseKeyArg, type PaymentInput } from '../../src/spec/index.ts';
-import { exchangeRecordSchema, leakKind, type ExchangeRecord } from '../../src/history/index.ts';
-import { PAY_ID, RATE_HEADERS_OK, paymentB, sendJson, startStub, type Stub } from '../engine/stub.ts';
+import { PAY_ID, RATE_HEADERS_OK, paymentB, sendJson } from '../engine/stub.ts';
+import { roundTrip, stubServers } from './stub-server.ts';
 
 const SECRET = 'svc_test_sk_clientSECRETkey9876';
 const KEYS = makeKeySecrets([parseKeyArg(`shop:${SECRET}`)]);
@@ -21,33 +20,10 @@ const input = (extra: Partial<PaymentInput> = {}): PaymentInput => ({
   ...extra,
 });
 
-let stubs: Stub[] = [];
-const factories: ClientFactory[] = [];
-afterEach(async () => {
-  await Promise.all(factories.splice(0).map((f) => f.close()));
-  await Promise.all(stubs.splice(0).map((s) => s.close()));
-});
-
-async function stubbed(handler: Parameters<typeof startStub>[0]) {
-  const s = await startStub(handler);
-  stubs.push(s);
-  return s;
-}
-
-function factory(url: string, opts: Partial<ConstructorParameters<typeof ClientFactory>[0]> = {}) {
-  const records: ExchangeRecord[] = [];
-  const f = new ClientFactory({ baseUrl: url, keys: KEYS, presentation: 'B', clock: new RunClock(), sink: (r) => records.push(r), scenario: 'test', timeoutMs: 5_000, ...opts });
-  factories.push(f);
-  return { f, c: f.client(KEYS[0].handle), records };
-}
+const { stubbed, factory } = stubServers(KEYS);
 
 /** Records are written a turn or two of the event loop after the caller is answered. */
 const settle = () => new Promise((r) => setImmediate(() => setImmediate(r)));
-
-/** Records must be valid history v1 after a JSON round trip, as the file holds them. */
-function roundTrip(r: ExchangeRecord): ExchangeRecord {
-  return exchangeRecordSchema.parse(JSON.parse(JSON.stringify(r)));
-}
 
 describe('requests as sent', () => {
   it('sends bearer auth, JSON and a fresh Idempotency-Key per POST, and records what rules compare', async () => {

@@ -6,13 +6,12 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ClientFactory, makeKeySecrets, probeRateLimit } from '../../src/client/index.ts';
-import { RunClock } from '../../src/engine/index.ts';
+import { describe, expect, it } from 'vitest';
+import { makeKeySecrets, probeRateLimit } from '../../src/client/index.ts';
 import { BODY_PARSE_MAX_CHARS } from '../../src/history/exchange-record.ts';
-import { exchangeRecordSchema, type ExchangeRecord } from '../../src/history/index.ts';
 import { parseKeyArg, type PaymentInput } from '../../src/spec/index.ts';
-import { PAY_ID, RATE_HEADERS_OK, paymentB, sendJson, startStub, type Stub } from '../engine/stub.ts';
+import { PAY_ID, RATE_HEADERS_OK, paymentB, sendJson } from '../engine/stub.ts';
+import { roundTrip, stubServers } from './stub-server.ts';
 
 const SECRET = 'svc_test_sk_wireHEADERSkey4321';
 const KEYS = makeKeySecrets([parseKeyArg(`shop:${SECRET}`)]);
@@ -24,34 +23,14 @@ const input: PaymentInput = {
   returnUrl: 'https://example.com/back',
 };
 
-const stubs: Stub[] = [];
-const factories: ClientFactory[] = [];
-afterEach(async () => {
-  await Promise.all(factories.splice(0).map((f) => f.close()));
-  await Promise.all(stubs.splice(0).map((s) => s.close()));
-});
-
-async function stubbed(handler: Parameters<typeof startStub>[0]) {
-  const s = await startStub(handler);
-  stubs.push(s);
-  return s;
-}
-
-function client(url: string) {
-  const f = new ClientFactory({ baseUrl: url, keys: KEYS, presentation: 'B', clock: new RunClock(), sink: () => undefined, scenario: 'test', timeoutMs: 5_000 });
-  factories.push(f);
-  return f.client(KEYS[0].handle);
-}
+const { stubbed, factory } = stubServers(KEYS);
+const client = (url: string) => factory(url).c;
 
 /** Every value a header had in the request as received (raw, so a repeated header shows twice). */
 function values(raw: string[], name: string): string[] {
   const out: string[] = [];
   for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() === name) out.push(raw[i + 1]);
   return out;
-}
-
-function roundTrip(r: ExchangeRecord): ExchangeRecord {
-  return exchangeRecordSchema.parse(JSON.parse(JSON.stringify(r)));
 }
 
 describe('User-Agent and Accept-Encoding on every request', () => {

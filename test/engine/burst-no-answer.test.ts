@@ -68,10 +68,11 @@ describe('burst: a request with no answer', () => {
     const lost = ex.filter((r) => r.status === 0);
     expect(lost.length).toBe(1);
     expect(lostArrived).toBeGreaterThan(0);
-    // Sent before it reached the stub; the error surfaced about the time-out (1 s) later.
+    // Sent before it reached the stub; the error surfaced about the time-out (1 s) after it was
+    // sent (measured from the send: on a loaded machine the stub may see the request late).
     expect(lost[0].tStart).toBeLessThanOrEqual(lostArrived);
     expect(lost[0].tIntended).toBe(lost[0].tStart);
-    expect(lost[0].tEnd - lostArrived).toBeGreaterThan(800);
+    expect(lost[0].tEnd - lost[0].tStart).toBeGreaterThan(900);
     const first429 = ex.filter((r) => r.status === 429).sort((a, b) => a.tEnd - b.tEnd)[0];
     expect(first429).toBeDefined();
     expect(lost[0].tStart).toBeLessThan(first429.tEnd);

@@ -5,7 +5,7 @@
  * Loopback stubs on port 0.
  */
 import { readFileSync } from 'node:fs';
-import { createServer as createNetServer, type Server as NetServer } from 'node:net';
+import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -51,6 +51,42 @@ async function burst(url: string, spec: Omit<BurstSpec, 'key'>, logs: string[] =
 }
 
 const POST = { amount: 6, connections: 2, method: 'POST', path: '/v1/payments', body: { amount: 100, currency: 'EUR' } } as const;
+
+/**
+ * A node:net server on loopback (port 0) that reads each complete request (head and Content-Length
+ * body) off each connection and hands it to `onRequest` with its Idempotency-Key; the caller answers.
+ */
+async function rawServer(onRequest: (sock: Socket, idemKey: string) => void): Promise<string> {
+  const srv = createNetServer((sock) => {
+    let buf = '';
+    sock.on('data', (d) => {
+      buf += d.toString('latin1');
+      // The complete requests this chunk ends (pipelining is 1: rarely more than one).
+      for (let i = 0; i < 16; i++) {
+        const end = buf.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const head = buf.slice(0, end);
+        const len = Number(/content-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
+        if (buf.length < end + 4 + len) return;
+        buf = buf.slice(end + 4 + len);
+        onRequest(sock, /idempotency-key:\s*(\S+)/i.exec(head)?.[1] ?? '');
+      }
+    });
+    sock.on('error', () => undefined);
+  });
+  nets.push(srv);
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+}
+
+/** A raw 201 payment answer; `close` ends the connection after it without saying so. */
+function answer201(sock: Socket, close = false): void {
+  const text = JSON.stringify(paymentB(PAY_ID));
+  const rate = Object.entries(RATE_HEADERS_OK).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const res = `HTTP/1.1 201 Created\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${rate}\r\n${text}`;
+  if (close) sock.end(res);
+  else sock.write(res);
+}
 
 describe('burst: headers and content codings', () => {
   it('sends `user-agent: paystorm/<version>` and `accept-encoding: identity` on every request', async () => {
@@ -121,29 +157,15 @@ describe('burst: servers that close connections', () => {
   it('a server that closes after each answer without saying so: lost requests are made up, and recorded as aborted (not the service)', async () => {
     // Answers each connection's first request, then closes it; a request written meanwhile is never read.
     const idemKeys: string[] = [];
-    const srv = createNetServer((sock) => {
-      let buf = '';
-      let closed = false;
-      sock.on('data', (d) => {
-        if (closed) return;
-        buf += d.toString('latin1');
-        const end = buf.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        const head = buf.slice(0, end);
-        const len = Number(/content-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
-        if (buf.length < end + 4 + len) return;
-        closed = true;
-        idemKeys.push(/idempotency-key:\s*(\S+)/i.exec(head)?.[1] ?? '');
-        const text = JSON.stringify(paymentB(PAY_ID));
-        const rate = Object.entries(RATE_HEADERS_OK).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-        sock.end(`HTTP/1.1 201 Created\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${rate}\r\n${text}`);
-      });
-      sock.on('error', () => undefined);
+    const answeredOn = new WeakSet<Socket>();
+    const url = await rawServer((sock, idemKey) => {
+      if (answeredOn.has(sock)) return;
+      answeredOn.add(sock);
+      idemKeys.push(idemKey);
+      answer201(sock, true);
     });
-    nets.push(srv);
-    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
     const logs: string[] = [];
-    const { ex, result } = await burst(`http://127.0.0.1:${(srv.address() as AddressInfo).port}`, { ...POST, amount: 10 }, logs);
+    const { ex, result } = await burst(url, { ...POST, amount: 10 }, logs);
     const answered = ex.filter((r) => r.status === 201);
     const aborted = ex.filter((r) => r.status === 0 && r.failure === 'aborted');
     expect(idemKeys.length).toBe(10);
@@ -155,5 +177,33 @@ describe('burst: servers that close connections', () => {
     // Aborted records name the key the lost request carried, which the server never saw.
     for (const r of aborted) expect(idemKeys).not.toContain(r.idemKey);
     expect(logs.join('\n')).toMatch(new RegExp(`${aborted.length} request\\(s\\).*lost.*closed`));
+  });
+
+  it('a connection reset while others wait: exactly the request on that connection is recorded as failed, once; the others get their answers', async () => {
+    // Holds every answer until all three requests are in, then resets the connection of the last to arrive
+    // (a burst's oldest pending request is its first); the others are answered once that reset is seen.
+    const CONNS = 3;
+    const held: { sock: Socket; idemKey: string }[] = [];
+    const idemKeys: string[] = [];
+    let victim: string | null = null;
+    const url = await rawServer((sock, idemKey) => {
+      idemKeys.push(idemKey);
+      if (victim !== null) return answer201(sock);
+      held.push({ sock, idemKey });
+      if (held.length < CONNS) return;
+      const last = held[CONNS - 1];
+      victim = last.idemKey;
+      last.sock.once('close', () => setTimeout(() => held.slice(0, -1).forEach((h) => answer201(h.sock)), 20));
+      last.sock.resetAndDestroy();
+    });
+    const { ex, result } = await burst(url, { ...POST, amount: CONNS, connections: CONNS });
+    expect(victim).not.toBeNull();
+    // The one on the reset connection failed, as a reset, under its own key; the others' answers were recorded.
+    expect(ex.filter((r) => r.status === 0).map((r) => [r.idemKey, r.failure])).toEqual([[victim, 'reset']]);
+    expect(ex.filter((r) => r.status === 201).map((r) => r.idemKey).sort()).toEqual(idemKeys.filter((k) => k !== victim).sort());
+    // Each request recorded once, and the server was sent the burst's requests, nothing made up.
+    expect(ex.map((r) => r.idemKey).sort()).toEqual([...idemKeys].sort());
+    expect(idemKeys.length).toBe(CONNS);
+    expect({ sent: result.sent, statuses: result.statuses, lost: result.lost ?? 0 }).toEqual({ sent: CONNS, statuses: { 201: CONNS - 1 }, lost: 0 });
   });
 });
