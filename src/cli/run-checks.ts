@@ -20,7 +20,7 @@ import { isDriftExpr, parseDriftThreshold } from '../oracle/trend.ts';
 import { SCENARIOS, scenarioByName } from '../../scenarios/index.ts';
 import { isScenarioPath } from './scenario-file.ts';
 import { isBugName, BUG_NAMES } from '../target/bugs.ts';
-import { variantByName, VARIANT_NAMES } from '../target/variants.ts';
+import { variantByName, VARIANT_NAMES, type ServiceVariant } from '../target/variants.ts';
 import { parseDuration } from './duration.ts';
 import { durationFields, loadCardsFile, runConfigSchema, type RunConfig } from './config.ts';
 
@@ -65,7 +65,8 @@ const duration = (key: keyof RunConfig): RunCheck => ({
 });
 
 /** Options only the embedded reference service takes. */
-const EMBEDDED_ONLY = ['presentation', 'timeScale', 'rateLimit', 'bugs', 'variant'] as const;
+/** Run options that configure the embedded reference service, meaningless with --target. */
+export const EMBEDDED_ONLY = ['presentation', 'timeScale', 'rateLimit', 'bugs', 'variant'] as const;
 
 /** Where run reports go: an existing directory paystorm may write in, or a path it may create. */
 export function outProblem(out: string): string | undefined {
@@ -95,6 +96,23 @@ export function outProblem(out: string): string | undefined {
     for (const dir of made.reverse()) rmdirSync(dir);
   }
   return undefined;
+}
+
+/**
+ * A variant that fixes what a flag also sets (its presentation, its own rate limit as
+ * rate-limit-configured does) and a flag that says otherwise: what is wrong, with the fix, and
+ * the flag to drop; nothing when they agree or either is unset. Read by the up-front checks and
+ * by readRunSettings (run-steps/settings.ts) alike.
+ */
+export function variantConflicts(variant: ServiceVariant, cfg: { presentation?: string; rateLimit?: number }): { flag: '--presentation' | '--rate-limit'; message: string }[] {
+  const out: { flag: '--presentation' | '--rate-limit'; message: string }[] = [];
+  if (variant.options.presentation && cfg.presentation && cfg.presentation !== variant.options.presentation) {
+    out.push({ flag: '--presentation', message: `--variant ${variant.name} serves presentation ${variant.options.presentation}; drop --presentation ${cfg.presentation}.` });
+  }
+  if (variant.options.rateLimit !== undefined && cfg.rateLimit !== undefined && cfg.rateLimit !== variant.options.rateLimit) {
+    out.push({ flag: '--rate-limit', message: `--variant ${variant.name} admits ${variant.options.rateLimit} requests per window; drop --rate-limit ${cfg.rateLimit}.` });
+  }
+  return out;
 }
 
 export const RUN_CHECKS: RunCheck[] = [
@@ -151,12 +169,7 @@ export const RUN_CHECKS: RunCheck[] = [
   check('variant', (name, cfg) => {
     const v = variantByName(name);
     if (!v) return `unknown variant "${name}". Known: ${VARIANT_NAMES.join(', ')}.`;
-    if (v.options.presentation && cfg.presentation && cfg.presentation !== v.options.presentation) {
-      return `--variant ${v.name} serves presentation ${v.options.presentation}; drop --presentation ${cfg.presentation}.`;
-    }
-    if (v.options.rateLimit !== undefined && cfg.rateLimit !== undefined && cfg.rateLimit !== v.options.rateLimit) {
-      return `--variant ${v.name} admits ${v.options.rateLimit} requests per window; drop --rate-limit ${cfg.rateLimit}.`;
-    }
+    return variantConflicts(v, cfg).map((c) => c.message);
   }),
   check('webhookPort', (_p, cfg) => {
     if (cfg.target && !cfg.webhookSecret) return "pass the endpoint's signing secret (whsec_...) with --webhook-secret too.";

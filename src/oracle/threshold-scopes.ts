@@ -11,7 +11,7 @@
  */
 import type { RunMetrics } from '../spec/index.ts';
 import type { HistoryRecord } from '../history/index.ts';
-import { thresholdKey } from './thresholds.ts';
+import { replacedByUser } from './thresholds.ts';
 
 export interface MetricsSink {
   add(rec: HistoryRecord): void;
@@ -37,12 +37,10 @@ export function thresholdScopes(
   newMetrics: () => MetricsSink,
 ): { scopes: ThresholdScope[]; scoped: ScopedExpr[] } {
   const byExpr = new Map<string, Set<string>>();
-  // A user's threshold on the same metric, tags, aggregate and comparison replaces the default
-  // (docs/oracle.md): a team may loosen or tighten it for its own deployment.
-  const userKeys = new Set([...userExprs].map(thresholdKey));
+  const replaced = replacedByUser(userExprs);
   for (const d of defaults) {
     for (const e of d.exprs) {
-      if (userExprs.has(e) || userKeys.has(thresholdKey(e))) continue; // the user asked for it (or another limit) over the whole run
+      if (replaced(e)) continue; // the user asked for it (or another limit) over the whole run
       if (!byExpr.has(e)) byExpr.set(e, new Set());
       byExpr.get(e)!.add(d.scenario);
     }

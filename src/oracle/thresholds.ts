@@ -215,7 +215,6 @@ export function evaluateThresholds(exprs: readonly string[], metrics: RunMetrics
   return parsed.map((t) => evaluateThreshold(t, metrics, opts));
 }
 
-/** Thresholds in force: scenario defaults, then the config file, then flags; a later one replaces an earlier one on the same metric, tags and aggregate. */
 /**
  * What a threshold is about: metric, tags, aggregate and comparison, so `p(99)<3000` and
  * `p(99)<2000` on one metric are the same threshold with two limits. An expression that is no
@@ -228,15 +227,31 @@ export function thresholdKey(expr: string): string {
   } catch {
     return expr.trim();
   }
+  return keyOf(t);
+}
+
+/** thresholdKey of an expression already parsed. */
+function keyOf(t: Threshold): string {
   return `${t.metric}{${Object.entries(t.tags).sort().map(([k, v]) => `${k}:${v}`).join(',')}}:${t.aggregate}:${t.op}`;
 }
 
+/**
+ * Whether the user's thresholds replace a scenario's default one: a user's threshold on the same
+ * metric, tags, aggregate and comparison (thresholdKey) does (docs/oracle.md), so a team may
+ * loosen or tighten a default for its own deployment; the default is then not judged at all.
+ */
+export function replacedByUser(userExprs: Iterable<string>): (defaultExpr: string) => boolean {
+  const userKeys = new Set([...userExprs].map(thresholdKey));
+  return (defaultExpr) => userKeys.has(thresholdKey(defaultExpr));
+}
+
+/** Thresholds in force: scenario defaults, then the config file, then flags; a later one replaces an earlier one on the same metric, tags, aggregate and comparison (thresholdKey). */
 export function mergeThresholds(...sources: (readonly string[] | undefined)[]): string[] {
   const byKey = new Map<string, string>();
   for (const src of sources) {
     for (const expr of src ?? []) {
       const t = parseThreshold(expr);
-      const key = thresholdKey(t.expr);
+      const key = keyOf(t);
       byKey.delete(key);
       byKey.set(key, t.expr);
     }

@@ -154,12 +154,13 @@ export interface MannKendall {
  * down in runs, and Mann-Kendall alone reads those runs as trends (a fifth of clean soaks at a
  * lag-1 correlation of 0.8). With the lag-1 correlation ρ of the series after Sen's slope is
  * taken out, the variance is multiplied by 1 + 2·Σ(1 − k/n)·ρ^k; a real trend is removed first,
- * so it does not count as correlation.
+ * so it does not count as correlation. `senSlopeOfSeries`: Sen's slope of (xs, ys) when the caller
+ * has it already (computed here otherwise).
  */
-export function serialCorrelationFactor(xs: readonly number[], ys: readonly number[]): { lag1: number; factor: number } {
+export function serialCorrelationFactor(xs: readonly number[], ys: readonly number[], senSlopeOfSeries?: number): { lag1: number; factor: number } {
   const n = ys.length;
   if (n < 4 || xs.length !== n) return { lag1: 0, factor: 1 };
-  const slope = senSlope(xs, ys);
+  const slope = senSlopeOfSeries ?? senSlope(xs, ys);
   const r = ys.map((y, i) => y - slope * xs[i]);
   const mean = r.reduce((a, b) => a + b, 0) / n;
   let num = 0;
@@ -176,9 +177,10 @@ export function serialCorrelationFactor(xs: readonly number[], ys: readonly numb
 
 /**
  * Mann-Kendall S with the tie-corrected variance and continuity correction; with the windows'
- * times, the variance also allows for serial correlation (serialCorrelationFactor).
+ * times, the variance also allows for serial correlation (serialCorrelationFactor). A caller that
+ * has Sen's slope of the series already passes it, so it is not computed again.
  */
-export function mannKendall(ys: readonly number[], xs?: readonly number[]): MannKendall {
+export function mannKendall(ys: readonly number[], xs?: readonly number[], senSlopeOfSeries?: number): MannKendall {
   const n = ys.length;
   let s = 0;
   for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) s += Math.sign(ys[j] - ys[i]);
@@ -186,7 +188,7 @@ export function mannKendall(ys: readonly number[], xs?: readonly number[]): Mann
   for (const y of ys) ties.set(y, (ties.get(y) ?? 0) + 1);
   let tieTerm = 0;
   for (const t of ties.values()) if (t > 1) tieTerm += t * (t - 1) * (2 * t + 5);
-  const serial = xs ? serialCorrelationFactor(xs, ys) : { lag1: 0, factor: 1 };
+  const serial = xs ? serialCorrelationFactor(xs, ys, senSlopeOfSeries) : { lag1: 0, factor: 1 };
   const variance = ((n * (n - 1) * (2 * n + 5) - tieTerm) / 18) * serial.factor;
   const z = variance > 0 ? (s > 0 ? (s - 1) / Math.sqrt(variance) : s < 0 ? (s + 1) / Math.sqrt(variance) : 0) : 0;
   return { n, s, z, pUp: normalUpperTail(z), ...(xs ? { lag1: serial.lag1, varianceFactor: serial.factor } : {}) };
@@ -281,8 +283,8 @@ function driftSeries(all: readonly WindowFigures[]): DriftSeries[] {
   for (const [key, s] of [...raw].sort(([a], [b]) => a.localeCompare(b))) {
     const xs = s.points.map((p) => p[0] / 3_600_000);
     const ys = s.points.map((p) => p[1]);
-    const mk = mannKendall(ys, xs);
     const slope = senSlope(xs, ys);
+    const mk = mannKendall(ys, xs, slope);
     const med = median(ys);
     out.push({ key, unit: s.unit, points: s.points, mk, slopePerHour: slope, pctPerHour: med > 0 ? (slope / med) * 100 : null, significant: mk.n >= MIN_WINDOWS && mk.pUp < DRIFT_ALPHA });
   }

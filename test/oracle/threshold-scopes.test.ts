@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { judgeHistory } from '../../src/cli/judge-run.ts';
+import { check } from '../../src/oracle/index.ts';
 import { thresholdLabel } from '../../src/report/verdict.ts';
 import { endRec, ex, runRec } from './fixtures.ts';
 
@@ -46,5 +47,37 @@ describe('threshold scopes', () => {
     expect(rows[0]!.ok).toBe(false);
     expect(rows[0]!.value).toBeCloseTo(10 / 150, 5);
     expect(s.verdict).toBe('fail');
+  });
+});
+
+describe("a user's threshold replaces the default one on the same metric, tags, aggregate and comparison", () => {
+  it('over a scoped default: the default is not judged, the user\'s limit judges the whole run', async () => {
+    const s = await judgeHistory(history(), { thresholds: ['http_req_failed:rate < 0.1'], onWarning: () => {} });
+    expect(s.thresholds.filter((x) => x.expr === FAILED)).toHaveLength(0);
+    const rows = s.thresholds.filter((x) => x.metric === 'http_req_failed');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ expr: 'http_req_failed:rate < 0.1', ok: true });
+    expect(rows[0]!.scope).toBeUndefined();
+    expect(rows[0]!.value).toBeCloseTo(10 / 150, 5);
+  });
+
+  it('over a default every scenario declares (judged over the whole run): only the user\'s, and another comparison is another threshold', async () => {
+    const defaults = [FAILED, 'dropped_iterations: count<1', 'http_reqs: count>1'];
+    const recs = [
+      runRec({ scenarios: [{ name: 'mixed', rules: [], thresholds: defaults }, { name: 'lists', rules: [], thresholds: defaults }] }),
+      ...Array.from({ length: 10 }, (_, i) => ({ ...ex({ t: i * 10, status: i % 5 ? 200 : 503 }), scenario: i % 2 ? 'mixed' : 'lists' })),
+      endRec({ tEnd: 1000 }),
+    ];
+    const r = await check(recs, { thresholds: ['http_req_failed: rate<0.5', 'dropped_iterations: count<5', 'http_reqs: count>=1'] });
+    const exprs = r.thresholds.map((t) => t.expr).sort();
+    expect(exprs).toEqual(['dropped_iterations: count<5', 'http_req_failed: rate<0.5', 'http_reqs: count>1', 'http_reqs: count>=1']);
+    expect(r.thresholds.every((t) => t.scope === undefined)).toBe(true);
+    expect(r.thresholds.find((t) => t.expr === 'http_req_failed: rate<0.5')).toMatchObject({ ok: true, value: 0.2 });
+  });
+
+  it('keeps a scoped default when the user\'s threshold is on other tags', async () => {
+    const s = await judgeHistory(history(), { thresholds: ['http_req_failed{op:create}: rate<0.1'], onWarning: () => {} });
+    expect(s.thresholds.find((x) => x.expr === FAILED)).toMatchObject({ ok: true, scope: ['lists', 'mixed'] });
+    expect(s.thresholds.find((x) => x.expr === 'http_req_failed{op:create}: rate<0.1')!.scope).toBeUndefined();
   });
 });

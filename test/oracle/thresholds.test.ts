@@ -119,4 +119,17 @@ describe('mergeThresholds', () => {
     const merged = mergeThresholds(['http_req_failed: rate<0.1', 'dropped_iterations: count<1'], ['http_req_failed: rate<0.05'], ['http_req_failed: rate<0.01']);
     expect(merged.sort()).toEqual(['dropped_iterations: count<1', 'http_req_failed: rate<0.01']);
   });
+
+  it('keys on metric, tags (in any order), aggregate and comparison; keeps the trimmed expression of the last, in its place', () => {
+    const merged = mergeThresholds(
+      ['http_req_duration{op:create,outcome:2xx}: p(99)<800', 'http_req_failed: rate<0.1', 'http_req_failed: rate<=0.1'],
+      ['  http_req_duration{ outcome:2xx , op:create }:p(99) < 900  ', 'http_req_failed: rate>0.5'],
+    );
+    expect(merged).toEqual(['http_req_failed: rate<0.1', 'http_req_failed: rate<=0.1', 'http_req_duration{ outcome:2xx , op:create }:p(99) < 900', 'http_req_failed: rate>0.5']);
+  });
+
+  it('refuses an expression that is not a threshold', () => {
+    expect(() => mergeThresholds(['http_req_failed: rate<0.1'], ['p99 < 800'])).toThrow(ThresholdError);
+    expect(() => mergeThresholds(['trend(http_req_failed.rate) < 0.01/h'])).toThrow(ThresholdError);
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HISTORY_VERSION, type ExchangeRecord } from '../../src/history/index.ts';
-import { computeDrift, mannKendall, parseDriftThreshold, senSlope, WindowCollector } from '../../src/oracle/trend.ts';
+import { computeDrift, mannKendall, parseDriftThreshold, senSlope, serialCorrelationFactor, WindowCollector } from '../../src/oracle/trend.ts';
 import { rng } from '../../src/oracle/distribution.ts';
 
 function ex(op: string, tEnd: number, latencyMs: number, status = 201): ExchangeRecord {
@@ -50,6 +50,21 @@ describe('drift over windows', () => {
     expect(d.thresholds[0].note).toMatch(/^drift: /);
     // settle time does not grow: its threshold holds.
     expect(d.thresholds[1].ok).toBe(true);
+  });
+
+  it("a series' test and slope are the ones mannKendall and senSlope give for its points (the serial correction takes out that same slope)", () => {
+    for (const seed of [1, 5]) {
+      const w = soak(seed, seed === 1 ? 60 : 0);
+      const d = computeDrift(w.figures(), w.windowMs, []);
+      expect(d.series.length).toBeGreaterThan(0);
+      for (const s of d.series) {
+        const xs = s.points.map((p) => p[0] / 3_600_000);
+        const ys = s.points.map((p) => p[1]);
+        expect(s.mk).toEqual(mannKendall(ys, xs));
+        expect(s.mk.varianceFactor).toBe(serialCorrelationFactor(xs, ys).factor);
+        expect(s.slopePerHour).toBe(senSlope(xs, ys));
+      }
+    }
   });
 
   it('does not fail a clean soak (noise, no trend)', () => {

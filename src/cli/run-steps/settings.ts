@@ -14,6 +14,7 @@ import { loadBaseline, type Baseline } from '../../oracle/baseline.ts';
 import { SCENARIOS, scenarioByName } from '../../../scenarios/index.ts';
 import { loadCardsFile, type RunConfig } from '../config.ts';
 import { parseDuration } from '../duration.ts';
+import { EMBEDDED_ONLY, variantConflicts } from '../run-checks.ts';
 import { isScenarioPath, loadScenarioFile } from '../scenario-file.ts';
 import type { RunIo } from './scope.ts';
 
@@ -160,18 +161,14 @@ export async function readRunSettings(cfg: RunConfig, io: RunIo): Promise<RunSet
   const timeoutMs = cfg.requestTimeout !== undefined ? parseDuration(cfg.requestTimeout, '--request-timeout') : RUN_DEFAULTS.requestTimeoutMs;
   const timeScale = embedded ? (cfg.timeScale ?? EMBEDDED_DEFAULTS.timeScale) : 1;
   if (!embedded) {
-    for (const f of ['presentation', 'timeScale', 'rateLimit', 'bugs', 'variant'] as const) {
+    for (const f of EMBEDDED_ONLY) {
       if (cfg[f] !== undefined) throw new PaystormError(`--${f.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} only applies to the embedded target; drop it or drop --target.`, EXIT.usage);
     }
   }
   const variant = cfg.variant !== undefined ? variantByName(cfg.variant) : undefined;
   if (cfg.variant !== undefined && !variant) throw new PaystormError(`--variant: unknown variant "${cfg.variant}". Known: ${VARIANT_NAMES.join(', ')}.`, EXIT.usage, '--variant');
-  if (variant?.options.presentation && cfg.presentation && cfg.presentation !== variant.options.presentation) {
-    throw new PaystormError(`--variant ${variant.name} serves presentation ${variant.options.presentation}; drop --presentation ${cfg.presentation}.`, EXIT.usage, '--presentation');
-  }
-  if (variant?.options.rateLimit !== undefined && cfg.rateLimit !== undefined && cfg.rateLimit !== variant.options.rateLimit) {
-    throw new PaystormError(`--variant ${variant.name} admits ${variant.options.rateLimit} requests per window; drop --rate-limit ${cfg.rateLimit}.`, EXIT.usage, '--rate-limit');
-  }
+  const conflict = variant && variantConflicts(variant, cfg)[0];
+  if (conflict) throw new PaystormError(conflict.message, EXIT.usage, conflict.flag);
   // Baseline and drift (docs/baselines.md): loaded before any load, so a bad --baseline stops here.
   const baseline = cfg.baseline !== undefined ? { baseline: loadBaseline(cfg.baseline), source: cfg.baseline } : undefined;
   const trendWindowMs = cfg.trendWindow !== undefined ? parseDuration(cfg.trendWindow, '--trend-window') : undefined;
