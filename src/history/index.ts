@@ -15,3 +15,4 @@ export { HISTORY_FILE, HISTORY_FILES, encodingOf, historyFileIn, type HistoryEnc
 export * from './metrics.ts';
 export { makeDirs, makeDirsSync } from './dirs.ts';
 export { runStop, type RunStop, type StopKind } from './stop.ts';
+export { ScenarioActivity, scenarioProgress, scenarioProgressOf, stopPhrase, type ScenarioProgress } from './scenario-progress.ts';

@@ -151,6 +151,8 @@ export interface K6End {
   why: string;
   /** The marker's evidence as written (null without one). */
   evidence: Record<string, unknown> | null;
+  /** The run facts say the script writes a marker (so a missing one means the run was killed before teardown). */
+  expected: boolean;
 }
 
 export interface K6Conversion {
@@ -195,7 +197,7 @@ const OPS = new Set<string>(OPERATIONS);
 
 /** Reads a k6 --out json file (plain or gzipped) and converts it to history records. */
 export async function convertK6(path: string, opts: { onWarning?: (m: string) => void } = {}): Promise<K6Conversion> {
-  const facts: K6Facts = { points: {}, sums: {}, requests: {}, checks: {}, records: 0, scenarios: [], end: { marker: false, planRan: false, why: '', evidence: null } };
+  const facts: K6Facts = { points: {}, sums: {}, requests: {}, checks: {}, records: 0, scenarios: [], end: { marker: false, planRan: false, why: '', evidence: null, expected: false } };
   const markers: Record<string, unknown>[] = [];
   const exchanges: ExchangeRecord[] = [];
   const scenarios = new Set<string>();
@@ -365,19 +367,20 @@ export async function convertK6(path: string, opts: { onWarning?: (m: string) =>
 
 /** The run's end from its end markers: complete only when there is one and every one says the plan ran. */
 function endOf(markers: Record<string, unknown>[], run: RunFacts, hasRunFacts: boolean): K6End {
+  const expected = run.endMarker === true || markers.length > 0;
   if (markers.length > 0) {
     const notRan = markers.filter((m) => m.planRan !== true);
     const evidence = markers.length === 1 ? markers[0] : { markers };
-    if (notRan.length === 0) return { marker: true, planRan: true, why: '', evidence };
+    if (notRan.length === 0) return { marker: true, planRan: true, why: '', evidence, expected };
     const why = notRan.map((m) => (typeof m.why === 'string' && m.why ? m.why : 'no reason given')).join('; ');
-    return { marker: true, planRan: false, why: `the end marker says the test did not run its plan (${why}): stopped early (Ctrl-C, test.abort(), an abortOnFail threshold, maxDuration)`, evidence };
+    return { marker: true, planRan: false, why: `the end marker says the test did not run its plan (${why}): stopped early (Ctrl-C, test.abort(), an abortOnFail threshold, maxDuration)`, evidence, expected };
   }
   const why = run.endMarker
     ? 'no end marker, though the script writes one in teardown(): the run stopped before teardown (killed, or the file was cut)'
     : hasRunFacts
       ? 'no end marker: the scripts that wrote this file predate it (rebuild the bundles: npm run k6:build), so nothing tells whether the run ran its plan or was cut short'
       : 'no end marker (k6 output of scripts from before the marker, or not paystorm\'s): nothing tells whether the run ran its plan or was cut short';
-  return { marker: false, planRan: false, why, evidence: null };
+  return { marker: false, planRan: false, why, evidence: null, expected };
 }
 
 /** Records as history.ndjson text. */

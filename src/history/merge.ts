@@ -12,7 +12,7 @@
  * - Records: exchanges, webhooks and faults of all shards are interleaved by time (0 = the
  *   earliest shard start) and renumbered; per-key rules see every shard that used a key.
  * - Run record: one run, its keys, scenarios (rules united) and card outcomes the union;
- *   facts.merge lists the shards with their offsets. End record: requests and dropped
+ *   facts.merge lists the shards with their offsets and how far each shard's scenarios got. End record: requests and dropped
  *   summed, complete only when every shard was.
  * - Metrics: the metrics aggregator reads the merged exchanges, so latency histograms are
  *   built from every sample of every shard (exact, not averaged percentiles).
@@ -20,6 +20,7 @@
 import { HISTORY_VERSION } from './version.ts';
 import type { EndRecord, ExchangeRecord, FaultRecord, HistoryRecord, KeyInfo, RunRecord, WebhookRecord } from './schema.ts';
 import { ServerClock } from './server-clock.ts';
+import { scenarioProgressOf } from './scenario-progress.ts';
 
 export interface Shard {
   /** What the user named (a run directory, a history file, a k6 output file). */
@@ -142,7 +143,13 @@ export function mergeShards(shards: readonly Shard[]): MergeResult {
     webhooks: first((r) => r.webhooks) ?? null,
     cardOutcomes: [...new Set(runs.flatMap((r) => r.cardOutcomes))],
     facts: {
-      merge: offsets.map((o, i) => ({ ...o, requests: shardEnds[i]?.requests ?? null, facts: runs[i].facts ?? null })),
+      // `scenarios`: how far each of the shard's scenarios got (scenario-progress.ts), which the merged run's progress combines.
+      merge: offsets.map((o, i) => ({
+        ...o,
+        requests: shardEnds[i]?.requests ?? null,
+        scenarios: scenarioProgressOf(shards[i].records).map((p) => ({ name: p.name, status: p.status })),
+        facts: runs[i].facts ?? null,
+      })),
     },
   };
   const challenge = first((r) => r.challengeTimeoutMs);

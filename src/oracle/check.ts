@@ -9,7 +9,7 @@ import { EXIT, PaystormError, type Finding, type Summary, type ThresholdResult }
 import { MetricsAggregator, runStop, type FaultRecord, type HistoryRecord, type RunRecord } from '../history/index.ts';
 import { describeOffsets, type ClockOffset } from '../history/merge.ts';
 import { judge, type Judgement } from './judge.ts';
-import { evaluateThresholds, thresholdKey } from './thresholds.ts';
+import { evaluateThresholds, replacedByUser } from './thresholds.ts';
 import { verdictOf, type Verdict } from './verdict.ts';
 import { buildSummary } from './summary.ts';
 import { RateBoundaryCollector } from './lib/rate-boundary.ts';
@@ -93,8 +93,8 @@ export async function check(records: Records, opts: CheckOptions = {}): Promise<
   const exprs = new Set<string>(opts.thresholds ?? []);
   // The run record carries each scenario's default thresholds; older histories name them only.
   // A user's threshold on the same metric, tags, aggregate and comparison replaces a default.
-  const userKeys = new Set((opts.thresholds ?? []).map(thresholdKey));
-  for (const s of run?.scenarios ?? []) for (const t of s.thresholds ?? opts.scenarioThresholds?.(s.name) ?? []) if (!userKeys.has(thresholdKey(t))) exprs.add(t);
+  const replaced = replacedByUser(userExprs);
+  for (const s of run?.scenarios ?? []) for (const t of s.thresholds ?? opts.scenarioThresholds?.(s.name) ?? []) if (!replaced(t)) exprs.add(t);
   // Regression (`< baseline * 1.2`) and drift (`trend(...) < 10%/h`) thresholds are judged by their own modules.
   const all = [...exprs];
   const regressionExprs = all.filter(isRegressionExpr);
@@ -120,7 +120,7 @@ export async function check(records: Records, opts: CheckOptions = {}): Promise<
   const stop = runStop(end);
   const interrupted = opts.interrupted ?? stop.kind === 'interrupted';
   const declaredRules = (run?.scenarios ?? []).flatMap((s) => s.rules);
-  const verdict = verdictOf({ invariants: judgement.invariants, thresholds, declaredRules, interrupted, ...(stop.kind === 'scenario-error' ? { scenarioError: stop.reason } : {}) });
+  const verdict = verdictOf({ invariants: judgement.invariants, thresholds, declaredRules, interrupted, scenarios: judgement.scenarios, ...(stop.kind === 'scenario-error' ? { scenarioError: stop.reason } : {}) });
   const summary = buildSummary({
     run,
     end,
@@ -133,6 +133,7 @@ export async function check(records: Records, opts: CheckOptions = {}): Promise<
     findings: [...judgement.findings, ...shardOffsetFindings(run)],
     reason: verdict.reason,
     rateBoundary: boundary.result(),
+    scenarios: judgement.scenarios,
   });
   if (comparison) summary.comparison = comparison as unknown as Record<string, unknown>;
   if (drift) summary.drift = drift as unknown as Record<string, unknown>;

@@ -3,7 +3,7 @@
  * becomes `error` (with its stack) and stops receiving records; the others go on.
  */
 import { OPERATIONS, type Finding, type InvariantResult } from '../spec/index.ts';
-import { type EndRecord, type HistoryRecord, type RunRecord } from '../history/index.ts';
+import { ScenarioActivity, scenarioProgress, type EndRecord, type HistoryRecord, type RunRecord, type ScenarioProgress } from '../history/index.ts';
 import { createContext } from './context.ts';
 import { DriverLinks } from './lib/driver-links.ts';
 import { INVARIANTS } from './invariants/index.ts';
@@ -24,6 +24,8 @@ export interface Judgement {
   records: number;
   /** Run facts the invariants reported, one per id, warnings first. */
   findings: Finding[];
+  /** The run record's scenarios with how far each got: finished, cut short, never started (src/history/scenario-progress.ts). */
+  scenarios: ScenarioProgress[];
 }
 
 const LEVEL_ORDER: Record<Finding['level'], number> = { warning: 0, observation: 1, info: 2 };
@@ -95,10 +97,12 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
   };
 
   const links = new DriverLinks();
+  const activity = new ScenarioActivity();
   const onRecord = (rec: HistoryRecord) => {
     if (!ctx) start(rec);
     count++;
     links.observe(rec);
+    activity.add(rec);
     if (rec.kind === 'end') end = rec;
     if (ledgerError === null) {
       try {
@@ -146,5 +150,5 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
   });
   results.sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || a.id.localeCompare(b.id));
   const facts = [...findings.values()].sort((a, b) => LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || a.id.localeCompare(b.id));
-  return { invariants: results, run, end, records: count, findings: facts };
+  return { invariants: results, run, end, records: count, findings: facts, scenarios: scenarioProgress(run, end, activity) };
 }

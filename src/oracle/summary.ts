@@ -1,7 +1,8 @@
 /** summary.json (schema v1, src/spec/summary.ts) from a judged run. */
 import { SUMMARY_VERSION, type Finding, type InvariantResult, type LoadResult, type RateBoundary, type RunMetrics, type Summary, type ThresholdResult } from '../spec/index.ts';
-import { type EndRecord, type FaultRecord, type RunRecord } from '../history/index.ts';
+import { stopPhrase, type EndRecord, type FaultRecord, type RunRecord, type ScenarioProgress } from '../history/index.ts';
 import { limitWhy } from './lib/rate-boundary.ts';
+import { scenarioRunFinding, unrunDeclaring } from './lib/scenario-runs.ts';
 
 export interface SummaryInput {
   run: RunRecord | null;
@@ -20,6 +21,40 @@ export interface SummaryInput {
   reason?: string;
   /** What the rate-limit probe measured (src/oracle/lib/rate-boundary.ts), when the run probed an edge. */
   rateBoundary?: RateBoundary | null;
+  /**
+   * How far each scenario got (judge's `scenarios`, from the history): `scenarios[].status`, a
+   * `scenarios-not-finished` warning, and the reasons of invariants not exercised because the
+   * scenarios declaring their rules never started or were cut short. Absent: the run record's
+   * scenarios without a status.
+   */
+  scenarios?: readonly ScenarioProgress[];
+}
+
+/** summary.json's `scenarios[]`: the run record's, with how far each got when known. */
+function scenarioEntries(run: RunRecord | null, progress: readonly ScenarioProgress[] | undefined): Summary['scenarios'] {
+  if (!progress) return (run?.scenarios ?? []).map((s) => ({ name: s.name, rules: [...s.rules] }));
+  return progress.map((p) => ({
+    name: p.name,
+    rules: [...p.rules],
+    status: p.status,
+    requests: p.requests,
+    ...(p.tStart !== undefined && p.tEnd !== undefined ? { tStart: p.tStart, tEnd: p.tEnd } : {}),
+  }));
+}
+
+/**
+ * A not-exercised invariant whose rules only scenarios that never started (or were cut short)
+ * declare says so first: the run stopped, the service did nothing wrong. Its own reason follows.
+ */
+function explainUnrun(invariants: readonly InvariantResult[], progress: readonly ScenarioProgress[] | undefined): InvariantResult[] {
+  if (!progress || progress.every((p) => p.status === 'finished')) return [...invariants];
+  return invariants.map((i) => {
+    if (i.status !== 'not-exercised') return i;
+    const because = unrunDeclaring(i.rules, progress);
+    if (!because) return i;
+    const own = i.reason?.trim().replace(/[.\s]+$/, '');
+    return { ...i, reason: `not exercised because ${because}${own ? `; its check: ${own}` : ''}` };
+  });
 }
 
 /** The end record's executor loads with their achieved rate. */
@@ -31,11 +66,14 @@ export function loadResults(end: EndRecord | null): LoadResult[] {
 }
 
 /**
- * Findings the summary adds itself: which rate limit and window the run checked and why, and
- * what the edge probe measured. After the judge's warnings, before its infos.
+ * Findings the summary adds itself: which scenarios did not run to their end (a warning), which
+ * rate limit and window the run checked and why, and what the edge probe measured. Sorted with
+ * the judge's by level.
  */
-function runFindings(run: RunRecord | null, boundary: RateBoundary | null | undefined): Finding[] {
+function runFindings(run: RunRecord | null, end: EndRecord | null, boundary: RateBoundary | null | undefined, progress: readonly ScenarioProgress[] | undefined): Finding[] {
   const out: Finding[] = [];
+  const unfinished = progress ? scenarioRunFinding(progress, stopPhrase(end)) : null;
+  if (unfinished) out.push(unfinished);
   const rlDeclared = (run?.scenarios ?? []).some((s) => s.rules.some((r) => r.startsWith('RL-')));
   if (run && rlDeclared) out.push({ id: 'rate-limit-checked', level: 'info', text: limitWhy(run) + '.', rules: ['RL-1', 'RL-2'] });
   if (boundary) {
@@ -63,8 +101,8 @@ export function buildSummary(input: SummaryInput): Summary {
     target: run?.target ?? { url: 'unknown', embedded: false, presentation: null },
     started_at: startedIso,
     duration_ms: durationMs,
-    scenarios: (run?.scenarios ?? []).map((s) => ({ name: s.name, rules: [...s.rules] })),
-    invariants: input.invariants,
+    scenarios: scenarioEntries(run, input.scenarios),
+    invariants: explainUnrun(input.invariants, input.scenarios),
     thresholds: input.thresholds,
     faults: input.faults.map((f) => ({
       proxy: f.proxy,
@@ -79,7 +117,7 @@ export function buildSummary(input: SummaryInput): Summary {
     })),
     metrics: (metrics ?? {}) as Record<string, unknown>,
     keys: (run?.keys ?? []).map((k) => ({ label: k.label, merchant: k.merchant, mode: k.mode })),
-    findings: [...(input.findings ?? []), ...runFindings(run, input.rateBoundary).filter((f) => !input.findings?.some((g) => g.id === f.id))].sort(
+    findings: [...(input.findings ?? []), ...runFindings(run, end, input.rateBoundary, input.scenarios).filter((f) => !input.findings?.some((g) => g.id === f.id))].sort(
       (a, b) => LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level],
     ),
     ...(input.rateBoundary ? { rateBoundary: input.rateBoundary } : {}),

@@ -5,11 +5,14 @@
  *    a scenario stopped with an error        -> fail, exit 1 (likewise; a cap that stopped the run is judged on what it measured)
  * 3. a rule a selected scenario declares was not exercised by any invariant citing it
  *    (observe-only rules excepted: the target decides whether they happen), or nothing
- *    at all was checked                      -> fail, exit 1
+ *    at all was checked                      -> fail, exit 1 (when every scenario declaring
+ *    the rule never started or was cut short, e.g. by a cap, the reason says so)
  * 4. a threshold was breached                -> fail, exit 2
  * 5. otherwise                               -> pass, exit 0
  */
 import { EXIT, ruleInfo, type InvariantResult, type ThresholdResult } from '../spec/index.ts';
+import type { ScenarioProgress } from '../history/index.ts';
+import { scenarioRunSentence, unrunDeclaring } from './lib/scenario-runs.ts';
 
 export interface VerdictInput {
   invariants: readonly InvariantResult[];
@@ -19,6 +22,8 @@ export interface VerdictInput {
   interrupted: boolean;
   /** The end record's reason when a scenario threw before it finished (`scenario-error: <names>`). */
   scenarioError?: string;
+  /** How far each selected scenario got (judge's `scenarios`): the reason names those that did not finish. */
+  scenarios?: readonly ScenarioProgress[];
 }
 
 export interface Verdict {
@@ -60,7 +65,9 @@ export function verdictOf(input: VerdictInput): Verdict {
     return { verdict: 'fail', exitCode: EXIT.violation, reasons, reason: `failed: ${parts.join('; ')}` };
   }
   if (interrupted) {
-    const why = 'the run was interrupted before its scenarios finished; an incomplete run cannot pass';
+    // Which scenarios ran to their end, were cut short, never started: what the report's reader needs first.
+    const how = scenarioRunSentence(input.scenarios ?? []);
+    const why = `the run was interrupted before its scenarios finished${how ? ` (${how})` : ''}; an incomplete run cannot pass`;
     return { verdict: 'fail', exitCode: EXIT.interrupted, reasons: [why], reason: `failed: ${why}` };
   }
   if (input.scenarioError !== undefined) {
@@ -75,7 +82,9 @@ export function verdictOf(input: VerdictInput): Verdict {
     const citing = invariants.filter((i) => i.rules.includes(rule));
     const why = citing.map((i) => `${i.id}: ${i.reason ?? 'not exercised'}`);
     reasons.push(`${rule} is declared by a selected scenario but was not exercised (${why.join('; ')})`);
-    const because = citing.map((i) => trimStop(i.reason ?? '')).filter(Boolean)[0];
+    // Declared only by scenarios that never started or were cut short: that is why, not the service.
+    const unrun = unrunDeclaring([rule], input.scenarios ?? []);
+    const because = unrun ?? citing.map((i) => trimStop(i.reason ?? '')).filter(Boolean)[0];
     sentences.push(`${rule} was not exercised` + (because ? ` because ${because}` : ` (${citing.map((i) => i.id).join(', ')} had nothing to judge)`));
   }
   if (invariants.length === 0 || invariants.every((i) => i.checked === 0)) {

@@ -4,10 +4,10 @@
  * ANSI colour only when asked (the caller knows whether stdout is a TTY).
  */
 import { comparisonLines, comparisonOf, driftLines, driftOf } from './comparison.ts';
-import type { InvariantStatus, Summary } from '../spec/summary.ts';
+import type { InvariantStatus, ScenarioStatus, Summary } from '../spec/summary.ts';
 import { sortInvariants, sortThresholds } from './order.ts';
 import { redactSummary } from './redact.ts';
-import { findingLine, formatDuration, formatValue, thresholdLabel, sortedFindings, verdictLine, verdictReason } from './verdict.ts';
+import { findingLine, formatDuration, formatValue, scenarioActivity, scenariosUnfinished, thresholdLabel, sortedFindings, verdictLine, verdictReason } from './verdict.ts';
 import { loadFacts, loadLines } from './load.ts';
 import { rateBoundaryLines } from './rate-boundary.ts';
 
@@ -21,6 +21,13 @@ const STATUS_LABEL: Record<InvariantStatus, [string, Tone]> = {
   error: ['ERROR', 'magenta'],
   'not-exercised': ['NOT EXERCISED', 'yellow'],
   pass: ['pass', 'green'],
+};
+
+const SCENARIO_LABEL: Record<ScenarioStatus, [string, Tone]> = {
+  finished: ['finished', 'green'],
+  'cut-short': ['CUT SHORT', 'yellow'],
+  'not-started': ['NOT STARTED', 'yellow'],
+  started: ['started (end not known)', 'yellow'],
 };
 
 function oneLine(text: string, max = DETAIL_MAX): string {
@@ -54,6 +61,16 @@ export function renderConsole(input: Summary, opts: { color?: boolean } = {}): s
   if (findings.length) {
     out.push('', paint('bold', 'Findings'));
     for (const f of findings) out.push('  ' + paint(f.level === 'warning' ? 'yellow' : f.level === 'observation' ? null : 'dim', oneLine(findingLine(f), 400)));
+  }
+  // A run that stopped early: which scenarios ran to their end, were cut short, never started.
+  if (scenariosUnfinished(s)) {
+    out.push('', paint('bold', 'Scenarios'));
+    const rows = [{ cells: ['STATUS', 'SCENARIO', 'RULES', 'DETAIL'], tones: ['dim', 'dim', 'dim', 'dim'] as (Tone | null)[] }];
+    for (const x of s.scenarios) {
+      const [label, tone] = x.status ? SCENARIO_LABEL[x.status] : ['?', null];
+      rows.push({ cells: [label, x.name, x.rules.join(',') || '-', scenarioActivity(x)], tones: [tone, null, 'dim', null] });
+    }
+    out.push(...alignedRows(rows, paint));
   }
   out.push('', paint('bold', 'Load'));
   for (const l of loadLines(loadFacts(s))) out.push('  ' + l);

@@ -47,6 +47,8 @@ export function renderJUnit(input: Summary): string {
     ['complete', String(summary.complete)],
     ['exitCode', String(summary.exitCode)],
     ['scenarios', summary.scenarios.map((s) => s.name).join(',')],
+    // How far each scenario got (`finished`, `cut-short`, `not-started`, `started`), when the summary knows.
+    ...summary.scenarios.flatMap((s): [string, string][] => (s.status ? [[`scenario.${s.name}`, s.status]] : [])),
     ...findings.map((f, n): [string, string] => [`finding.${n + 1}.${f.level}.${f.id}`, f.text]),
   ];
   for (const [name, value] of props) out.push(`      <property name="${escapeXmlAttr(name)}" value="${escapeXmlAttr(value)}"/>`);

@@ -3,7 +3,7 @@ import type { InvariantStatus, Summary } from '../spec/summary.ts';
 import { escapeMdCell, mdCodeCell, mdFence } from './escape.ts';
 import { sortInvariants, sortThresholds } from './order.ts';
 import { redactSummary } from './redact.ts';
-import { evidenceText, findingLine, formatDuration, formatValue, thresholdLabel, sortedFindings, verdictLine, verdictReason } from './verdict.ts';
+import { evidenceText, findingLine, formatDuration, formatValue, scenarioNames, thresholdLabel, sortedFindings, verdictLine, verdictReason } from './verdict.ts';
 import { loadFacts, loadLines } from './load.ts';
 import { rateBoundaryLines } from './rate-boundary.ts';
 import { comparisonHeadline, comparisonLines, comparisonOf, driftHeadline, driftLines, driftOf } from './comparison.ts';
@@ -45,7 +45,7 @@ export function renderMarkdown(input: Summary): string {
         c(`${s.target.url}${s.target.embedded ? ' (embedded)' : ''}, presentation ${s.target.presentation ?? '?'}`),
         c(s.started_at),
         c(formatDuration(s.duration_ms)),
-        c(s.scenarios.map((x) => x.name).join(', ') || 'none'),
+        c(scenarioNames(s) || 'none'),
       ]],
     ),
     '',

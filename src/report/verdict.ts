@@ -124,3 +124,25 @@ export const FINDING_LABEL = { warning: 'WARNING', observation: 'observation', i
 export function findingLine(f: FindingItem): string {
   return `${FINDING_LABEL[f.level]} ${f.id}: ${f.text}${f.rules?.length ? ` (${f.rules.join(', ')})` : ''}`;
 }
+
+export type ScenarioItem = Summary['scenarios'][number];
+
+/** How a scenario's `status` reads in the reports. */
+export const SCENARIO_STATUS_TEXT = { finished: 'ran to its end', 'cut-short': 'cut short', 'not-started': 'never started', started: 'started, end not known' } as const;
+
+/** Whether the summary knows a scenario that did not run to its end (older summaries have no status). */
+export function scenariosUnfinished(s: Summary): boolean {
+  return s.scenarios.some((x) => x.status !== undefined && x.status !== 'finished');
+}
+
+/** `4 requests, 0.0-0.0 s` (run clock), or `no requests`; '' when the summary predates it. */
+export function scenarioActivity(x: ScenarioItem): string {
+  if (x.requests === undefined) return '';
+  if (x.requests === 0 || x.tStart === undefined || x.tEnd === undefined) return 'no requests';
+  return `${x.requests} request${x.requests === 1 ? '' : 's'}, ${(x.tStart / 1000).toFixed(1)}-${(x.tEnd / 1000).toFixed(1)} s`;
+}
+
+/** `mixed, idempotency (cut short), rate-limit (never started)`: a scenario that ran to its end (or of an older summary) by name alone. */
+export function scenarioNames(s: Summary): string {
+  return s.scenarios.map((x) => (x.status && x.status !== 'finished' ? `${x.name} (${SCENARIO_STATUS_TEXT[x.status]})` : x.name)).join(', ');
+}

@@ -103,6 +103,29 @@ export const loadResultSchema = z.object({
 });
 export type LoadResult = z.infer<typeof loadResultSchema>;
 
+/**
+ * How far a selected scenario ran, from the history (src/history/scenario-progress.ts):
+ * `finished` ran to its end; `cut-short` started but was stopped before its end (an interrupt,
+ * a cap, its own error, a shard that ended early); `not-started` never started (nothing of it is
+ * in the history: the run stopped first); `started` it ran, but the history cannot tell whether
+ * to its end (k6 output without an end marker, a merge of shards written before this field).
+ */
+export const SCENARIO_STATUSES = ['finished', 'cut-short', 'not-started', 'started'] as const;
+export type ScenarioStatus = (typeof SCENARIO_STATUSES)[number];
+
+export const scenarioSummarySchema = z.object({
+  name: z.string(),
+  rules: z.array(z.string()),
+  /** How far it ran (above). Absent in summaries written before it existed, and when built without the history. */
+  status: z.enum(SCENARIO_STATUSES).optional(),
+  /** Exchanges it recorded. */
+  requests: z.number().optional(),
+  /** Its first request's start and last answer's end, run-clock ms; absent when it recorded none. */
+  tStart: z.number().optional(),
+  tEnd: z.number().optional(),
+});
+export type ScenarioSummary = z.infer<typeof scenarioSummarySchema>;
+
 export const summarySchema = z.object({
   version: z.literal(SUMMARY_VERSION),
   runId: z.string(),
@@ -115,7 +138,8 @@ export const summarySchema = z.object({
   target: z.object({ url: z.string(), embedded: z.boolean(), presentation: z.enum(['A', 'B']).nullable() }),
   started_at: z.string(),
   duration_ms: z.number(),
-  scenarios: z.array(z.object({ name: z.string(), rules: z.array(z.string()) })),
+  /** The selected scenarios, each with how far it ran (`status`, optional: added later). */
+  scenarios: z.array(scenarioSummarySchema),
   invariants: z.array(invariantResultSchema),
   thresholds: z.array(thresholdResultSchema),
   faults: z.array(

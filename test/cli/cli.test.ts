@@ -225,6 +225,8 @@ describe('runs against the embedded target', () => {
     expect(summary.complete).toBe(false);
     expect(summary.exitCode).toBe(130);
     expect(summary.metrics.requests).toBeGreaterThan(0);
+    // Stopped in its middle: the summary says so (scenarios[].status), not that it ran.
+    expect(summary.scenarios).toEqual([expect.objectContaining({ name: 'mixed', status: 'cut-short' })]);
     // Every exchange counted live reached the file (the history worker flushes on the way out).
     const lines = (await historyText(join(dir, 'latest'))).trimEnd().split('\n');
     const exchanges = lines.filter((l) => l.startsWith('{"v":1,"kind":"exchange"'));

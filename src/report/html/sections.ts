@@ -3,7 +3,7 @@ import type { RunMetrics } from '../../spec/scenario.ts';
 import type { Evidence, InvariantResult, Summary } from '../../spec/summary.ts';
 import { escapeHtml as h } from '../escape.ts';
 import { sortInvariants, sortThresholds } from '../order.ts';
-import { countResults, findingLine, formatDuration, formatMs, formatValue, thresholdLabel, sortedFindings, verdictLine, verdictReason } from '../verdict.ts';
+import { countResults, findingLine, formatDuration, formatMs, formatValue, SCENARIO_STATUS_TEXT, scenarioActivity, thresholdLabel, sortedFindings, verdictLine, verdictReason } from '../verdict.ts';
 import { executorLine, loadFacts, ms } from '../load.ts';
 import { rateBoundarySvg } from '../rate-boundary.ts';
 import type { ChartSpec } from './chart-data.ts';
@@ -167,11 +167,16 @@ export function faultsSection(s: Summary): string {
 }
 
 export function runSection(s: Summary): string {
+  // With how far each got (`data-status`), when the summary knows: an interrupted run lists scenarios that never started.
+  const known = s.scenarios.some((x) => x.status !== undefined);
   const scenarios = s.scenarios.length
-    ? `<table class="data" id="scenarios-table"><thead><tr><th>Scenario</th><th>Rules</th></tr></thead><tbody>${s.scenarios
-        .map((x) => `<tr><td><code>${h(x.name)}</code></td><td class="rules">${x.rules.map((r) => `<code>${h(r)}</code>`).join(' ')}</td></tr>`)
+    ? `<table class="data" id="scenarios-table"><thead><tr><th>Scenario</th>${known ? '<th>Status</th><th>Requests</th>' : ''}<th>Rules</th></tr></thead><tbody>${s.scenarios
+        .map(
+          (x) =>
+            `<tr data-scenario="${h(x.name)}"${x.status ? ` data-status="${h(x.status)}"` : ''}><td><code>${h(x.name)}</code></td>${known ? `<td>${x.status ? `<span class="badge scenario-${h(x.status)}">${h(SCENARIO_STATUS_TEXT[x.status])}</span>` : ''}</td><td>${h(scenarioActivity(x))}</td>` : ''}<td class="rules">${x.rules.map((r) => `<code>${h(r)}</code>`).join(' ')}</td></tr>`,
+        )
         .join('\n')}</tbody></table>`
-    : '<p class="muted">No scenarios ran.</p>';
+    : '<p class="muted">No scenarios were selected.</p>';
   const keys = s.keys.length
     ? `<table class="data" id="keys-table"><thead><tr><th>Key (label)</th><th>Merchant</th><th>Mode</th></tr></thead><tbody>${s.keys
         .map((k) => `<tr><td><code>${h(k.label)}</code></td><td>${h(k.merchant)}</td><td>${h(k.mode)}</td></tr>`)
