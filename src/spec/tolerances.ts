@@ -32,6 +32,7 @@ export const DELIVERY_GRACE_MS = 30_000;
  * Below this gap (ms) a delivery of an event id that arrives right after another delivery of it
  * may be a copy rather than a retry (at-least-once delivery): the receiver's answer policy
  * (src/webhooks/answer.ts) and the oracle's WH-9 check (failed-delivery-retried) read deliveries
- * the same way.
+ * the same way, except that the oracle measures from the latest delivery that is not itself such
+ * a near copy (a run of near deliveries spread wider is retries, not a cascade of copies).
  */
 export const COPY_GAP_MS = 200;

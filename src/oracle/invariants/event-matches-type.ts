@@ -2,15 +2,23 @@ import { EVENT_TYPES, statusOfEvent, type CanonicalPayment, type CanonicalRefund
 
 /** Status each event type stands for, computed once. */
 const STATUS_OF = new Map<string, string>(EVENT_TYPES.map((t) => [t, statusOfEvent(t as EventType)]));
-import type { HistoryRecord } from '../../history/index.ts';
 import type { Invariant, OracleContext } from '../types.ts';
 import { Findings, evidence } from '../lib/findings.ts';
+import { residualSkewMs, resetToleranceMs, serverOffsetOf } from '../lib/rate.ts';
 
 /**
  * WH-7: data.payment is the payment as GET would return it then, so its status matches the event
  * type (likewise data.refund for refund events); and "data.payment is the full current Payment
  * object, as GET /v1/payments/{id} would return it at delivery time", so it shows no earlier state
  * than an answer had already shown before the delivery was signed (see Milestones).
+ *
+ * When it was signed is the signature's `t`, server time, moved onto our clock with the Date
+ * headers' estimate of the server's offset; that estimate is final only at the end (the Date
+ * headers seen before a delivery may say otherwise than all of them: a few stale cached Dates,
+ * or too few to be tight), so staleness is judged in finish(). While the records stream, only the
+ * deliveries that could be stale whatever the offset are kept (a few numbers each): stale against
+ * the latest possible cut, their arrival. Records come in completion order (the writer and merge
+ * both write them so): an answer read after a delivery ended after it arrived, past that cut.
  */
 const invariant: Invariant = {
   id: 'event-matches-type',
@@ -19,6 +27,8 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     const seen = new Milestones();
+    /** Verified deliveries whose data.payment may be stale, judged with the final clock estimate. */
+    const suspects: Suspect[] = [];
     return {
       kinds: ['webhook', 'exchange'],
       onRecord(rec) {
@@ -38,14 +48,12 @@ const invariant: Invariant = {
         // Only what the service signed is evidence of what it sent, or of the payment's state.
         const verified = rec.signature === 'ok' || rec.signature === 'stale';
         if (!verified) return;
-        if (rec.payment) {
-          const cutoff = signedNoEarlierThan(ctx, rec);
-          if (cutoff !== null) {
-            const stale = seen.staleness(rec.payment, cutoff);
-            if (stale !== null) {
-              if (!obj) f.check();
-              f.violation(evidence(`${rec.type ?? 'event'} ${rec.eventId ?? ''} (signed t=${rec.t}) carries payment ${rec.payment.id} with ${stale.shows}, but ${stale.seen} (seq ${stale.seq}) before it was signed: data.payment is not the payment as GET would return it at delivery time`, [rec], { seqs: [stale.seq] }));
-            }
+        if (rec.payment && typeof rec.t === 'number' && Number.isFinite(rec.t)) {
+          const shown = snapshotOf(rec.payment);
+          const d = { t: rec.t, tReceived: rec.tReceived, slackMs: rec.clockSlackMs ?? 0 };
+          // Not stale even against the latest cut any clock estimate can give: never stale.
+          if (seen.staleness(shown, latestCut(ctx, d)) !== null) {
+            suspects.push({ ...d, seq: rec.seq, type: rec.type, eventId: rec.eventId, counted: obj !== null, shown });
           }
         }
         // What the delivery shows was so when it arrived, whether or not it is current.
@@ -53,26 +61,84 @@ const invariant: Invariant = {
         if (rec.payment) seen.payment(rec.payment, at, rec.seq);
         if (rec.refund) seen.refund(rec.refund.paymentId, rec.refund, at, rec.seq);
       },
-      finish: () => f.outcome('no payment or refund event was delivered'),
+      finish() {
+        for (const d of suspects) {
+          const stale = seen.staleness(d.shown, signedNoEarlierThan(ctx, d));
+          if (stale === null) continue;
+          if (!d.counted) f.check();
+          f.violation(
+            evidence(`${d.type ?? 'event'} ${d.eventId ?? ''} (signed t=${d.t}) carries payment ${d.shown.id} with ${stale.shows}, but ${stale.seen} (seq ${stale.seq}) before it was signed: data.payment is not the payment as GET would return it at delivery time`, [], {
+              seqs: [stale.seq, d.seq],
+              times: [Math.round(d.tReceived * 10) / 10],
+              paymentIds: [d.shown.id],
+            }),
+          );
+        }
+        return f.outcome('no payment or refund event was delivered');
+      },
     };
   },
 };
 export default invariant;
 
+/** What staleness needs of a delivery's signature time and arrival. */
+interface Signed {
+  /** The signature's t: the server's Unix seconds. */
+  t: number;
+  tReceived: number;
+  /** A merged shard's clock slack (ms). */
+  slackMs: number;
+}
+
+/** A delivery kept for finish(): a few numbers and what its data.payment showed of the milestones. */
+interface Suspect extends Signed {
+  seq: number;
+  type: string | null;
+  eventId: string | null;
+  /** Its status check already counted (its data object matched the event type's kind). */
+  counted: boolean;
+  shown: Shown;
+}
+
+/** What a data.payment shows of the values that only grow: no whole payload is kept. */
+interface Shown {
+  id: string;
+  /** amount_refunded / refunded_amount, when a number. */
+  refunded: number | null;
+  /** Number of refunds listed, when the payment lists them. */
+  refunds: number | null;
+  /** refunded_at null in presentation B (A's may stay null). */
+  refundedAtUnset: boolean;
+  /** Ids of the refunds it shows pending. */
+  pending: string[];
+}
+
+function snapshotOf(p: CanonicalPayment): Shown {
+  return {
+    id: p.id,
+    refunded: typeof p.amountRefunded === 'number' ? p.amountRefunded : null,
+    refunds: p.refunds ? p.refunds.length : null,
+    refundedAtUnset: p.refundedAt === null && p.presentation === 'B',
+    pending: p.refunds ? p.refunds.filter((r) => r.status === 'pending' && r.id).map((r) => r.id) : [],
+  };
+}
+
 /**
- * The run time (ms) before which an answer surely ended before this delivery was signed, or null
- * when its signature time is unknown. `t` is the server's Unix seconds: moved onto our clock with
- * the Date headers' clock estimate at its most ahead (offset plus uncertainty), one second for
- * whole seconds, a residual skew (a remote target's nodes), and a merged shard's clock slack; never
- * later than the delivery's arrival. The earlier the cut, the fewer answers a delivery is held to.
+ * The run time (ms) before which an answer surely ended before this delivery was signed. `t` is
+ * the server's Unix seconds: moved onto our clock with the Date headers' final offset estimate,
+ * less the tolerance the rate rules use for whole server seconds (a second of rounding, the
+ * estimate's uncertainty, residual skew: lib/rate.ts), and a merged shard's clock slack; never
+ * later than the latest cut (its arrival). The earlier the cut, the fewer answers a delivery is
+ * held to. Read in finish(): with no Date header at all the offset is 0, our clock.
  */
-function signedNoEarlierThan(ctx: OracleContext, rec: Extract<HistoryRecord, { kind: 'webhook' }>): number | null {
-  if (typeof rec.t !== 'number' || !Number.isFinite(rec.t)) return null;
-  const clock = ctx.ledger.serverClock.estimate();
-  const ahead = clock ? clock.offsetMs + clock.uncertaintyMs : 0;
-  const signed = rec.t * 1000 - 1000 - ahead - ctx.epochMs(0);
-  const residual = ctx.run?.target.embedded === false ? 1000 : 100;
-  return Math.min(signed, rec.tReceived) - residual - (rec.clockSlackMs ?? 0);
+function signedNoEarlierThan(ctx: OracleContext, d: Signed): number {
+  const signed = d.t * 1000 - serverOffsetOf(ctx).offsetMs - ctx.epochMs(0) - resetToleranceMs(ctx) - d.slackMs;
+  return Math.min(signed, latestCut(ctx, d));
+}
+
+/** The latest cut any clock estimate can give: the delivery was signed before it arrived. */
+function latestCut(ctx: OracleContext, d: Signed): number {
+  return d.tReceived - residualSkewMs(ctx) - d.slackMs;
 }
 
 /** Values that only grow, each with the earliest time (answer end, ms) some answer showed it. */
@@ -148,17 +214,17 @@ class Milestones {
   }
 
   /** What `p` shows earlier than an answer that ended before `cutoff` did, or null. */
-  staleness(p: CanonicalPayment, cutoff: number): { shows: string; seen: string; seq: number } | null {
+  staleness(p: Shown, cutoff: number): { shows: string; seen: string; seq: number } | null {
     const m = this.byPayment.get(p.id);
     if (!m) return null;
     const refunded = shownBefore(m.refunded, cutoff);
-    if (refunded && typeof p.amountRefunded === 'number' && p.amountRefunded < refunded.v) return { shows: `refunded amount ${p.amountRefunded}`, seen: `an answer had shown ${refunded.v}`, seq: refunded.seq };
+    if (refunded && p.refunded !== null && p.refunded < refunded.v) return { shows: `refunded amount ${p.refunded}`, seen: `an answer had shown ${refunded.v}`, seq: refunded.seq };
     const count = shownBefore(m.refunds, cutoff);
-    if (count && p.refunds && p.refunds.length < count.v) return { shows: `${p.refunds.length} refund(s)`, seen: `an answer had shown ${count.v}`, seq: count.seq };
-    if (m.refundedAt && m.refundedAt.t < cutoff && p.refundedAt === null && p.presentation === 'B') return { shows: 'refunded_at null', seen: 'an answer had shown it set', seq: m.refundedAt.seq };
-    for (const r of p.refunds ?? []) {
-      const fin = r.status === 'pending' ? m.final.get(r.id) : undefined;
-      if (fin && fin.t < cutoff) return { shows: `refund ${r.id} pending`, seen: 'an answer had shown it final', seq: fin.seq };
+    if (count && p.refunds !== null && p.refunds < count.v) return { shows: `${p.refunds} refund(s)`, seen: `an answer had shown ${count.v}`, seq: count.seq };
+    if (m.refundedAt && m.refundedAt.t < cutoff && p.refundedAtUnset) return { shows: 'refunded_at null', seen: 'an answer had shown it set', seq: m.refundedAt.seq };
+    for (const id of p.pending) {
+      const fin = m.final.get(id);
+      if (fin && fin.t < cutoff) return { shows: `refund ${id} pending`, seen: 'an answer had shown it final', seq: fin.seq };
     }
     return null;
   }

@@ -20,17 +20,19 @@ const evidence = (message: string, ds: Delivery[]) => ({ message, seqs: ds.map((
  * its backoff. A late attempt lengthens the gap before it (and, when a service schedules from
  * the first attempt, shortens the one after), so each gap is compared with the SMALLEST gap
  * before it, the one least inflated by delays: a known gap may shrink to half of that (less
- * SLACK_MS) before it counts as shrinking; with three known gaps of MIN_GROWTH_GAP_MS or more,
- * the last must exceed the smallest of them before it by a quarter (plus SLACK_MS), which
+ * SLACK_MS) before it counts as shrinking; with three known gaps of MIN_GROWTH_GAP_MS or more
+ * (shorter ones summed, see growthGaps), the last must exceed the smallest of them before it by a
+ * quarter (plus SLACK_MS), which
  * exponential backoff does by far (4x) and a constant interval never.
  */
 const SHRINK_FACTOR = 0.5;
 const GROWTH_FACTOR = 1.25;
 const SLACK_MS = 100;
 /**
- * Gaps below this are not judged for growth (jitter of ~100 ms would swamp them). Deliveries of
- * one id less than this apart may also be copies of each other (at-least-once delivery): the
- * receiver's answer policy reads them the same way (src/webhooks/answer.ts COPY_GAP_MS).
+ * Gaps below this are not judged for growth on their own (jitter of ~100 ms would swamp them):
+ * consecutive ones are summed until they reach it (see growthGaps). Deliveries of one id less
+ * than this apart may also be copies of each other (at-least-once delivery): the receiver's
+ * answer policy reads them the same way (src/webhooks/answer.ts COPY_GAP_MS).
  */
 const MIN_GROWTH_GAP_MS = 200;
 /** After a failed retry, the next is awaited for this many times the gap before it (growth of up to 8x per step). */
@@ -181,13 +183,15 @@ const invariant: Invariant = {
             }
             // Jitter is absolute, so SLACK_MS. Intervals shorter than MIN_GROWTH_GAP_MS are timer and
             // scheduling noise on a busy host (a time-scaled service retrying 50, 100, 200 ms apart
-            // was seen at 164, 118, 214), or a copy read into the chain: growth is judged on the others.
-            const judged = known.filter((g) => g.ms >= MIN_GROWTH_GAP_MS);
+            // was seen at 164, 118, 214), or a copy read into the chain: see growthGaps.
+            const judged = growthGaps(gaps);
             if (judged.length >= 3) {
-              const base = Math.min(...judged.slice(0, -1).map((g) => g.ms));
-              const last = judged[judged.length - 1].ms;
+              const base = Math.min(...judged.slice(0, -1));
+              const last = judged[judged.length - 1];
               if (last <= base * GROWTH_FACTOR + SLACK_MS) {
-                v.violations.push(evidence(`retries of ${attempts[0].eventId} came at intervals ${known.map((g) => Math.round(g.ms)).join(', ')} ms: they do not grow`, attempts));
+                const plain = known.filter((g) => g.ms >= MIN_GROWTH_GAP_MS);
+                const summed = judged.length !== plain.length || judged.some((ms, i) => ms !== plain[i].ms);
+                v.violations.push(evidence(`retries of ${attempts[0].eventId} came at intervals ${known.map((g) => Math.round(g.ms)).join(', ')} ms${summed ? ` (${judged.map((ms) => Math.round(ms)).join(', ')} ms with the intervals under ${MIN_GROWTH_GAP_MS} ms summed)` : ''}: they do not grow`, attempts));
               }
             }
           }
@@ -248,7 +252,10 @@ interface Verdict {
  * retry chains, until it returns true; returns false when it stopped at MAX_PAIRINGS. Each
  * delivery after the first continues the chain of the oldest failed delivery not yet retried,
  * or starts a new chain (a copy). A copy is plausible when no chain is open, when it arrives
- * less than MIN_GROWTH_GAP_MS after the delivery before it, when the id was already answered 2xx,
+ * less than COPY_GAP_MS after the latest delivery that is not itself such a near copy (a copy
+ * comes close to the delivery it copies; a run of deliveries each close to the one before, spread
+ * over longer, is retries, of one chain or of several interleaved, not a cascade of copies, which
+ * would excuse every failure as awaiting a first retry), when the id was already answered 2xx,
  * or (when `trailing`: the run showed the service sends copies, some event delivered again after
  * a 2xx) while the id has one delivery only (a copy trailing the first by any time); otherwise the
  * delivery is a retry. (Without that evidence a trailing copy is not assumed: a constant interval
@@ -260,37 +267,67 @@ function pairings(l: Delivery[], okBefore: boolean, visit: (chains: Delivery[][]
   const chains: Delivery[][] = [];
   /** Chains whose last delivery failed and was not continued, oldest failure first. */
   let open: number[] = [];
-  const walk = (j: number, okSeen: boolean): boolean => {
+  /** `anchor`: the latest delivery before j that did not start a chain as a near copy only. */
+  const walk = (j: number, okSeen: boolean, anchor: number): boolean => {
     if (j === l.length) {
       left--;
       return visit(chains);
     }
     if (left <= 0) return false;
     const d = l[j];
-    const canCopy = j === 0 || open.length === 0 || d.tReceived - l[j - 1].tReceived < COPY_GAP_MS || okSeen || (trailing && chains.length === 1 && chains[0].length === 1);
+    const otherwise = j === 0 || open.length === 0 || okSeen || (trailing && chains.length === 1 && chains[0].length === 1);
+    const near = j > 0 && d.tReceived - l[anchor].tReceived < COPY_GAP_MS;
     const saved = open;
     if (open.length > 0) {
       const c = open[0];
       chains[c].push(d);
       open = d.ok ? open.slice(1) : [...open.slice(1), c];
-      const stop = walk(j + 1, okSeen || d.ok);
+      const stop = walk(j + 1, okSeen || d.ok, j);
       open = saved;
       chains[c].pop();
       if (stop) return true;
     }
-    if (canCopy && left > 0) {
+    if ((otherwise || near) && left > 0) {
       chains.push([d]);
       open = d.ok ? open : [...open, chains.length - 1];
-      const stop = walk(j + 1, okSeen || d.ok);
+      const stop = walk(j + 1, okSeen || d.ok, otherwise ? j : anchor);
       open = saved;
       chains.pop();
       if (stop) return true;
     }
     return false;
   };
-  walk(0, okBefore);
+  walk(0, okBefore, 0);
   return left > 0;
 }
+/**
+ * The intervals of one chain that growth is judged on. An interval of MIN_GROWTH_GAP_MS or more
+ * stands on its own. Shorter ones are timer noise, or pieces of one interval that a copy read into
+ * the chain split (a constant 250 ms retrier whose copy trails by 150 ms reads as 150, 100, 150,
+ * 100, ...): consecutive short ones are summed until they reach MIN_GROWTH_GAP_MS and stand for the
+ * interval they split (250, 250, ...), where dropping each piece would drop the interval too. A sum
+ * still short when a longer interval, an interval after no answer (the service's time-out is part
+ * of it, not judged), or the chain's end comes is not judged. For exponential backoff the sums
+ * still grow: the gaps before one add up to less than it.
+ */
+function growthGaps(gaps: readonly { ms: number; from: Delivery }[]): number[] {
+  const out: number[] = [];
+  let short = 0;
+  for (const g of gaps) {
+    if (g.from.answered === 0 || g.ms >= MIN_GROWTH_GAP_MS) {
+      if (g.from.answered !== 0) out.push(g.ms);
+      short = 0;
+      continue;
+    }
+    short += g.ms;
+    if (short >= MIN_GROWTH_GAP_MS) {
+      out.push(short);
+      short = 0;
+    }
+  }
+  return out;
+}
+
 /** What the receiver failed on purpose, for the reports (none when the run failed no share). */
 function injectedFinding(share: number, testEvents: number, failedFirst: number, byId: Map<string, Delivery[]>): Finding | null {
   if (!(share > 0)) return null;

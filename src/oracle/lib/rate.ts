@@ -28,12 +28,20 @@ export function serverEpochMs(ctx: OracleContext, t: number): number {
 }
 
 /**
- * Tolerance when the server's X-RateLimit-Reset (whole seconds, server clock) is compared
- * with our clock moved into the server's time: a second of rounding, the offset estimate's
- * uncertainty, plus residual skew for a remote target (several nodes, a clock stepping).
+ * Clock skew the Date-header estimate cannot see: a remote target's nodes, a clock stepping
+ * (1 s), or the embedded target's own timers (100 ms).
+ */
+export function residualSkewMs(ctx: OracleContext): number {
+  return ctx.run?.target.embedded ? 100 : 1000;
+}
+
+/**
+ * Tolerance when a server time in whole seconds (X-RateLimit-Reset, a webhook signature's t) is
+ * compared with our clock moved into the server's time: a second of rounding, the offset
+ * estimate's uncertainty, plus the residual skew.
  */
 export function resetToleranceMs(ctx: OracleContext): number {
-  return 1000 + (ctx.run?.target.embedded ? 100 : 1000) + serverOffsetOf(ctx).uncertaintyMs;
+  return 1000 + residualSkewMs(ctx) + serverOffsetOf(ctx).uncertaintyMs;
 }
 
 const groupCache = new WeakMap<RateCols, { length: number; groups: Map<number, number[]> }>();
