@@ -50,6 +50,7 @@ export const BUGS = [
   bug('pay-leaks-card-number', 'PAY-9', 'The card object carries the full card number in a `number` field.'),
   bug('pay-next-action-stale', 'PAY-11', 'next_action keeps the 3DS redirect after the payment has succeeded.'),
   bug('pay-decline-code-generic', 'PAY-16', 'Every processor decline is stored as generic_decline, losing do_not_honor and insufficient_funds.'),
+  bug('pay-valid-create-refused', 'PAY-1', 'The currency table is a cache reloaded on every fifth valid create and read while it is empty: that create (Direct API or hosted) is refused 400 parameter_invalid, param currency, although its currency is valid.'),
   bug('pay-id-not-uuid', 'PAY-1', 'Presentation B ids are pay_ + 32 hex digits (the UUID with its hyphens stripped, as presentation A does) instead of pay_ + UUID.'),
   bug('pay-bad-json-parameter-invalid', 'PAY-4', 'A body that is not JSON goes through the validation error path: 400 parameter_invalid instead of invalid_request_body.'),
   bug('pay-create-answers-outcome', 'PAY-6', 'Presentation B waits for the processor like A: a create the processor approves within the create wait is answered succeeded, which B does not allow for a new payment.'),

@@ -99,6 +99,8 @@ class ReferenceService {
   /** Seeded rl-per-worker-counter bug only: the worker each connection is served by. */
   private readonly workers = new WeakMap<object, number>();
   private nextWorker = 0;
+  /** pay-valid-create-refused: valid creates seen, to refuse every fifth. */
+  private validCreates = 0;
 
   constructor(
     private readonly options: ServiceOptions,
@@ -465,6 +467,11 @@ class ReferenceService {
     };
   }
 
+  /** Seeded PAY-1 bug: the currency cache is reloaded, and read empty, on every fifth valid create. */
+  private currencyTableEmpty(): boolean {
+    return this.bugs['pay-valid-create-refused'] && ++this.validCreates % 5 === 0;
+  }
+
   private cardDeclined(rid: string, declineCode: string, message: string): ApiResult {
     return this.errors.make(rid, 'card_declined', message, 'card', declineCode);
   }
@@ -474,6 +481,7 @@ class ReferenceService {
     if (slowMs > 0) await new Promise((r) => setTimeout(r, slowMs));
     const v = validateDirectCreate(body, this.bugs, this.options.cards, this.validation);
     if (!v.ok) return this.errors.make(rid, 'parameter_invalid', v.message, v.param);
+    if (this.currencyTableEmpty()) return this.errors.make(rid, 'parameter_invalid', 'Invalid currency: expected an ISO 4217 code.', 'currency');
     const input = v.value;
     const card = input.card!;
     const testOutcome = this.lifecycle.testOutcomeOf(card.number);
@@ -544,6 +552,7 @@ class ReferenceService {
   private createHosted(key: ApiKey, body: Json, rid: string): ApiResult {
     const v = validateHostedCreate(body, this.bugs, this.validation);
     if (!v.ok) return this.errors.make(rid, 'parameter_invalid', v.message, v.param);
+    if (this.currencyTableEmpty()) return this.errors.make(rid, 'parameter_invalid', 'Invalid currency: expected an ISO 4217 code.', 'currency');
     const p = this.newPayment(key, v.value, true);
     this.lifecycle.openHostedPage(p);
     this.store.add(p);

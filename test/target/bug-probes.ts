@@ -325,6 +325,14 @@ export const PROBES: Record<BugName, Probe> = {
     const p = await c.waitFor(r.json.id, (x) => x.status === 'failed');
     return violation(p.failureCode !== 'insufficient_funds', `the insufficient_funds card failed with ${p.failureCode}`);
   },
+  'pay-valid-create-refused': async (env) => {
+    const { c } = await env.start();
+    const answers = [];
+    for (let i = 0; i < 5; i++) answers.push(await c.create({ amount: 1000 + i, currency: 'EUR' }));
+    for (let i = 0; i < 5; i++) answers.push(await c.hosted({ amount: 1000 + i, currency: 'EUR' }));
+    const refused = answers.filter((r) => r.status !== 201);
+    return violation(refused.length > 0, `${refused.length} of 10 valid creates refused: ${refused.map((r) => `${r.status} ${r.json?.error?.code} ${r.json?.error?.param}`).join(', ')}`);
+  },
   'pay-id-not-uuid': async (env) => {
     const { c } = await env.start({ presentation: 'B' });
     const r = await c.create();

@@ -1,20 +1,130 @@
-import { PAYMENT_ID_B_PATTERN, PAYMENT_ID_PREFIX } from '../../spec/index.ts';
+import { HOSTED_CREATE_FIELDS, ISO_4217, LIMITS, PAYMENT_ID_B_PATTERN, PAYMENT_ID_PREFIX, inputRow, returnUrlAllowed, type InputShape } from '../../spec/index.ts';
+import type { ExchangeRecord } from '../../history/index.ts';
 import type { Invariant } from '../types.ts';
-import { is2xx } from '../lib/exchange.ts';
-import { Findings, evidence } from '../lib/findings.ts';
+import { authVariant, errorCode, errorType, is2xx } from '../lib/exchange.ts';
+import { Findings, evidence, show } from '../lib/findings.ts';
 
-/** PAY-1: a create answers 201 with a Payment: `pay_` id; presentation B: `pay_` + UUID and object "payment". */
+/** Body fields whose sent value the record keeps (`sent`), by the name the wire (and `param`) uses. */
+type Field = 'amount' | 'currency' | 'description' | 'metadata' | 'merchant_reference' | 'return_url';
+const SENT_OF: Record<Field, keyof ExchangeRecord['sent']> = {
+  amount: 'amount',
+  currency: 'currency',
+  description: 'description',
+  metadata: 'metadata',
+  merchant_reference: 'merchantReference',
+  return_url: 'returnUrl',
+};
+
+/**
+ * The body field an error's `param` names: its first segment (`metadata[order]`, `metadata.order`,
+ * `body.amount` and `/amount` name metadata and amount), when it is one of the recorded fields.
+ */
+export function paramField(param: unknown): Field | undefined {
+  if (typeof param !== 'string') return undefined;
+  const p = param.trim().replace(/^(\$\.|\/|body[.[/])/, '');
+  const head = /^[^.[\]/]*/.exec(p)![0].replace(/]$/, '');
+  return head in SENT_OF ? (head as Field) : undefined;
+}
+
+/** The input table rows of the op and shape (the hosted create has one form; a create of unknown shape: both tables). */
+function tablesOf(rec: ExchangeRecord): ((field: string) => unknown)[] {
+  if (rec.op === 'create_hpp') return [(f) => (HOSTED_CREATE_FIELDS as Readonly<Record<string, unknown>>)[f]];
+  const shapes: InputShape[] = rec.sent.inputShape ? [rec.sent.inputShape] : ['A', 'B'];
+  return shapes.map((s) => (f: string) => inputRow(s, f));
+}
+
+/**
+ * Why the recorded value of `field` is valid under every reading the spec allows, or null when the
+ * record does not prove it. Only fields the op's input table (every candidate shape's) states are
+ * judged: A has no metadata, B no merchant_reference, so a service of that shape may refuse them.
+ * return_url: https (B also allows http://localhost; A states no rule, so only https is sure).
+ * description: at most 500 UTF-16 units, so at most 500 characters however counted, and not empty.
+ */
+function validBecause(rec: ExchangeRecord, field: Field): string | null {
+  const tables = tablesOf(rec);
+  if (!tables.every((row) => row(field) !== undefined)) return null;
+  const v: unknown = rec.sent[SENT_OF[field]];
+  switch (field) {
+    case 'amount':
+      return Number.isSafeInteger(v) && (v as number) >= LIMITS.amountMin ? `an integer of at least ${LIMITS.amountMin}` : null;
+    case 'currency':
+      return typeof v === 'string' && ISO_4217.has(v) ? 'an ISO 4217 code' : null;
+    case 'description':
+      return typeof v === 'string' && v.length > 0 && v.length <= LIMITS.descriptionMaxLength ? `a string of ${v.length} characters (at most ${LIMITS.descriptionMaxLength})` : null;
+    case 'metadata': {
+      if (v === null || typeof v !== 'object' || Array.isArray(v)) return null;
+      const entries = Object.entries(v as Record<string, unknown>);
+      const ok = entries.length <= LIMITS.metadataMaxKeys && entries.every(([k, x]) => k.length > 0 && typeof x === 'string' && x.length <= LIMITS.metadataValueMaxLength);
+      return ok ? `${entries.length} key(s) (at most ${LIMITS.metadataMaxKeys}), string values of at most ${LIMITS.metadataValueMaxLength} characters` : null;
+    }
+    case 'merchant_reference':
+      return Number.isSafeInteger(v) && (v as number) >= LIMITS.merchantReferenceMin && (v as number) <= LIMITS.merchantReferenceMax ? 'an integer of exactly 10 digits' : null;
+    case 'return_url': {
+      if (typeof v !== 'string') return null;
+      let u: URL;
+      try {
+        u = new URL(v);
+      } catch {
+        return null;
+      }
+      const localhostToo = tables.every((row) => (row('return_url') as { httpsOrLocalhost?: true } | undefined)?.httpsOrLocalhost);
+      return u.protocol === 'https:' || (localhostToo && returnUrlAllowed(u)) ? (u.protocol === 'https:' ? 'an https URL' : 'an http://localhost URL') : null;
+    }
+  }
+}
+
+/** What a key's accepted creates show it takes: currencies, and the largest amount (the spec states no maximum or currency list). */
+interface Accepted {
+  currencies: Set<string>;
+  maxAmount: number;
+}
+
+interface Refusal {
+  rec: ExchangeRecord;
+  field: Field;
+  why: string;
+}
+
+/**
+ * PAY-1: a create answers 201 with a Payment: `pay_` id; presentation B: `pay_` + UUID and object "payment".
+ *
+ * A valid create refused as invalid breaks it too. The record keeps the sent values of amount,
+ * currency, description, metadata, merchant_reference and return_url, not the customer / billing
+ * fields or the card number, so only a refusal (400 or 422, not a card error) whose `param` names a
+ * recorded field is judged, and only when that value is valid by the spec's input tables under every
+ * reading. Not judged: bad-input probes (`sent.badInput`), Idempotency-Key probes (`sent.idemVariant`),
+ * auth probes, raw requests (they record no body fields), refusals overlapping a fault window, and a
+ * currency or an amount the key never had accepted (the spec lists no supported currencies nor a
+ * maximum amount: a currency or amount the service never takes is its choice, refusing one it
+ * takes elsewhere is not). Other refusals (409, 429, 401/403, card declines) name no such field or
+ * are excluded by status.
+ */
 const invariant: Invariant = {
   id: 'create-returns-payment',
-  title: 'A create returns 201 with a Payment whose id starts pay_ (B: pay_ + UUID, object payment)',
+  title: 'A create returns 201 with a Payment whose id starts pay_ (B: pay_ + UUID, object payment); a valid create is not refused',
   rules: ['PAY-1'],
-  create() {
+  create(ctx) {
     const f = new Findings();
+    const accepted = new Map<string, Accepted>();
+    const refusals: Refusal[] = [];
     return {
       kinds: ['exchange'],
       ops: ['create', 'create_hpp'],
       onRecord(rec) {
-        if (rec.kind !== 'exchange' || (rec.op !== 'create' && rec.op !== 'create_hpp') || !is2xx(rec.status)) return;
+        if (rec.kind !== 'exchange' || (rec.op !== 'create' && rec.op !== 'create_hpp')) return;
+        if (rec.status === 400 || rec.status === 422) {
+          if (rec.sent.badInput || rec.sent.idemVariant || authVariant(rec) !== 'ok') return;
+          if (errorType(rec) === 'card_error' || errorCode(rec) === 'card_declined') return;
+          const field = paramField(rec.error?.param);
+          const why = field ? validBecause(rec, field) : null;
+          if (field && why) refusals.push({ rec, field, why });
+          return;
+        }
+        if (!is2xx(rec.status)) return;
+        let a = accepted.get(rec.key);
+        if (!a) accepted.set(rec.key, (a = { currencies: new Set(), maxAmount: -Infinity }));
+        if (typeof rec.sent.currency === 'string') a.currencies.add(rec.sent.currency);
+        if (typeof rec.sent.amount === 'number' && rec.sent.amount > a.maxAmount) a.maxAmount = rec.sent.amount;
         f.check();
         const p = rec.payment;
         const problems: string[] = [];
@@ -27,7 +137,22 @@ const invariant: Invariant = {
         }
         if (problems.length) f.violation(evidence(`create answered: ${problems.join('; ')}`, [rec]));
       },
-      finish: () => f.outcome('no create was answered 2xx'),
+      finish() {
+        const faults = ctx.ledger.faults;
+        for (const { rec, field, why } of refusals) {
+          const slack = rec.clockSlackMs ?? 0;
+          if (faults.some((x) => x.tStart - (x.clockSlackMs ?? 0) <= rec.tEnd + slack && x.tEnd + (x.clockSlackMs ?? 0) >= rec.tStart - slack)) continue;
+          const a = accepted.get(rec.key);
+          const v = rec.sent[SENT_OF[field]];
+          if (field === 'currency' && !a?.currencies.has(v as string)) continue;
+          if (field === 'amount' && !(a && a.maxAmount >= (v as number))) continue;
+          f.check();
+          const seen = field === 'currency' ? '; the key had creates in it accepted' : field === 'amount' ? `; the key had creates of up to ${a!.maxAmount} accepted` : '';
+          const shown = field === 'description' || field === 'metadata' ? '' : ` ${show(v)}`;
+          f.violation(evidence(`a valid ${rec.op === 'create_hpp' ? 'hosted ' : ''}create was refused ${rec.status} ${show(errorCode(rec))} naming ${field}, whose sent value${shown} is ${why}${seen}`, [rec]));
+        }
+        return f.outcome('no create was answered 2xx, and no create refusal named a field whose sent value is valid');
+      },
     };
   },
 };

@@ -6,8 +6,15 @@ const bad = (c: string, expectStatus: number, expectCode: string, expectParam: s
 
 export const PAY_CASES: CaseTable = {
   'create-returns-payment': {
-    keeps: () => [create({ id: P })],
-    violates: () => [create({ seq: 2, status: 200, id: 'pay_notauuid' })],
+    keeps: () => [
+      create({ id: P }),
+      // Refusals of a create the record does not prove valid: a card field, no param, a bad-input probe, a currency the key never had accepted.
+      create({ status: 400, error: err('parameter_invalid', { param: 'card.number' }) }),
+      create({ status: 400, error: err('parameter_invalid') }),
+      create({ status: 400, error: err('parameter_invalid', { param: 'currency' }), sent: { currency: 'XXQ', badInput: bad('currency-not-iso', 400, 'parameter_invalid', 'currency') } }),
+      create({ status: 400, error: err('parameter_invalid', { param: 'currency' }), sent: { currency: 'JPY' } }),
+    ],
+    violates: () => [create({ seq: 2, status: 200, id: 'pay_notauuid' }), create({ seq: 3, status: 400, error: err('parameter_invalid', { param: 'currency' }) })],
     seqs: [2],
     message: /status 200, not 201; id pay_notauuid is not pay_ \+ UUID/,
   },
