@@ -1,3 +1,4 @@
+import type { Evidence } from '../../spec/index.ts';
 import { type FaultRecord } from '../../history/index.ts';
 import type { Invariant } from '../types.ts';
 import { authVariant, errorCode, isApiCall, isAuthenticatedAnswer, is2xx } from '../lib/exchange.ts';
@@ -20,12 +21,19 @@ const invariant: Invariant = {
   rules: ['FT-5'],
   create(ctx) {
     const f = new Findings();
-    /** Everything judged once the fault windows are known: spans of all, details of the wrong ones. */
+    /**
+     * Everything judged once the fault windows are known: spans of all, and of the wrong ones what
+     * is wrong (the same few texts, each kept once) and their evidence, not the whole record.
+     */
     const spans = new Columns(['tStart', 'tEnd'] as const);
-    const wrong: { tStart: number; tEnd: number; problem: string; rec: Rec }[] = [];
+    const wrong: { tStart: number; tEnd: number; problem: string; ev: Evidence }[] = [];
+    const problems = new Map<string, string>();
     const note = (rec: Rec & { tStart: number; tEnd: number }, problem: string | null) => {
-      spans.push({ tStart: rec.tStart, tEnd: rec.tEnd });
-      if (problem) wrong.push({ tStart: rec.tStart, tEnd: rec.tEnd, problem, rec });
+      spans.pushValues(rec.tStart, rec.tEnd);
+      if (!problem) return;
+      let text = problems.get(problem);
+      if (text === undefined) problems.set(problem, (text = problem));
+      wrong.push({ tStart: rec.tStart, tEnd: rec.tEnd, problem: text, ev: evidence('', [rec]) });
     };
     return {
       kinds: ['exchange'],
@@ -49,7 +57,7 @@ const invariant: Invariant = {
         const ts = spans.col('tStart');
         const te = spans.col('tEnd');
         for (let i = 0; i < spans.length; i++) if (faultOverlapping(upstream, ts[i], te[i])) f.check();
-        for (const w of wrong) if (faultOverlapping(upstream, w.tStart, w.tEnd)) f.violation(evidence(`during an upstream fault: ${w.problem}`, [w.rec]));
+        for (const w of wrong) if (faultOverlapping(upstream, w.tStart, w.tEnd)) f.violation({ ...w.ev, message: `during an upstream fault: ${w.problem}` });
         for (const reqs of idemTuples(ctx)) {
           const c = cachedResponse(reqs);
           if (!c) continue;

@@ -1,10 +1,52 @@
-import type { ExchangeRecord } from '../../history/index.ts';
+import type { Evidence, IdempotencyScope } from '../../spec/index.ts';
+import type { FaultRecord } from '../../history/index.ts';
 import type { Invariant } from '../types.ts';
 import { errorCode, errorType, is2xx, isCreate, isInconclusive, scopeOf } from '../lib/exchange.ts';
+import { Columns } from '../lib/columns.ts';
 import { faultOverlapping } from '../lib/faults.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
 
 const DECLINE_CARDS = new Set(['do_not_honor', 'insufficient_funds']);
+
+/**
+ * A test-mode create with a decline card answered 5xx (the first under its Idempotency-Key): what
+ * the end needs of it, and its evidence (every such create outside faults goes into the one example).
+ */
+interface Declined5xx {
+  seq: number;
+  key: string;
+  scope: IdempotencyScope | undefined;
+  idemKey: string | undefined;
+  tStart: number;
+  tEnd: number;
+  status: number;
+  code: string | null;
+  /** evidence('', [rec]): the record's part of the example. */
+  ev: Evidence;
+}
+
+/** How many rows of a span table overlap no fault window. */
+function calmRows(spans: Columns<'tStart' | 'tEnd'>, faults: readonly FaultRecord[]): number {
+  const ts = spans.col('tStart');
+  const te = spans.col('tEnd');
+  let n = 0;
+  for (let i = 0; i < spans.length; i++) if (!faultOverlapping(faults, ts[i], te[i])) n++;
+  return n;
+}
+
+/** The evidence of several records, each taken with evidence('', [rec]): what evidence(message, recs) would give. */
+function joinEvidence(message: string, parts: readonly Evidence[]): Evidence {
+  const all = (k: 'requestIds' | 'times' | 'seqs' | 'keys' | 'idemKeys' | 'paymentIds' | 'bodies') => parts.flatMap((e) => (e[k] ?? []) as (string | number)[]);
+  return evidence(message, [], {
+    requestIds: all('requestIds') as string[],
+    seqs: all('seqs') as number[],
+    times: all('times') as number[],
+    keys: all('keys') as string[],
+    idemKeys: all('idemKeys') as string[],
+    paymentIds: all('paymentIds') as string[],
+    bodies: all('bodies') as string[],
+  });
+}
 
 /**
  * PAY-7: a decline is not an HTTP error. A declining card gets 201 (and the payment later
@@ -27,31 +69,36 @@ const invariant: Invariant = {
     const f = new Findings();
     /** A decline card declines on the sandbox (test keys); how a live key refuses test cards is AUTH-7's, in no set form. */
     const testMode = (key: string) => ctx.keys.get(key)?.mode === 'test';
-    /** Test-mode creates with a decline card answered 5xx, first record per Idempotency-Key. */
-    const declined5xx = new Map<string, ExchangeRecord>();
-    /** Spans of test-mode decline-card creates answered with a decision (2xx or 4xx), and of the other test-mode creates answered 2xx or 5xx. */
-    const declinedDecided: { tStart: number; tEnd: number }[] = [];
-    const others: { tStart: number; tEnd: number; ok: boolean }[] = [];
+    /** Test-mode creates with a decline card answered 5xx, first record per Idempotency-Key (rare: a few fields and the evidence each). */
+    const declined5xx: Declined5xx[] = [];
+    const declined5xxTuples = new Set<string>();
+    /**
+     * Spans of test-mode decline-card creates answered with a decision (2xx or 4xx), and of the
+     * other test-mode creates answered 2xx or 5xx: all that is judged of them is how many fall
+     * outside every fault window, known only at the end, so two numbers a row.
+     */
+    const declinedDecided = new Columns(['tStart', 'tEnd'] as const);
+    const othersOk = new Columns(['tStart', 'tEnd'] as const);
+    const others5xx = new Columns(['tStart', 'tEnd'] as const);
     const judgeServerErrors = () => {
       const faults = ctx.ledger.faults;
-      const answeredOtherwise = (rec: ExchangeRecord) => {
-        const scope = scopeOf(rec);
-        const reqs = scope && rec.idemKey !== undefined ? ctx.ledger.idemRequests(rec.key, scope, rec.idemKey) : undefined;
-        return (reqs ?? []).some((r) => r.seq !== rec.seq && r.status > 0 && r.status < 500 && r.status !== 429 && r.status !== 409);
+      const answeredOtherwise = (r5: Declined5xx) => {
+        const reqs = r5.scope && r5.idemKey !== undefined ? ctx.ledger.idemRequests(r5.key, r5.scope, r5.idemKey) : undefined;
+        return (reqs ?? []).some((r) => r.seq !== r5.seq && r.status > 0 && r.status < 500 && r.status !== 429 && r.status !== 409);
       };
       // A 5xx followed by another answer under its key (a retry that got through) is a transient error: it counts as decided.
-      const calm5xx = [...declined5xx.values()].filter((r) => !faultOverlapping(faults, r.tStart, r.tEnd));
+      const calm5xx = declined5xx.filter((r) => !faultOverlapping(faults, r.tStart, r.tEnd));
       const errors = calm5xx.filter((r) => !answeredOtherwise(r));
-      const decided = declinedDecided.filter((o) => !faultOverlapping(faults, o.tStart, o.tEnd)).length + calm5xx.length - errors.length;
+      const decided = calmRows(declinedDecided, faults) + calm5xx.length - errors.length;
       if (errors.length < 3 || errors.length < decided) return;
-      const calm = others.filter((o) => !faultOverlapping(faults, o.tStart, o.tEnd));
-      const ok = calm.filter((o) => o.ok).length;
-      if (ok < 2 || (calm.length - ok) * 10 > calm.length) return;
+      const ok = calmRows(othersOk, faults);
+      const calm = ok + calmRows(others5xx, faults);
+      if (ok < 2 || (calm - ok) * 10 > calm) return;
       f.check();
       f.violation(
-        evidence(
-          `${errors.length} of the ${errors.length + decided} test-mode creates with a decline card outside faults were answered 5xx (${[...new Set(errors.map((r) => `${r.status} ${show(errorCode(r))}`))].join(', ')}, and nothing else under their Idempotency-Keys), while ${ok} of ${calm.length} other test-mode creates were answered 2xx: the decline is answered as a server error`,
-          errors,
+        joinEvidence(
+          `${errors.length} of the ${errors.length + decided} test-mode creates with a decline card outside faults were answered 5xx (${[...new Set(errors.map((r) => `${r.status} ${show(r.code)}`))].join(', ')}, and nothing else under their Idempotency-Keys), while ${ok} of ${calm} other test-mode creates were answered 2xx: the decline is answered as a server error`,
+          errors.map((r) => r.ev),
         ),
       );
     };
@@ -64,9 +111,13 @@ const invariant: Invariant = {
         if (testMode(rec.key) && rec.op === 'create' && !rec.sent.auth && rec.status > 0 && rec.status !== 429) {
           if (declining && rec.status >= 500) {
             const tuple = `${rec.key}\u0000${rec.idemKey ?? `#${rec.seq}`}`;
-            if (!declined5xx.has(tuple)) declined5xx.set(tuple, rec);
-          } else if (declining && ![401, 403, 409].includes(rec.status)) declinedDecided.push({ tStart: rec.tStart, tEnd: rec.tEnd });
-          else if (!declining && (is2xx(rec.status) || rec.status >= 500)) others.push({ tStart: rec.tStart, tEnd: rec.tEnd, ok: is2xx(rec.status) });
+            if (!declined5xxTuples.has(tuple)) {
+              declined5xxTuples.add(tuple);
+              declined5xx.push({ seq: rec.seq, key: rec.key, scope: scopeOf(rec), idemKey: rec.idemKey, tStart: rec.tStart, tEnd: rec.tEnd, status: rec.status, code: errorCode(rec), ev: evidence('', [rec]) });
+            }
+          } else if (declining && ![401, 403, 409].includes(rec.status)) declinedDecided.pushValues(rec.tStart, rec.tEnd);
+          else if (!declining && is2xx(rec.status)) othersOk.pushValues(rec.tStart, rec.tEnd);
+          else if (!declining && rec.status >= 500) others5xx.pushValues(rec.tStart, rec.tEnd);
         }
         const cardError = rec.status === 422 && errorType(rec) === 'card_error';
         if (!declining && !cardError) return;

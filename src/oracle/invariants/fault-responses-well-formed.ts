@@ -1,34 +1,12 @@
 import { ALLOWED_5XX, TERMINAL_STATUSES, type PaymentStatus } from '../../spec/index.ts';
 import { type ExchangeRecord, type FaultRecord } from '../../history/index.ts';
-import type { Ledger } from '../ledger.ts';
+import type { IdemRequest, Ledger } from '../ledger.ts';
 import type { Invariant, InvariantOutcome } from '../types.ts';
 import { errorCode, is2xx, isCreate, scopeOf } from '../lib/exchange.ts';
 import { Columns } from '../lib/columns.ts';
 import { faultOverlapping, hardFaultCovering } from '../lib/faults.ts';
 import { Findings } from '../lib/findings.ts';
 import { FaultReach } from '../lib/fault-reach.ts';
-
-interface CreateSeen {
-  seq: number;
-  key: string;
-  direct: boolean;
-  tStart: number;
-  tEnd: number;
-  /**
-   * Earliest start of another request under its Idempotency-Key that began before it ended and
-   * was answered 2xx or not at all (Infinity when none): its answer may be that request's payment
-   * replayed, which settled before the fault only if that request began before the fault surely acted.
-   */
-  replayOf: number;
-  /** Merged histories: how far this record's times may be off the merged clock. */
-  slack: number;
-  status: number;
-  code: string | null;
-  json: boolean;
-  failure: string | null;
-  paymentStatus: PaymentStatus | null;
-  errorMissing: number;
-}
 
 /**
  * FT-4: under upstream faults a create answers 201 pending or 503 service_unavailable, never
@@ -54,27 +32,55 @@ const invariant: Invariant = {
   rules: ['FT-4'],
   create(ctx) {
     const f = new Findings();
-    /** Spans of every create (to count what ran during a fault) and the details of the ones that may be wrong. */
+    /**
+     * Spans of the creates not in `opened` (whose notes carry their own): with those, every create,
+     * to count the ones that ran during a fault once the windows are known. Numbers only.
+     */
     const spans = new Columns(['tStart', 'tEnd'] as const);
-    const suspects: CreateSeen[] = [];
-    /** Direct API creates answered 2xx with a payment not yet settled: it may then be seen succeeded while the upstream is still down. */
-    const opened = new Columns(['seq', 'tStart', 'tEnd', 'slack'] as const);
-    const openedIds: string[] = [];
-    const openedKeys: string[] = [];
-    const openedIdem: (string | undefined)[] = [];
+    /**
+     * The creates that are wrong whatever the fault (no answer, not JSON, a 5xx other than a full
+     * 503), or wrong under a hard fault they did not replay through (`settled`: a Direct API create
+     * answered 2xx already settled): a violation if they ran during an upstream fault.
+     * `replayOf`: earliest start of another request under its Idempotency-Key that began before it
+     * ended and was answered 2xx or not at all (Infinity when none): its answer may be that
+     * request's payment replayed, which settled before the fault only if that request began before
+     * the fault surely acted. `slack`: merged histories, how far its times may be off the merged clock.
+     */
+    const suspects = new Columns(['seq', 'tStart', 'tEnd', 'slack', 'replayOf', 'settled'] as const);
+    const suspectKeys: string[] = [];
+    /** What is wrong with each suspect (the same few texts, each kept once). */
+    const suspectProblems: string[] = [];
+    const problemTexts = new Map<string, string>();
+    /**
+     * Direct API creates answered 2xx with a payment not yet settled: it may then be seen succeeded
+     * while the upstream is still down. Each is the ledger's own note of the request when it carried
+     * an Idempotency-Key (kept for the run anyway, so a reference costs nothing more), else a note of
+     * the same fields. Their clock slack (merged histories) only once some create had one.
+     */
+    const opened: OpenedCreate[] = [];
+    let openedSlack: Columns<'slack'> | null = null;
+    const slackOf = (i: number) => (openedSlack ? openedSlack.col('slack')[i] : 0);
     const reach = new FaultReach();
     const judgeFaults = (): InvariantOutcome => {
       const faults = ctx.ledger.faults;
       const upstream = faults.filter((x) => x.link === 'upstream');
       if (upstream.length === 0) return f.outcome('the run injected no upstream fault');
-      const ts = spans.col('tStart');
-      const te = spans.col('tEnd');
-      for (let i = 0; i < spans.length; i++) if (faultOverlapping(upstream, ts[i], te[i]) && !faultOverlapping(faults, ts[i], te[i], 'client')) f.check();
-      for (const c of suspects) {
-        const during = faultOverlapping(upstream, c.tStart, c.tEnd);
-        if (!during || faultOverlapping(faults, c.tStart, c.tEnd, 'client')) continue;
-        const problem = judge(c, upstream);
-        if (problem) f.violation({ message: `create during upstream fault "${during.toxic.name}" (${during.toxic.type}): ${problem}`, seqs: [c.seq], times: [c.tStart], keys: [c.key] });
+      const judgedSpan = (tStart: number, tEnd: number) => faultOverlapping(upstream, tStart, tEnd) && !faultOverlapping(faults, tStart, tEnd, 'client');
+      const sts = spans.col('tStart');
+      const ste = spans.col('tEnd');
+      for (let i = 0; i < spans.length; i++) if (judgedSpan(sts[i], ste[i])) f.check();
+      for (const o of opened) if (judgedSpan(o.tStart, o.tEnd)) f.check();
+      const seq = suspects.col('seq');
+      const ts = suspects.col('tStart');
+      const te = suspects.col('tEnd');
+      const sl = suspects.col('slack');
+      const replayOf = suspects.col('replayOf');
+      const settled = suspects.col('settled');
+      for (let i = 0; i < suspects.length; i++) {
+        const during = faultOverlapping(upstream, ts[i], te[i]);
+        if (!during || faultOverlapping(faults, ts[i], te[i], 'client')) continue;
+        if (settled[i] && !settledWhileDown(upstream, ts[i], te[i], sl[i], replayOf[i])) continue;
+        f.violation({ message: `create during upstream fault "${during.toxic.name}" (${during.toxic.type}): ${suspectProblems[i]}`, seqs: [seq[i]], times: [ts[i]], keys: [suspectKeys[i]] });
       }
       judgeSucceededWhileDown(upstream.filter(stopsRequests), faults);
       return f.outcome('no create ran while an upstream fault was active');
@@ -82,30 +88,27 @@ const invariant: Invariant = {
     /** A payment created inside a sure window of a hard fault and first seen succeeded before that window surely ended. */
     const judgeSucceededWhileDown = (upstream: readonly FaultRecord[], faults: readonly FaultRecord[]): void => {
       const { ledger } = ctx;
-      const seq = opened.col('seq');
-      const ts = opened.col('tStart');
-      const te = opened.col('tEnd');
-      const sl = opened.col('slack');
       const judged = new Set<string>();
       for (let i = 0; i < opened.length; i++) {
-        const id = openedIds[i];
+        const o = opened[i];
+        const id = o.objectId;
         if (judged.has(id)) continue;
         const seen = ledger.paymentSpans.firstEnd(id, 'succeeded');
         // The observation's end already carries its record's clock slack (ledger).
-        if (seen.t === Infinity || seen.t < ts[i]) continue;
+        if (seen.t === Infinity || seen.t < o.tStart) continue;
         if (ledger.threeDs.has(id) || ledger.paymentSpans.seen(id, 'requires_action')) continue;
-        if (faultOverlapping(faults, ts[i], te[i], 'client')) continue;
+        if (faultOverlapping(faults, o.tStart, o.tEnd, 'client')) continue;
         // The payment exists since its earliest request under the key that may have made it (a replay shows an older payment).
-        const made = Math.min(ts[i], earliestRequest(ledger, openedKeys[i], openedIdem[i], seq[i], te[i]));
-        const covering = hardFaultCovering(upstream, made - sl[i], seen.t);
+        const made = Math.min(o.tStart, earliestRequest(ledger, o.key, o.idemKey, o.seq, o.tEnd));
+        const covering = hardFaultCovering(upstream, made - slackOf(i), seen.t);
         if (!covering) continue;
         judged.add(id);
         f.violation({
           message: `payment ${id}, created 201 during upstream fault "${covering.toxic.name}" (${covering.toxic.type}), was seen succeeded while the upstream was still surely down (from its create to that observation): the service failed open`,
-          seqs: [seq[i], seen.seq],
-          times: [ts[i], seen.t],
+          seqs: [o.seq, seen.seq],
+          times: [o.tStart, seen.t],
           paymentIds: [id],
-          keys: [openedKeys[i]],
+          keys: [o.key],
         });
       }
     };
@@ -114,33 +117,29 @@ const invariant: Invariant = {
       ops: ['create', 'create_hpp', 'raw'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || !isCreate(rec) || rec.sent.badInput || rec.sent.auth) return;
-        spans.push({ tStart: rec.tStart, tEnd: rec.tEnd });
         reach.observe(rec);
-        if (rec.op === 'create' && is2xx(rec.status) && rec.payment !== null && !TERMINAL_STATUSES.has(rec.payment.status)) {
-          opened.pushValues(rec.seq, rec.tStart, rec.tEnd, rec.clockSlackMs ?? 0);
-          openedIds.push(rec.payment.id);
-          openedKeys.push(rec.key);
-          openedIdem.push(rec.idemKey);
-        }
+        // A payment already seen waiting on a customer (3DS) is never judged as failing open: its span is all that counts.
+        const id = rec.payment?.id;
+        if (rec.op === 'create' && is2xx(rec.status) && id !== undefined && !TERMINAL_STATUSES.has(rec.payment!.status) && !ctx.ledger.threeDs.has(id) && !ctx.ledger.paymentSpans.seen(id, 'requires_action')) {
+          const slack = rec.clockSlackMs ?? 0;
+          if (slack !== 0 && !openedSlack) {
+            openedSlack = new Columns(['slack'] as const);
+            for (let i = 0; i < opened.length; i++) openedSlack.pushValues(0);
+          }
+          openedSlack?.pushValues(slack);
+          opened.push(ledgerNote(ctx.ledger, rec, id) ?? { seq: rec.seq, key: rec.key, idemKey: rec.idemKey, tStart: rec.tStart, tEnd: rec.tEnd, objectId: id });
+        } else spans.pushValues(rec.tStart, rec.tEnd);
         const settledAtOnce = rec.payment !== null && TERMINAL_STATUSES.has(rec.payment.status);
         // No answer because paystorm closed its client ('aborted') is not the service's doing: not judged, like a time-out.
         const suspect = (rec.status === 0 && rec.failure !== 'timeout' && rec.failure !== 'aborted') || (rec.status > 0 && !rec.json) || rec.status >= 500 || settledAtOnce;
         if (!suspect) return;
-        suspects.push({
-          seq: rec.seq,
-          key: rec.key,
-          direct: rec.op === 'create',
-          tStart: rec.tStart,
-          tEnd: rec.tEnd,
-          replayOf: settledAtOnce ? earliestOriginal(rec, ctx.ledger) : Infinity,
-          slack: rec.clockSlackMs ?? 0,
-          status: rec.status,
-          code: errorCode(rec),
-          json: rec.json,
-          failure: rec.failure,
-          paymentStatus: rec.payment?.status ?? null,
-          errorMissing: rec.error?.missing.length ?? 0,
-        });
+        const problem = problemOf(rec);
+        if (problem === null) return;
+        suspects.pushValues(rec.seq, rec.tStart, rec.tEnd, rec.clockSlackMs ?? 0, problem.settled ? earliestOriginal(rec, ctx.ledger) : Infinity, problem.settled ? 1 : 0);
+        suspectKeys.push(rec.key);
+        let text = problemTexts.get(problem.text);
+        if (text === undefined) problemTexts.set(problem.text, (text = problem.text));
+        suspectProblems.push(text);
       },
       finish() {
         return { ...judgeFaults(), findings: reach.findings(ctx) };
@@ -148,6 +147,24 @@ const invariant: Invariant = {
     };
   },
 };
+
+/** What the end needs of a Direct API create answered 2xx with a payment not yet settled (`objectId`: that payment). */
+type OpenedCreate = Pick<IdemRequest, 'seq' | 'key' | 'tStart' | 'tEnd'> & { idemKey: string | undefined; objectId: string };
+
+/**
+ * The ledger's note of this create under its Idempotency-Key (the ledger sees every record before
+ * the invariants), when it says the same as the record; else undefined.
+ */
+function ledgerNote(ledger: Ledger, rec: ExchangeRecord, id: string): OpenedCreate | undefined {
+  const scope = scopeOf(rec);
+  const reqs = scope && rec.idemKey !== undefined ? ledger.idemRequests(rec.key, scope, rec.idemKey) : undefined;
+  if (!reqs) return undefined;
+  for (let i = reqs.length - 1; i >= 0; i--) {
+    const r = reqs[i];
+    if (r.seq === rec.seq && r.tStart === rec.tStart && r.tEnd === rec.tEnd) return r.key === rec.key && r.idemKey === rec.idemKey && r.objectId === id ? (r as OpenedCreate) : undefined;
+  }
+  return undefined;
+}
 
 /**
  * A fault that keeps the service's requests from reaching the processor while it surely acts (with
@@ -175,16 +192,34 @@ function earliestRequest(ledger: Ledger, key: string, idemKey: string | undefine
   return t;
 }
 
-function judge(c: CreateSeen, upstream: readonly FaultRecord[]): string | null {
-  if (c.status === 0) return c.failure === 'timeout' ? null : `the connection ended without an answer (${c.failure})`;
-  if (!c.json) return `answered ${c.status} with a body that is not JSON`;
-  if (c.status >= 500 && (c.status !== 503 || c.code !== ALLOWED_5XX[503] || c.errorMissing > 0)) return `answered ${c.status} ${c.code ?? ''} (expected 201 pending or a full 503 service_unavailable)`;
-  const covering = hardFaultCovering(upstream, c.tStart - c.slack, c.tEnd + c.slack);
-  // A replay of a request sent before the fault surely acted may show a payment that settled then.
-  const replayOfEarlier = covering !== undefined && c.replayOf < covering.tApplied! + (covering.clockSlackMs ?? 0) + c.slack;
-  if (c.direct && covering && !replayOfEarlier && c.status >= 200 && c.status < 300 && c.paymentStatus !== null && TERMINAL_STATUSES.has(c.paymentStatus)) {
-    return `answered ${c.paymentStatus} synchronously while the upstream was down`;
+/**
+ * What is wrong with a create, as far as its record says: `settled` when it is wrong only under a
+ * hard fault that surely stopped the upstream for its whole duration (settledWhileDown); null
+ * when it is wrong under no fault (a client time-out, a full 503, a hosted create settled at once).
+ */
+function problemOf(rec: ExchangeRecord): { text: string; settled: boolean } | null {
+  if (rec.status === 0) return rec.failure === 'timeout' ? null : { text: `the connection ended without an answer (${rec.failure})`, settled: false };
+  if (!rec.json) return { text: `answered ${rec.status} with a body that is not JSON`, settled: false };
+  const code = errorCode(rec);
+  if (rec.status >= 500 && (rec.status !== 503 || code !== ALLOWED_5XX[503] || (rec.error?.missing.length ?? 0) > 0)) {
+    return { text: `answered ${rec.status} ${code ?? ''} (expected 201 pending or a full 503 service_unavailable)`, settled: false };
+  }
+  const paymentStatus: PaymentStatus | null = rec.payment?.status ?? null;
+  if (rec.op === 'create' && rec.status >= 200 && rec.status < 300 && paymentStatus !== null && TERMINAL_STATUSES.has(paymentStatus)) {
+    return { text: `answered ${paymentStatus} synchronously while the upstream was down`, settled: true };
   }
   return null;
+}
+
+/**
+ * A Direct API create answered 2xx already settled, during upstream faults: a hard fault surely
+ * stopped the upstream for its whole duration, and its answer cannot be the replay of a request
+ * under its Idempotency-Key sent before that fault surely acted (`replayOf`: that request's start).
+ */
+function settledWhileDown(upstream: readonly FaultRecord[], tStart: number, tEnd: number, slack: number, replayOf: number): boolean {
+  const covering = hardFaultCovering(upstream, tStart - slack, tEnd + slack);
+  // A replay of a request sent before the fault surely acted may show a payment that settled then.
+  const replayOfEarlier = covering !== undefined && replayOf < covering.tApplied! + (covering.clockSlackMs ?? 0) + slack;
+  return covering !== undefined && !replayOfEarlier;
 }
 export default invariant;
