@@ -126,6 +126,7 @@ export const BUGS = [
   bug('ft-500-on-upstream-error', 'FT-4', 'A create whose first processor call fails (refused, reset, malformed) within the create wait answers 500 internal_error (the upstream exception is not caught), and the payment is discarded.'),
   // SEC: isolation
   bug('sec-cross-merchant-read', 'SEC-1', 'Retrieval by id checks the mode but not the merchant.'),
+  bug('sec-cross-merchant-refund-500', 'SEC-1', "A refund looks its payment up by mode only and asserts the merchant after handling it: another merchant's refund is carried out (when valid), and every answer to it is 500 internal_error."),
   bug('sec-key-in-error', 'SEC-2', 'The 401 for an unknown key echoes the key in its message.'),
 ] as const satisfies readonly BugInfo[];
 

@@ -573,6 +573,11 @@ class ReferenceService {
       return this.errors.make(rid, 'parameter_invalid', 'Invalid amount: expected an integer of at least 1 (minor units).', 'amount');
     }
     const p = this.store.get(paymentId);
+    // Seeded SEC-1 bug: looked up by mode only; the merchant is asserted only after the refund was handled (as if the owner had asked).
+    if (this.bugs['sec-cross-merchant-refund-500'] && p && p.mode === key.mode && p.merchant !== key.merchant) {
+      await this.refund({ ...key, merchant: p.merchant, partition: p.partition }, body, rid, pathPaymentId);
+      return this.errors.make(rid, 'internal_error', 'An internal error occurred.');
+    }
     if (!this.visible(key, p)) return this.errors.make(rid, 'resource_missing', `No such payment: '${paymentId}'.`, pathPaymentId !== undefined ? 'id' : 'payment_id');
     if (p.status !== 'succeeded' && !this.bugs['ref-allows-unsucceeded']) {
       return this.errors.make(rid, 'action_not_allowed', `Refund validation failed [payment_not_succeeded]: the payment is ${p.status}; only succeeded payments can be refunded.`);

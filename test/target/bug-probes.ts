@@ -787,6 +787,13 @@ export const PROBES: Record<BugName, Probe> = {
     const got = await client(s, KEYS.globexTest).get(`/v1/payments/${r.json.id}`);
     return violation(got.status !== 404, `another merchant read the payment (${got.status})`);
   },
+  'sec-cross-merchant-refund-500': async (env) => {
+    const { s, c } = await env.start();
+    const id = await paid(c);
+    const foreign = await client(s, KEYS.globexTest).refund(id, { amount: 100 });
+    const refunds = (await c.payment(id))?.refunds?.length ?? 0;
+    return violation(foreign.status !== 404 || refunds > 0, `another merchant's refund was answered ${foreign.status} and the payment shows ${refunds} refund(s)`);
+  },
   'sec-key-in-error': async (env) => {
     const { s } = await env.start();
     const key = 'svc_test_sk_unknownKey000000000000000000';

@@ -1,12 +1,14 @@
 import type { Invariant } from '../types.ts';
 import { is2xx } from '../lib/exchange.ts';
 import { Findings } from '../lib/findings.ts';
-import { listParams, mustShow, paymentsByKey, type ListParams } from '../lib/lists.ts';
+import { StatusFilterFacts, listParams, mustShow, paymentsByKey, type ListParams } from '../lib/lists.ts';
 
 /**
  * LIST-8: filters apply before pagination, so a first page with has_more false holds every
  * matching payment: all the key's payments made before the request that match the created
- * bounds (and, with a status filter, were certainly in that terminal status before it).
+ * bounds (and, with a status filter, were certainly in that status while the page was served:
+ * a terminal status seen before it, or a non-terminal one seen before and after it with no way
+ * out and back in between; lib/lists.ts StatusFilterFacts).
  * A short page with has_more true is allowed and not judged, unless it is empty: the cursor is
  * "the id of the last payment of the previous page", so an empty page ends the walk whatever
  * has_more says, and must then have held every matching payment too.
@@ -17,21 +19,24 @@ const invariant: Invariant = {
   rules: ['LIST-8'],
   create(ctx) {
     const f = new Findings();
-    const pages: { key: string; seq: number; tStart: number; params: ListParams; ids: Set<string> }[] = [];
+    const pages: { key: string; seq: number; tStart: number; tEnd: number; slack: number; params: ListParams; ids: Set<string> }[] = [];
+    const facts = new StatusFilterFacts();
     return {
       kinds: ['exchange'],
-      ops: ['list'],
+      ops: ['list', ...StatusFilterFacts.OPS],
       onRecord(rec) {
-        if (rec.kind !== 'exchange' || rec.op !== 'list' || !is2xx(rec.status) || !rec.list || rec.sent.badInput) return;
+        if (rec.kind !== 'exchange') return;
+        if (rec.op !== 'list') return facts.note(rec);
+        if (!is2xx(rec.status) || !rec.list || rec.sent.badInput) return;
         if (rec.list.hasMore !== false && !(rec.list.hasMore === true && rec.list.ids.length === 0)) return;
         const params = listParams(rec);
         if (params.startingAfter) return;
-        pages.push({ key: rec.key, seq: rec.seq, tStart: rec.tStart, params, ids: new Set(rec.list.ids) });
+        pages.push({ key: rec.key, seq: rec.seq, tStart: rec.tStart, tEnd: rec.tEnd, slack: rec.clockSlackMs ?? 0, params, ids: new Set(rec.list.ids) });
       },
       finish() {
         const byKey = paymentsByKey(ctx);
         for (const pg of pages) {
-          const expected = mustShow(ctx, byKey, pg.key, pg.tStart, pg.params);
+          const expected = mustShow(ctx, byKey, pg.key, pg.tStart, pg.params, { from: pg.tStart - pg.slack, to: pg.tEnd + pg.slack, facts });
           if (!expected) continue;
           f.check();
           const missing = expected.filter((p) => !pg.ids.has(p.id));

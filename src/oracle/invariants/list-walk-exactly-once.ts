@@ -1,12 +1,14 @@
 import type { Invariant } from '../types.ts';
 import { is2xx } from '../lib/exchange.ts';
 import { Findings } from '../lib/findings.ts';
-import { filterKey, listParams, mustShow, paymentsByKey, type ListParams } from '../lib/lists.ts';
+import { StatusFilterFacts, filterKey, listParams, mustShow, paymentsByKey, type ListParams } from '../lib/lists.ts';
 
 interface Page {
   seq: number;
   tStart: number;
   tEnd: number;
+  /** A merged shard's clock slack, ms. */
+  slack: number;
   cursor: string | undefined;
   filters: string;
   params: ListParams;
@@ -19,7 +21,9 @@ interface Page {
  * of the page before) shows no payment twice, and, once complete (has_more false, or an empty
  * page, which leaves no cursor), every
  * payment the key had made before the walk began that matches the filters, also while
- * new payments are being created.
+ * new payments are being created. With a non-terminal status filter (pending,
+ * requires_action), "matches" means surely in that status all through the walk
+ * (lib/lists.ts StatusFilterFacts).
  */
 const invariant: Invariant = {
   id: 'list-walk-exactly-once',
@@ -28,16 +32,19 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     const groups = new Map<string, { key: string; pages: Page[] }>();
+    const facts = new StatusFilterFacts();
     return {
       kinds: ['exchange'],
-      ops: ['list'],
+      ops: ['list', ...StatusFilterFacts.OPS],
       onRecord(rec) {
-        if (rec.kind !== 'exchange' || rec.op !== 'list' || rec.group === undefined || !is2xx(rec.status) || !rec.list) return;
+        if (rec.kind !== 'exchange') return;
+        if (rec.op !== 'list') return facts.note(rec);
+        if (rec.group === undefined || !is2xx(rec.status) || !rec.list) return;
         const g = `${rec.key}\u0000${rec.group}`;
         let entry = groups.get(g);
         if (!entry) groups.set(g, (entry = { key: rec.key, pages: [] }));
         const params = listParams(rec);
-        entry.pages.push({ seq: rec.seq, tStart: rec.tStart, tEnd: rec.tEnd, cursor: params.startingAfter, filters: filterKey(params), params, ids: rec.list.ids, hasMore: rec.list.hasMore });
+        entry.pages.push({ seq: rec.seq, tStart: rec.tStart, tEnd: rec.tEnd, slack: rec.clockSlackMs ?? 0, cursor: params.startingAfter, filters: filterKey(params), params, ids: rec.list.ids, hasMore: rec.list.hasMore });
       },
       finish() {
         const byKey = paymentsByKey(ctx);
@@ -74,7 +81,9 @@ const invariant: Invariant = {
               }
             }
             if (!complete) continue;
-            const expected = mustShow(ctx, byKey, key, start, w[0].params);
+            // With a non-terminal status filter: payments in that status all through the walk.
+            const slack = Math.max(...w.map((p) => p.slack));
+            const expected = mustShow(ctx, byKey, key, start, w[0].params, { from: start - slack, to: end + slack, facts });
             const missing = (expected ?? []).filter((p) => !seenOn.has(p.id));
             if (missing.length) {
               f.violation({
