@@ -39,6 +39,14 @@ const MIN_GROWTH_GAP_MS = 200;
 const NEXT_GAP_FACTOR = 8;
 /** Pairings of one id's deliveries into chains tried at most (lists are small; past this, the id is not judged). */
 const MAX_PAIRINGS = 4096;
+/**
+ * A free reading (see freeReading) holds every chain of an id to one retry schedule: the k-th
+ * intervals of its chains differ by at most this factor (plus SLACK_MS), jitter and a late timer
+ * included. A schedule of 1, 2, 4 s with 10% jitter stays within 1.25.
+ */
+const SCHEDULE_SPREAD = 1.5;
+/** Steps of the search for a free reading of one id (past this, the pairings' verdict stands). */
+const MAX_FREE_STEPS = 4096;
 
 /**
  * WH-9: a failed delivery (non-2xx or no answer within the ack time) is retried, with
@@ -57,6 +65,10 @@ const MAX_PAIRINGS = 4096;
  * of the oldest failed delivery of that id not yet retried, or starts a new chain (a copy). The
  * split is a reading, not a fact: every plausible one is tried, and an id is a violation only
  * when every plausible reading violates. First retry delays come from chain retries, never copies.
+ * A copy may also start later, between the retries of the chain it copies (a queue redelivering
+ * after a visibility time-out, a service that copies a failed delivery), and its retries interleave
+ * with that chain's out of order: an id that every pairing fails gets a second look at every split
+ * (see freeReading), held to stricter terms, since it can pick the split.
  */
 const invariant: Invariant = {
   id: 'failed-delivery-retried',
@@ -170,30 +182,7 @@ const invariant: Invariant = {
             }
             if (attempts.length < 2) continue;
             v.checks += attempts.length - 1;
-            const gaps = attempts.slice(1).map((w, i) => ({ ms: w.tReceived - attempts[i].tReceived, from: attempts[i], to: w }));
-            const known = gaps.filter((g) => g.from.answered !== 0);
-            let smallest = 0; // index of the smallest known gap so far
-            for (let i = 1; i < known.length; i++) {
-              // A gap under MIN_GROWTH_GAP_MS is timer noise here too: a 50 ms step after a first retry 400 ms late is no shrink.
-              if (known[i].ms >= MIN_GROWTH_GAP_MS && known[i].ms < known[smallest].ms * SHRINK_FACTOR - SLACK_MS) {
-                v.violations.push(evidence(`retries of ${attempts[0].eventId} came ${Math.round(known[smallest].ms)} ms then ${Math.round(known[i].ms)} ms apart: the interval shrank`, [known[smallest].from, known[i].from, known[i].to]));
-                break;
-              }
-              if (known[i].ms < known[smallest].ms) smallest = i;
-            }
-            // Jitter is absolute, so SLACK_MS. Intervals shorter than MIN_GROWTH_GAP_MS are timer and
-            // scheduling noise on a busy host (a time-scaled service retrying 50, 100, 200 ms apart
-            // was seen at 164, 118, 214), or a copy read into the chain: see growthGaps.
-            const judged = growthGaps(gaps);
-            if (judged.length >= 3) {
-              const base = Math.min(...judged.slice(0, -1));
-              const last = judged[judged.length - 1];
-              if (last <= base * GROWTH_FACTOR + SLACK_MS) {
-                const plain = known.filter((g) => g.ms >= MIN_GROWTH_GAP_MS);
-                const summed = judged.length !== plain.length || judged.some((ms, i) => ms !== plain[i].ms);
-                v.violations.push(evidence(`retries of ${attempts[0].eventId} came at intervals ${known.map((g) => Math.round(g.ms)).join(', ')} ms${summed ? ` (${judged.map((ms) => Math.round(ms)).join(', ')} ms with the intervals under ${MIN_GROWTH_GAP_MS} ms summed)` : ''}: they do not grow`, attempts));
-              }
-            }
+            v.violations.push(...chainViolations(attempts));
           }
           return v;
         };
@@ -206,8 +195,16 @@ const invariant: Invariant = {
             if (!best || v.violations.length < best.violations.length) best = v;
             return v.violations.length === 0;
           }, trailing);
-          const chosen = best as Verdict | null;
+          let chosen = best as Verdict | null;
           if (!chosen) continue;
+          if (complete && chosen.violations.length > 0) {
+            // A failure may await its retry past the end of the run only as the id's latest delivery:
+            // a free split that leaves an earlier failure of the id unretried (while later deliveries
+            // went to other chains) would excuse any retrier as chains of two retries each.
+            const latest = l[l.length - 1];
+            const free = freeReading(l, (chains) => chains.every((c) => c[c.length - 1].ok || c[c.length - 1] === latest || laterElsewhere(c[c.length - 1], k)) && oneSchedule(chains) && judge(k, chains).violations.length === 0);
+            if (free) chosen = judge(k, free);
+          }
           f.check(chosen.checks);
           unjudgedMissing += chosen.unjudged;
           // Too many readings to try them all: no violation is claimed for this id.
@@ -245,6 +242,158 @@ interface Verdict {
   violations: ReturnType<typeof evidence>[];
   checks: number;
   unjudged: number;
+}
+
+/** The intervals between a chain's attempts. */
+function chainGaps(attempts: readonly Delivery[]): Gap[] {
+  return attempts.slice(1).map((w, i) => ({ ms: w.tReceived - attempts[i].tReceived, from: attempts[i], to: w }));
+}
+
+type Gap = { ms: number; from: Delivery; to: Delivery };
+/** How one chain's intervals shrank (the smallest known interval before, and the one that shrank) or failed to grow. */
+interface ChainProblems {
+  shrank?: [Gap, Gap];
+  flat?: { known: Gap[]; judged: number[] };
+}
+
+/** Whether one chain's intervals shrank or failed to grow (see SHRINK_FACTOR, GROWTH_FACTOR, growthGaps). */
+function chainProblems(attempts: readonly Delivery[]): ChainProblems {
+  const out: ChainProblems = {};
+  const gaps = chainGaps(attempts);
+  const known = gaps.filter((g) => g.from.answered !== 0);
+  let smallest = 0; // index of the smallest known gap so far
+  for (let i = 1; i < known.length; i++) {
+    // A gap under MIN_GROWTH_GAP_MS is timer noise here too: a 50 ms step after a first retry 400 ms late is no shrink.
+    if (known[i].ms >= MIN_GROWTH_GAP_MS && known[i].ms < known[smallest].ms * SHRINK_FACTOR - SLACK_MS) {
+      out.shrank = [known[smallest], known[i]];
+      break;
+    }
+    if (known[i].ms < known[smallest].ms) smallest = i;
+  }
+  // Jitter is absolute, so SLACK_MS. Intervals shorter than MIN_GROWTH_GAP_MS are timer and
+  // scheduling noise on a busy host (a time-scaled service retrying 50, 100, 200 ms apart
+  // was seen at 164, 118, 214), or a copy read into the chain: see growthGaps.
+  const judged = growthGaps(gaps);
+  if (judged.length >= 3) {
+    const base = Math.min(...judged.slice(0, -1));
+    const last = judged[judged.length - 1];
+    if (last <= base * GROWTH_FACTOR + SLACK_MS) out.flat = { known, judged };
+  }
+  return out;
+}
+
+/** chainProblems as evidence. */
+function chainViolations(attempts: Delivery[]): ReturnType<typeof evidence>[] {
+  const { shrank, flat } = chainProblems(attempts);
+  const out: ReturnType<typeof evidence>[] = [];
+  if (shrank) {
+    const [was, now] = shrank;
+    out.push(evidence(`retries of ${attempts[0].eventId} came ${Math.round(was.ms)} ms then ${Math.round(now.ms)} ms apart: the interval shrank`, [was.from, now.from, now.to]));
+  }
+  if (flat) {
+    const { known, judged } = flat;
+    const plain = known.filter((g) => g.ms >= MIN_GROWTH_GAP_MS);
+    const summed = judged.length !== plain.length || judged.some((ms, i) => ms !== plain[i].ms);
+    out.push(evidence(`retries of ${attempts[0].eventId} came at intervals ${known.map((g) => Math.round(g.ms)).join(', ')} ms${summed ? ` (${judged.map((ms) => Math.round(ms)).join(', ')} ms with the intervals under ${MIN_GROWTH_GAP_MS} ms summed)` : ''}: they do not grow`, attempts));
+  }
+  return out;
+}
+
+/**
+ * Whether a chain just continued by its latest attempt still reads as backoff in a free reading:
+ * the new interval is MIN_GROWTH_GAP_MS or more (no summing of short pieces: a free split picks
+ * them), and after an answered attempt it neither shrank (as in chainViolations) nor, with two
+ * known intervals before it, failed to grow past the smaller of those two by GROWTH_FACTOR plus
+ * SLACK_MS (every step, not only the last: a free split can start a chain with two short
+ * intervals, then continue it at a constant one). The smaller of two, so that one late timer,
+ * which lengthens the interval before it and may shorten the one after, is no violation.
+ */
+function stillBacksOff(attempts: readonly Delivery[]): boolean {
+  const n = attempts.length;
+  const from = attempts[n - 2];
+  const ms = attempts[n - 1].tReceived - from.tReceived;
+  if (ms < MIN_GROWTH_GAP_MS) return false;
+  if (from.answered === 0) return true;
+  const known = chainGaps(attempts.slice(0, -1)).filter((g) => g.from.answered !== 0).map((g) => g.ms);
+  if (known.length > 0 && ms < Math.min(...known) * SHRINK_FACTOR - SLACK_MS) return false;
+  return known.length < 2 || ms > Math.min(known[known.length - 1], known[known.length - 2]) * GROWTH_FACTOR + SLACK_MS;
+}
+
+/**
+ * Whether an id's chains follow one retry schedule: for every k, the k-th intervals of the chains
+ * (those after an answered attempt) are within SCHEDULE_SPREAD (plus SLACK_MS) of each other. A
+ * service applies one retry policy to every delivery; a free split of a constant retrier and its
+ * copies into short chains puts unlike intervals side by side.
+ */
+function oneSchedule(chains: readonly Delivery[][]): boolean {
+  const lo: number[] = [];
+  const hi: number[] = [];
+  for (const c of chains) {
+    for (let i = 1; i < c.length; i++) {
+      if (c[i - 1].answered === 0) continue;
+      const ms = c[i].tReceived - c[i - 1].tReceived;
+      lo[i] = Math.min(lo[i] ?? Infinity, ms);
+      hi[i] = Math.max(hi[i] ?? -Infinity, ms);
+    }
+  }
+  return lo.every((min, i) => min === undefined || hi[i] <= min * SCHEDULE_SPREAD + SLACK_MS);
+}
+
+/**
+ * Whether a chain as a free reading ends it (answered 2xx, or at the id's latest delivery) reads
+ * as backoff: no violation of chainViolations and, with exactly two known intervals (growth is
+ * not judged on two in chainViolations, where a late first retry may outlast the second), the
+ * second exceeds the first by GROWTH_FACTOR plus SLACK_MS. A free split of a constant retrier and
+ * its copies otherwise reads as chains of two retries each. A longer chain's first two intervals
+ * are not compared: stillBacksOff judges its later steps against the smaller of them.
+ */
+function endsBackingOff(attempts: readonly Delivery[]): boolean {
+  const known = chainGaps(attempts).filter((g) => g.from.answered !== 0).map((g) => g.ms);
+  if (known.length === 2 && known[1] <= known[0] * GROWTH_FACTOR + SLACK_MS) return false;
+  const p = chainProblems(attempts);
+  return !p.shrank && !p.flat;
+}
+
+/**
+ * A second look at an id that every pairing fails (see pairings): any split of its deliveries
+ * (sorted by arrival) into chains, each delivery continuing ANY chain whose latest attempt failed
+ * (not only the oldest) or starting a copy at ANY time. At-least-once delivery allows a copy to
+ * start between the retries of the chain it copies (a queue redelivering after a visibility
+ * time-out; a service copying a failed delivery), and its retries then interleave with that
+ * chain's. Since the split is free, it is held to stricter terms than pairings' (checked as the
+ * split grows, and by `accept` at its end): every chain backs off at every step (stillBacksOff)
+ * and as it ends (endsBackingOff), and `accept` adds the rest (one schedule, no failure left
+ * awaiting a retry but the latest, the invariant's own judgement). Returns the first split
+ * `accept` takes, else null (also past MAX_FREE_STEPS).
+ */
+function freeReading(l: readonly Delivery[], accept: (chains: Delivery[][]) => boolean): Delivery[][] | null {
+  let left = MAX_FREE_STEPS;
+  const chains: Delivery[][] = [];
+  /** Chains whose latest attempt failed. */
+  let open: number[] = [];
+  const walk = (j: number): boolean => {
+    if (--left <= 0) return false;
+    if (j === l.length) return chains.every(endsBackingOff) && accept(chains);
+    const d = l[j];
+    const saved = open;
+    for (const c of saved) {
+      chains[c].push(d);
+      if (stillBacksOff(chains[c]) && (!d.ok || endsBackingOff(chains[c]))) {
+        open = saved.filter((x) => x !== c);
+        if (!d.ok) open.push(c);
+        if (walk(j + 1)) return true;
+        open = saved;
+      }
+      chains[c].pop();
+    }
+    chains.push([d]);
+    if (!d.ok) open = [...saved, chains.length - 1];
+    if (walk(j + 1)) return true;
+    open = saved;
+    chains.pop();
+    return false;
+  };
+  return walk(0) ? chains.map((c) => [...c]) : null;
 }
 
 /**
