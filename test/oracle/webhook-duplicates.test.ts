@@ -6,36 +6,15 @@
  * which arrivals fail, as in a run, counting failures per chain.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { AnswerBook } from '../../src/webhooks/answer.ts';
 import type { WebhookRecord } from '../../src/history/index.ts';
 import { endRec, judgeOne, pay, resetSeq, webhook } from './fixtures.ts';
+import { simulateDeliveries } from './webhook-sim.ts';
 
 beforeEach(() => resetSeq());
 
-/**
- * A sender: each event has `copies` delivery chains (the first at `start`, a copy `copyOffset`
- * later), each retried after a failure by `gap(k)` (k = failures of that chain so far). The
- * receiver answers with its AnswerBook, given the arrival times (failShare 1: every event fails;
- * the first three failing events fail three times per chain).
- */
+/** Each event's `copies` delivery chains start `copyOffset` apart (test/oracle/webhook-sim.ts). */
 function simulate(events: { id: string; start: number }[], o: { copies: number; copyOffset: number; gap: (k: number) => number; horizon: number }): WebhookRecord[] {
-  const book = new AnswerBook({ seed: 1, failShare: 1, stallShare: 0, failAttempts: 3 });
-  const chains: { id: string; next: number; failed: number; done: boolean }[] = [];
-  for (const e of events) for (let i = 0; i < o.copies; i++) chains.push({ id: e.id, next: e.start + i * o.copyOffset, failed: 0, done: false });
-  const seen = new Map<string, number>();
-  const out: WebhookRecord[] = [];
-  for (;;) {
-    const live = chains.filter((x) => !x.done && x.next <= o.horizon).sort((a, b) => a.next - b.next);
-    if (!live.length) break;
-    const x = live[0];
-    const attempt = seen.get(x.id) ?? 0;
-    seen.set(x.id, attempt + 1);
-    const answered = book.answer(x.id, attempt, false, x.next) === 'fail' ? 500 : 200;
-    out.push(webhook({ eventId: x.id, tReceived: x.next, answered, duplicate: attempt > 0, payment: pay({ id: `pay_${x.id}`, status: 'succeeded' }) }));
-    if (answered === 200) x.done = true;
-    else x.next += o.gap(x.failed++);
-  }
-  return out;
+  return simulateDeliveries(events, { offsets: Array.from({ length: o.copies }, (_, i) => i * o.copyOffset), gap: o.gap, horizon: o.horizon });
 }
 
 const EVENTS = [

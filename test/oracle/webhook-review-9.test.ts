@@ -15,7 +15,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { HistoryRecord, WebhookRecord } from '../../src/history/index.ts';
-import { AnswerBook } from '../../src/webhooks/answer.ts';
+import { simulateDeliveries } from './webhook-sim.ts';
 import { create, endRec, judgeOne, pay, refundObj, resetSeq, retrieve, RUN_WALL, webhook } from './fixtures.ts';
 
 beforeEach(() => resetSeq());
@@ -69,34 +69,14 @@ describe('WH-7: a stale data.payment is judged with the final server clock estim
   });
 });
 
-/**
- * A sender: each event is delivered once per entry of `offsets` (after the event's start), each
- * delivery chain retried after a failure by `gap(k)` (k = that chain's failures so far). The
- * receiver answers with its own AnswerBook, as in a run (failShare 1: every event fails; the first
- * three failing events fail three times per chain, as the receiver reads the chains).
- */
+/** Three events delivered by the simulated sender of test/oracle/webhook-sim.ts. */
 function deliver(o: { offsets: number[]; gap: (k: number) => number; horizon?: number }): WebhookRecord[] {
   const events = [
     { id: 'evt_a', start: 1_000 },
     { id: 'evt_b', start: 20_000 },
     { id: 'evt_c', start: 40_000 },
   ];
-  const book = new AnswerBook({ seed: 1, failShare: 1, stallShare: 0, failAttempts: 3 });
-  const chains = events.flatMap((e) => o.offsets.map((off) => ({ id: e.id, next: e.start + off, failed: 0, done: false })));
-  const seen = new Map<string, number>();
-  const out: WebhookRecord[] = [];
-  for (;;) {
-    const live = chains.filter((x) => !x.done && x.next <= (o.horizon ?? 100_000)).sort((a, b) => a.next - b.next);
-    if (!live.length) break;
-    const x = live[0];
-    const attempt = seen.get(x.id) ?? 0;
-    seen.set(x.id, attempt + 1);
-    const answered = book.answer(x.id, attempt, false, x.next) === 'fail' ? 500 : 200;
-    out.push(webhook({ eventId: x.id, tReceived: x.next, answered, duplicate: attempt > 0, payment: pay({ id: `pay_${x.id}`, status: 'succeeded' }) }));
-    if (answered === 200) x.done = true;
-    else x.next += o.gap(x.failed++);
-  }
-  return out;
+  return simulateDeliveries(events, { offsets: o.offsets, gap: o.gap, horizon: o.horizon ?? 100_000 });
 }
 const arrivals = (recs: WebhookRecord[], id: string) => recs.filter((r) => r.eventId === id).map((r) => [r.tReceived, r.answered]);
 const judgeWh9 = (recs: WebhookRecord[], tEnd = 120_000) => judgeOne('failed-delivery-retried', [...recs, endRec({ tEnd })]);
