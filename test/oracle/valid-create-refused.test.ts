@@ -20,8 +20,8 @@ const A = { ...B, inputShape: 'A' as const, metadata: undefined, merchantReferen
 const HOSTED = { currency: 'EUR', description: 'paystorm flows', returnUrl: 'https://merchant.example/paystorm/return', merchantReference: 1234567890, inputShape: 'A' as const };
 const id = (n: number) => `pay_00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const refused = (param: string | null, sent: object, o: Parameters<typeof create>[0] = {}) => create({ status: 400, error: err('parameter_invalid', { param }), ...o, sent: { amount: 1000, ...sent } });
-/** An accepted create of the key (the currency and amount the service takes). */
-const accepted = (n: number, sent: object = B, amount = 5000) => create({ id: id(n), t: n * 10, sent: { amount, ...sent } });
+/** An accepted create of the key (the currency and amount the service takes on that op). */
+const accepted = (n: number, sent: object = B, amount = 5000, o: Parameters<typeof create>[0] = {}) => create({ id: id(n), t: n * 10, ...o, sent: { amount, ...sent } });
 
 describe('paramField: the body field an error param names', () => {
   it.each([
@@ -55,7 +55,7 @@ describe('a valid create refused as invalid breaks PAY-1', () => {
   });
   it('a hosted create refused naming currency or merchant_reference', async () => {
     const r = await judgeOne('create-returns-payment', [
-      accepted(1, HOSTED),
+      accepted(1, HOSTED, 5000, { op: 'create_hpp' }),
       refused('currency', HOSTED, { op: 'create_hpp', seq: 8, t: 100 }),
       refused('merchant_reference', HOSTED, { op: 'create_hpp', seq: 9, t: 200 }),
     ]);
@@ -77,6 +77,27 @@ describe('a valid create refused as invalid breaks PAY-1', () => {
   it('http://localhost return_url is valid in presentation B', async () => {
     const r = await judgeOne('create-returns-payment', [accepted(1), refused('return_url', { ...B, returnUrl: 'http://localhost:3000/return' }, { t: 100 })]);
     expect(r.status).toBe('fail');
+  });
+  it('plain https URLs (any scheme case, a port, a query, an escape) and non-ASCII plain text are valid', async () => {
+    const urls = ['HTTPS://Merchant.Example/return', 'https://merchant.example:8443/r?order=o-1&x=%20#top', 'https://127.0.0.1/r'];
+    const r = await judgeOne('create-returns-payment', [
+      accepted(1),
+      ...urls.map((returnUrl, i) => refused('return_url', { ...B, returnUrl }, { t: 100 + i * 10 })),
+      refused('description', { ...B, description: 'Zahlung für Bestellung 😀 Nº 42' }, { t: 200 }),
+      refused('metadata', { ...B, metadata: { 'kunden-nr': 'Jürgen 😀' } }, { t: 210 }),
+    ]);
+    expect(r.violations).toBe(5);
+  });
+  it('an amount refused in a currency and on a path where the key had a larger amount accepted', async () => {
+    const r = await judgeOne('create-returns-payment', [
+      accepted(1, { ...B, currency: 'GBP' }, 50_000),
+      accepted(2, HOSTED, 9000, { op: 'create_hpp' }),
+      refused('amount', { ...B, currency: 'gbp', amount: 40_000 }, { seq: 7, t: 100 }),
+      refused('amount', { ...HOSTED, amount: 9000 }, { op: 'create_hpp', seq: 8, t: 110 }),
+    ]);
+    expect(r.examples.map((e) => e.seqs)).toEqual([[7], [8]]);
+    expect(r.examples[0].message).toMatch(/the key had Direct API creates in "gbp" of up to 50000 accepted/);
+    expect(r.examples[1].message).toMatch(/a valid hosted create was refused .* the key had hosted creates in "EUR" of up to 9000 accepted/);
   });
 });
 
@@ -143,6 +164,70 @@ describe('refusals the record does not prove wrong are not judged', () => {
   });
   it('a raw create records no body fields', async () => {
     await judged([ex({ op: 'create', status: 400, error: err('parameter_invalid', { param: 'amount' }), sent: { method: 'POST', path: '/v1/payments', inputShape: 'B' } })]);
+  });
+});
+
+describe('review s9: refusals a conforming service may make (each a false fail before)', () => {
+  const judged = async (recs: HistoryRecord[]) => {
+    const r = await judgeOne('create-returns-payment', recs);
+    expect(r.examples.map((e) => e.message)).toEqual([]);
+    expect(r.status).toBe('pass');
+  };
+  it('a per-currency maximum: 50000 EUR accepted does not make 40000 GBP valid (the spec states no maximum, per currency or at all)', async () => {
+    await judged([accepted(1, { ...B, currency: 'EUR' }, 50_000), accepted(2, { ...B, currency: 'GBP' }, 20_000), refused('amount', { ...B, currency: 'GBP', amount: 40_000 }, { seq: 7, t: 100 })]);
+  });
+  it('a per-path maximum: an amount the hosted page took proves nothing for the Direct API, nor the reverse', async () => {
+    await judged([accepted(1, HOSTED, 50_000, { op: 'create_hpp' }), accepted(2, B, 20_000), refused('amount', { ...B, amount: 40_000 }, { seq: 7, t: 100 })]);
+    await judged([accepted(1, B, 50_000), accepted(2, HOSTED, 20_000, { op: 'create_hpp' }), refused('amount', { ...HOSTED, amount: 40_000 }, { op: 'create_hpp', seq: 7, t: 100 })]);
+  });
+  it('a currency the hosted page takes need not be one the Direct API takes (the spec lists no supported currencies, per path or at all)', async () => {
+    await judged([accepted(1, { ...HOSTED, currency: 'USD' }, 5000, { op: 'create_hpp' }), accepted(2, { ...B, currency: 'EUR' }, 5000), refused('currency', { ...B, currency: 'USD' }, { seq: 7, t: 100 })]);
+  });
+  it('nor the reverse: a currency the Direct API takes for a hosted create', async () => {
+    await judged([accepted(1, { ...B, currency: 'USD' }), refused('currency', { ...HOSTED, currency: 'USD' }, { op: 'create_hpp', seq: 7, t: 100 })]);
+  });
+  it('a hosted create: the spec states no description maximum for it (500 is "Direct API payment"), so a 300-character (or any) description may be refused', async () => {
+    await judged([
+      accepted(1, HOSTED, 5000, { op: 'create_hpp' }),
+      refused('description', { ...HOSTED, description: 'd'.repeat(300) }, { op: 'create_hpp', seq: 7, t: 100 }),
+      refused('description', HOSTED, { op: 'create_hpp', seq: 8, t: 110 }),
+    ]);
+  });
+  it('a return_url with leading or trailing whitespace is not "an https URL" under every reading (WHATWG new URL() strips it; RFC 3986 parsers refuse it)', async () => {
+    await judged([
+      accepted(1),
+      refused('return_url', { ...B, returnUrl: ' https://merchant.example/return' }, { seq: 7, t: 100 }),
+      refused('return_url', { ...B, returnUrl: 'https://merchant.example/return\n' }, { seq: 8, t: 110 }),
+      refused('return_url', { ...B, returnUrl: 'https://merchant.example/re\tturn' }, { seq: 9, t: 120 }),
+      refused('return_url', { ...B, returnUrl: 'https://merchant.example/a b' }, { seq: 10, t: 130 }),
+    ]);
+  });
+  it('"https:merchant.example/return" (no //) is accepted by new URL() but is no absolute https URL to an RFC 3986 validator; nor are https:/// and backslashes', async () => {
+    await judged([
+      accepted(1),
+      refused('return_url', { ...B, returnUrl: 'https:merchant.example/return' }, { seq: 7, t: 100 }),
+      refused('return_url', { ...B, returnUrl: 'https:///merchant.example/return' }, { seq: 8, t: 110 }),
+      refused('return_url', { ...B, returnUrl: 'https:\\\\merchant.example\\return' }, { seq: 9, t: 120 }),
+      refused('return_url', { ...B, returnUrl: 'https://merchant.example\\return' }, { seq: 10, t: 130 }),
+      refused('return_url', { ...B, returnUrl: 'http://localhost.merchant.example/return' }, { seq: 11, t: 140 }),
+      refused('return_url', { ...B, returnUrl: 'https://user:pw@merchant.example/return' }, { seq: 12, t: 150 }),
+    ]);
+  });
+  it('a description holding a lone surrogate (not valid Unicode text, RFC 8259 8.2) may be refused', async () => {
+    await judged([accepted(1), refused('description', { ...B, description: 'paystorm \ud800 flows' }, { seq: 7, t: 100 })]);
+  });
+  it('a description or metadata key or value holding NUL, a C0 control (tab, newline too), DEL or a lone surrogate may be refused', async () => {
+    await judged([
+      accepted(1),
+      ...['paystorm\u0000flows', 'paystorm\tflows', 'paystorm\nflows', 'paystorm\u007fflows', 'paystorm \udc00'].flatMap((bad, i) => [
+        refused('description', { ...B, description: bad }, { seq: 10 + i, t: 100 + i * 10 }),
+        refused('metadata', { ...B, metadata: { order: bad } }, { seq: 20 + i, t: 200 + i * 10 }),
+        refused('metadata[x]', { ...B, metadata: { [bad]: 'o-1' } }, { seq: 30 + i, t: 300 + i * 10 }),
+      ]),
+    ]);
+  });
+  it('a metadata key over the recommended 40 characters may be refused', async () => {
+    await judged([accepted(1), refused('metadata', { ...B, metadata: { ['k'.repeat(41)]: 'v' } }, { seq: 7, t: 100 })]);
   });
 });
 

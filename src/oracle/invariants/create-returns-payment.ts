@@ -34,11 +34,57 @@ function tablesOf(rec: ExchangeRecord): ((field: string) => unknown)[] {
 }
 
 /**
+ * Plain text under every reading: well-formed Unicode (no lone surrogate, which is not text, RFC
+ * 8259 8.2: in a `u` regex a lone surrogate is a code point of category Cs, a pair is not), with no
+ * control character (C0 including tab and newline, DEL, C1) and no noncharacter, any of which a
+ * conforming stack (a JSON parser, a database, a text filter) may refuse.
+ */
+const NOT_PLAIN = /[\p{Cs}\p{Cc}\p{Noncharacter_Code_Point}]/u;
+function plainText(s: string): boolean {
+  return !NOT_PLAIN.test(s);
+}
+
+/** RFC 3986 characters only (printable ASCII, no space, no `\\ " < > ^ ` { | }` nor brackets), every `%` a two-digit escape. */
+const URI_CHARS = /^(?:[A-Za-z0-9\-._~:/?#@!$&'()*+,;=]|%[0-9A-Fa-f]{2})+$/;
+
+/**
+ * Whether `v` is an absolute https URL (or, when `localhostToo`, an http://localhost URL) under
+ * every parser: the text itself, not what WHATWG `new URL()` makes of it (which strips leading and
+ * trailing spaces and control characters and takes `https:host/path` and backslashes). It equals
+ * its trim, holds only RFC 3986 characters, starts literally `https://` (or `http://localhost`,
+ * any case) with a non-empty authority that has no userinfo, and its parsed URL keeps that scheme
+ * and a non-empty host.
+ */
+function plainUrl(v: string, localhostToo: boolean): 'https' | 'localhost' | null {
+  if (v !== v.trim() || !URI_CHARS.test(v)) return null;
+  const lower = v.toLowerCase();
+  const https = lower.startsWith('https://');
+  if (!https && !(localhostToo && lower.startsWith('http://localhost'))) return null;
+  const authority = /^[a-z]+:\/\/([^/?#]*)/i.exec(v)?.[1] ?? '';
+  if (authority === '' || authority.includes('@')) return null;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    return null;
+  }
+  if (u.hostname === '') return null;
+  if (https) return u.protocol === 'https:' ? 'https' : null;
+  return u.protocol === 'http:' && returnUrlAllowed(u) ? 'localhost' : null;
+}
+
+/**
  * Why the recorded value of `field` is valid under every reading the spec allows, or null when the
  * record does not prove it. Only fields the op's input table (every candidate shape's) states are
  * judged: A has no metadata, B no merchant_reference, so a service of that shape may refuse them.
- * return_url: https (B also allows http://localhost; A states no rule, so only https is sure).
- * description: at most 500 UTF-16 units, so at most 500 characters however counted, and not empty.
+ * return_url: https (B also allows http://localhost; A states no rule, so only https is sure), as
+ * plain text every URL parser reads alike (plainUrl).
+ * description: plain text (plainText); on the Direct API at most 500 UTF-16 units, so at most 500
+ * characters however counted, and not empty. The hosted create's table states no maximum and the
+ * Limits section gives 500 for "Direct API payment" only: any hosted description may be over the
+ * service's own maximum, so none is proven valid.
+ * metadata: at most 50 keys, keys within the recommended 40 characters, string values of at most
+ * 500, keys and values plain text.
  */
 function validBecause(rec: ExchangeRecord, field: Field): string | null {
   const tables = tablesOf(rec);
@@ -50,33 +96,45 @@ function validBecause(rec: ExchangeRecord, field: Field): string | null {
     case 'currency':
       return typeof v === 'string' && ISO_4217.has(v) ? 'an ISO 4217 code' : null;
     case 'description':
-      return typeof v === 'string' && v.length > 0 && v.length <= LIMITS.descriptionMaxLength ? `a string of ${v.length} characters (at most ${LIMITS.descriptionMaxLength})` : null;
+      if (rec.op === 'create_hpp') return null;
+      return typeof v === 'string' && v.length > 0 && v.length <= LIMITS.descriptionMaxLength && plainText(v)
+        ? `plain text of ${v.length} characters (at most ${LIMITS.descriptionMaxLength})`
+        : null;
     case 'metadata': {
       if (v === null || typeof v !== 'object' || Array.isArray(v)) return null;
       const entries = Object.entries(v as Record<string, unknown>);
-      const ok = entries.length <= LIMITS.metadataMaxKeys && entries.every(([k, x]) => k.length > 0 && typeof x === 'string' && x.length <= LIMITS.metadataValueMaxLength);
-      return ok ? `${entries.length} key(s) (at most ${LIMITS.metadataMaxKeys}), string values of at most ${LIMITS.metadataValueMaxLength} characters` : null;
+      const ok =
+        entries.length <= LIMITS.metadataMaxKeys &&
+        entries.every(([k, x]) => k.length > 0 && k.length <= LIMITS.metadataKeyRecommendedLength && plainText(k) && typeof x === 'string' && x.length <= LIMITS.metadataValueMaxLength && plainText(x));
+      return ok
+        ? `${entries.length} key(s) (at most ${LIMITS.metadataMaxKeys}) of at most ${LIMITS.metadataKeyRecommendedLength} characters, plain-text string values of at most ${LIMITS.metadataValueMaxLength} characters`
+        : null;
     }
     case 'merchant_reference':
       return Number.isSafeInteger(v) && (v as number) >= LIMITS.merchantReferenceMin && (v as number) <= LIMITS.merchantReferenceMax ? 'an integer of exactly 10 digits' : null;
     case 'return_url': {
       if (typeof v !== 'string') return null;
-      let u: URL;
-      try {
-        u = new URL(v);
-      } catch {
-        return null;
-      }
-      const localhostToo = tables.every((row) => (row('return_url') as { httpsOrLocalhost?: true } | undefined)?.httpsOrLocalhost);
-      return u.protocol === 'https:' || (localhostToo && returnUrlAllowed(u)) ? (u.protocol === 'https:' ? 'an https URL' : 'an http://localhost URL') : null;
+      const localhostToo = tables.every((row) => (row('return_url') as { httpsOrLocalhost?: true } | undefined)?.httpsOrLocalhost === true);
+      const kind = plainUrl(v, localhostToo);
+      return kind === 'https' ? 'an https URL' : kind === 'localhost' ? 'an http://localhost URL' : null;
     }
   }
 }
 
-/** What a key's accepted creates show it takes: currencies, and the largest amount (the spec states no maximum or currency list). */
+/**
+ * What a key's accepted creates show it takes, per op (the hosted page and the Direct API may take
+ * different currencies and amounts): the currencies, and per currency (upper-cased) the largest
+ * amount. The spec lists no supported currencies and states no maximum amount, per currency, per
+ * path or at all.
+ */
 interface Accepted {
   currencies: Set<string>;
-  maxAmount: number;
+  maxAmount: Map<string, number>;
+}
+
+/** The key and op whose accepted creates a refusal is held against. */
+function acceptedKey(rec: ExchangeRecord): string {
+  return `${rec.op}\u0000${rec.key}`;
 }
 
 interface Refusal {
@@ -121,10 +179,15 @@ const invariant: Invariant = {
           return;
         }
         if (!is2xx(rec.status)) return;
-        let a = accepted.get(rec.key);
-        if (!a) accepted.set(rec.key, (a = { currencies: new Set(), maxAmount: -Infinity }));
-        if (typeof rec.sent.currency === 'string') a.currencies.add(rec.sent.currency);
-        if (typeof rec.sent.amount === 'number' && rec.sent.amount > a.maxAmount) a.maxAmount = rec.sent.amount;
+        const k = acceptedKey(rec);
+        let a = accepted.get(k);
+        if (!a) accepted.set(k, (a = { currencies: new Set(), maxAmount: new Map() }));
+        const cur = rec.sent.currency;
+        if (typeof cur === 'string') {
+          a.currencies.add(cur);
+          const amount = rec.sent.amount;
+          if (typeof amount === 'number' && !(amount <= (a.maxAmount.get(cur.toUpperCase()) ?? -Infinity))) a.maxAmount.set(cur.toUpperCase(), amount);
+        }
         f.check();
         const p = rec.payment;
         const problems: string[] = [];
@@ -142,12 +205,15 @@ const invariant: Invariant = {
         for (const { rec, field, why } of refusals) {
           const slack = rec.clockSlackMs ?? 0;
           if (faults.some((x) => x.tStart - (x.clockSlackMs ?? 0) <= rec.tEnd + slack && x.tEnd + (x.clockSlackMs ?? 0) >= rec.tStart - slack)) continue;
-          const a = accepted.get(rec.key);
+          const a = accepted.get(acceptedKey(rec));
           const v = rec.sent[SENT_OF[field]];
+          const cur = rec.sent.currency;
+          const path = rec.op === 'create_hpp' ? 'hosted creates' : 'Direct API creates';
+          const maxAmount = typeof cur === 'string' ? a?.maxAmount.get(cur.toUpperCase()) : undefined;
           if (field === 'currency' && !a?.currencies.has(v as string)) continue;
-          if (field === 'amount' && !(a && a.maxAmount >= (v as number))) continue;
+          if (field === 'amount' && !(maxAmount !== undefined && maxAmount >= (v as number))) continue;
           f.check();
-          const seen = field === 'currency' ? '; the key had creates in it accepted' : field === 'amount' ? `; the key had creates of up to ${a!.maxAmount} accepted` : '';
+          const seen = field === 'currency' ? `; the key had ${path} in it accepted` : field === 'amount' ? `; the key had ${path} in ${show(cur)} of up to ${maxAmount} accepted` : '';
           const shown = field === 'description' || field === 'metadata' ? '' : ` ${show(v)}`;
           f.violation(evidence(`a valid ${rec.op === 'create_hpp' ? 'hosted ' : ''}create was refused ${rec.status} ${show(errorCode(rec))} naming ${field}, whose sent value${shown} is ${why}${seen}`, [rec]));
         }

@@ -8,11 +8,15 @@ export const PAY_CASES: CaseTable = {
   'create-returns-payment': {
     keeps: () => [
       create({ id: P }),
-      // Refusals of a create the record does not prove valid: a card field, no param, a bad-input probe, a currency the key never had accepted.
+      // Refusals of a create the record does not prove valid: a card field, no param, a bad-input probe, a currency the key never had accepted,
+      // an amount in another currency or a currency on another path than the key had accepted, a hosted description (no maximum stated).
       create({ status: 400, error: err('parameter_invalid', { param: 'card.number' }) }),
       create({ status: 400, error: err('parameter_invalid') }),
       create({ status: 400, error: err('parameter_invalid', { param: 'currency' }), sent: { currency: 'XXQ', badInput: bad('currency-not-iso', 400, 'parameter_invalid', 'currency') } }),
       create({ status: 400, error: err('parameter_invalid', { param: 'currency' }), sent: { currency: 'JPY' } }),
+      create({ status: 400, error: err('parameter_invalid', { param: 'amount' }), sent: { amount: 500, currency: 'GBP' } }),
+      create({ op: 'create_hpp', status: 400, error: err('parameter_invalid', { param: 'currency' }), sent: { currency: 'EUR' } }),
+      create({ op: 'create_hpp', status: 400, error: err('parameter_invalid', { param: 'description' }), sent: { currency: 'EUR', description: 'd'.repeat(300) } }),
     ],
     violates: () => [create({ seq: 2, status: 200, id: 'pay_notauuid' }), create({ seq: 3, status: 400, error: err('parameter_invalid', { param: 'currency' }) })],
     seqs: [2],
