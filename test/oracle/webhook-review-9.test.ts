@@ -15,6 +15,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { HistoryRecord, WebhookRecord } from '../../src/history/index.ts';
+import { AnswerBook } from '../../src/webhooks/answer.ts';
 import { simulateDeliveries } from './webhook-sim.ts';
 import { create, endRec, judgeOne, pay, refundObj, resetSeq, retrieve, RUN_WALL, webhook } from './fixtures.ts';
 
@@ -141,5 +142,132 @@ describe('WH-9: copies do not hide a retrier that never backs off', () => {
     const r = await judgeWh9(recs, 60_000);
     expect(messages(r)).toEqual([]);
     expect(r.status).toBe('pass');
+  });
+});
+
+/** A seeded uniform number generator in [0, 1) (xorshift32). */
+function uniform(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s / 2 ** 32;
+  };
+}
+
+/**
+ * Deliveries of evt_b (at 1000, and a copy `copyAt` later) by a sender that retries each after a
+ * failure `first` * `factor`^k later, jittered by up to a tenth either way, each attempt's timer up
+ * to `late` ms late (scheduled from the attempt before, or `fromFirst` from the chain's planned
+ * times). The receiver answers with its AnswerBook, failing each chain `fails` times as it reads them.
+ */
+function backoff(o: { first: number; factor: number; copyAt: number | null; fails: number; late: number; fromFirst: boolean; seed: number }): WebhookRecord[] {
+  const u = uniform(o.seed);
+  const book = new AnswerBook({ seed: 1, failShare: 1, stallShare: 0, failAttempts: o.fails });
+  const chains = [0, ...(o.copyAt === null ? [] : [o.copyAt])].map((off) => ({ next: 1000 + off, planned: 1000 + off, failed: 0, done: false }));
+  const out: WebhookRecord[] = [];
+  for (let attempt = 0; ; attempt++) {
+    let x: (typeof chains)[number] | undefined;
+    for (const c of chains) if (!c.done && (!x || c.next < x.next)) x = c;
+    if (!x) return out;
+    const answered = book.answer('evt_b', attempt, false, x.next) === 'fail' ? 500 : 200;
+    out.push(webhook({ eventId: 'evt_b', tReceived: Math.round(x.next), answered, duplicate: attempt > 0, payment: pay({ id: 'pay_evt_b', status: 'succeeded' }) }));
+    if (answered === 200) {
+      x.done = true;
+      continue;
+    }
+    x.planned = (o.fromFirst ? x.planned : x.next) + o.first * o.factor ** x.failed++ * (1 + (u() * 2 - 1) * 0.1);
+    x.next = x.planned + u() * o.late;
+  }
+}
+
+/**
+ * Review s9 of de1d148: summing the intervals under 200 ms read a conforming backoff as flat. With a
+ * factor below the golden ratio (1 + r > r^2), e.g. the common 1.5, two short intervals add up to
+ * more than the next one: a time-scaled service, or a fast first retry, retrying 100, 150, 225,
+ * 337.5 ms apart was judged on 250, 225, 337.5 ms, "they do not grow". A chain now fails to grow
+ * only when it fails read both ways, summed and as its intervals came, the latter only where the
+ * reading of the id leaves no room for a copy's pieces (see unsummedGrows); the constant retriers
+ * with copies above still fail.
+ */
+describe('WH-9: a backoff whose short intervals sum to more than the next one passes (false fail before)', () => {
+  /** One event delivered at `start`, failed (500) until the last attempt, retried after each gap. */
+  const chain = (id: string, start: number, gaps: number[]) =>
+    gaps.reduce((ts, g) => [...ts, ts[ts.length - 1] + g], [start]).map((t, i) => webhook({ eventId: id, tReceived: t, answered: i < gaps.length ? 500 : 200, duplicate: i > 0, payment: pay({ id: `pay_${id}`, status: 'succeeded' }) }));
+  const judgeChain = (id: string, gaps: number[]) => judgeWh9(chain(id, 1000, gaps), 60_000);
+
+  it('passes 100, 150, 225, 337.5 ms (x1.5 each step; summed 250, 225, 337.5)', async () => {
+    const r = await judgeChain('evt_x15', [100, 150, 225, 337.5]);
+    expect(messages(r)).toEqual([]);
+    expect(r.status).toBe('pass');
+  });
+
+  it('passes the same with 10% jitter: 110, 140, 240, 330 ms (summed 250, 240, 330)', async () => {
+    const r = await judgeChain('evt_x15j', [110, 140, 240, 330]);
+    expect(messages(r)).toEqual([]);
+    expect(r.status).toBe('pass');
+  });
+
+  it('passes a first retry under 200 ms that summing dropped: 165, 213, 252, 328 ms (x1.3, judged on 213, 252, 328)', async () => {
+    const r = await judgeChain('evt_x13', [165, 213, 252, 328]);
+    expect(messages(r)).toEqual([]);
+    expect(r.status).toBe('pass');
+  });
+
+  it('still fails constant intervals, short or not, read either way', async () => {
+    for (const gaps of [
+      [253, 252, 256],
+      [120, 130, 125, 130, 120, 125],
+      [30, 220, 30, 220, 30, 220],
+    ]) {
+      resetSeq();
+      const r = await judgeChain('evt_k', gaps);
+      expect(r.status, gaps.join(', ')).toBe('fail');
+    }
+  });
+
+  it('passes a time-scaled x1.5 backoff from 100 ms whose copy follows 30 ms later, each failed four times', async () => {
+    const recs = backoff({ first: 100, factor: 1.5, copyAt: 30, fails: 4, late: 0, fromFirst: false, seed: 2 });
+    // Read as two chains, each 100, 150, 225, 337.5 ms (with jitter): summed, 250, 225, 337.5.
+    expect(arrivals(recs, 'evt_b').length).toBe(10);
+    const r = await judgeWh9(recs, 60_000);
+    expect(messages(r)).toEqual([]);
+    expect(r.status).toBe('pass');
+  });
+
+  it('passes a seeded sweep of backoffs x1.3 to x3 from 50 to 150 ms, with 10% jitter and late timers, alone or with a copy', async () => {
+    const failed: string[] = [];
+    for (const factor of [1.3, 1.4, 1.5, 1.618, 1.75, 2, 2.5, 3])
+      for (const first of [50, 80, 100, 150])
+        for (const copyAt of [null, 30, 120])
+          for (const fails of [3, 4])
+            for (const fromFirst of [false, true])
+              for (const seed of [1, 2]) {
+                // Timers up to 10 ms late for x1.3; up to 50 ms from x1.4 (x1.3 from 150 ms with a copy is at the edge of the growth rule).
+                const late = factor < 1.4 ? 10 : 50;
+                resetSeq();
+                const r = await judgeWh9(backoff({ first, factor, copyAt, fails, late, fromFirst, seed: seed * 7919 + first }), 60_000);
+                if (r.status !== 'pass') failed.push(`x${factor} from ${first} ms, copy ${copyAt ?? 'none'}, ${fails} failures, seed ${seed}: ${messages(r).join('; ')}`);
+              }
+    expect(failed).toEqual([]);
+  });
+
+  it('fails a constant 200 ms retrier (10% jitter) whose copy follows 30 ms later, each failed four times: a copy\'s offset is no base for growth', async () => {
+    // Read as two chains, 1000, 1030, 1202, 1403, 1593, 1813 and 1236, 1444, 1629, 1837: the first
+    // grows only from its 30 ms piece (30, 172, 201, 190, 220 ms as they came; 202, 201, 220 summed).
+    const mk = (t: number, ok: boolean) => webhook({ eventId: 'evt_k200', tReceived: t, answered: ok ? 200 : 500, payment: pay({ id: 'pay_k200', status: 'succeeded' }) });
+    const times = [1000, 1030, 1201.5, 1236, 1403, 1444.4, 1592.7, 1629.2, 1812.5, 1836.9];
+    const r = await judgeWh9(times.map((t, i) => mk(t, i >= 8)), 60_000);
+    expect(r.status).toBe('fail');
+  });
+
+  it('fails a constant 250 ms retrier whose copy trails by 30 ms, read as one chain (the copy\'s pending retry dropped once the event succeeded)', async () => {
+    // No second 2xx: one chain 30, 220, 30, 220, 30, 220 ms. The 30 ms pieces are no base for growth.
+    const mk = (t: number, ok: boolean) => webhook({ eventId: 'evt_c30', tReceived: t, answered: ok ? 200 : 500, payment: pay({ id: 'pay_c30', status: 'succeeded' }) });
+    const r = await judgeWh9([1000, 1030, 1250, 1280, 1500, 1530, 1750].map((t, i, a) => mk(t, i === a.length - 1)), 60_000);
+    expect(r.status).toBe('fail');
   });
 });

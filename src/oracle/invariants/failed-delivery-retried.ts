@@ -21,16 +21,17 @@ const evidence = (message: string, ds: Delivery[]) => ({ message, seqs: ds.map((
  * the first attempt, shortens the one after), so each gap is compared with the SMALLEST gap
  * before it, the one least inflated by delays: a known gap may shrink to half of that (less
  * SLACK_MS) before it counts as shrinking; with three known gaps of MIN_GROWTH_GAP_MS or more
- * (shorter ones summed, see growthGaps), the last must exceed the smallest of them before it by a
+ * (shorter ones summed, see growthGroups), the last must exceed the smallest of them before it by a
  * quarter (plus SLACK_MS), which
- * exponential backoff does by far (4x) and a constant interval never.
+ * exponential backoff does by far (4x) and a constant interval never. A chain whose summed
+ * intervals fail that still passes when its intervals read as they came grow (see unsummedGrows).
  */
 const SHRINK_FACTOR = 0.5;
 const GROWTH_FACTOR = 1.25;
 const SLACK_MS = 100;
 /**
  * Gaps below this are not judged for growth on their own (jitter of ~100 ms would swamp them):
- * consecutive ones are summed until they reach it (see growthGaps). Deliveries of one id less
+ * consecutive ones are summed until they reach it (see growthGroups). Deliveries of one id less
  * than this apart may also be copies of each other (at-least-once delivery): the receiver's
  * answer policy reads them the same way (src/webhooks/answer.ts COPY_GAP_MS).
  */
@@ -47,6 +48,11 @@ const MAX_PAIRINGS = 4096;
 const SCHEDULE_SPREAD = 1.5;
 /** Steps of the search for a free reading of one id (past this, the pairings' verdict stands). */
 const MAX_FREE_STEPS = 4096;
+/**
+ * A reading whose every chain has at least this many intervals (the receiver fails the chains it
+ * judges three times in a row) accounts for each copy in a chain of its own: see unsummedGrows.
+ */
+const FULL_CHAIN_GAPS = 3;
 
 /**
  * WH-9: a failed delivery (non-2xx or no answer within the ack time) is retried, with
@@ -182,7 +188,7 @@ const invariant: Invariant = {
             }
             if (attempts.length < 2) continue;
             v.checks += attempts.length - 1;
-            v.violations.push(...chainViolations(attempts));
+            v.violations.push(...chainViolations(attempts, shortGapsIn(chains)));
           }
           return v;
         };
@@ -256,8 +262,20 @@ interface ChainProblems {
   flat?: { known: Gap[]; judged: number[] };
 }
 
-/** Whether one chain's intervals shrank or failed to grow (see SHRINK_FACTOR, GROWTH_FACTOR, growthGaps). */
-function chainProblems(attempts: readonly Delivery[]): ChainProblems {
+/**
+ * How far a chain's intervals under MIN_GROWTH_GAP_MS may be read as they came (see
+ * unsummedGrows), from the other chains of its id in the same reading: 'alone' when the chain is
+ * the id's only one, 'full' when every chain of the reading has FULL_CHAIN_GAPS intervals or more,
+ * else 'summed' (only summed, as growthGroups sums them).
+ */
+type ShortGaps = 'alone' | 'full' | 'summed';
+function shortGapsIn(chains: readonly Delivery[][]): ShortGaps {
+  if (chains.length === 1) return 'alone';
+  return chains.every((c) => c.length > FULL_CHAIN_GAPS) ? 'full' : 'summed';
+}
+
+/** Whether one chain's intervals shrank or failed to grow (see SHRINK_FACTOR, GROWTH_FACTOR, growthGroups, unsummedGrows). */
+function chainProblems(attempts: readonly Delivery[], short: ShortGaps = 'summed'): ChainProblems {
   const out: ChainProblems = {};
   const gaps = chainGaps(attempts);
   const known = gaps.filter((g) => g.from.answered !== 0);
@@ -272,19 +290,51 @@ function chainProblems(attempts: readonly Delivery[]): ChainProblems {
   }
   // Jitter is absolute, so SLACK_MS. Intervals shorter than MIN_GROWTH_GAP_MS are timer and
   // scheduling noise on a busy host (a time-scaled service retrying 50, 100, 200 ms apart
-  // was seen at 164, 118, 214), or a copy read into the chain: see growthGaps.
-  const judged = growthGaps(gaps);
-  if (judged.length >= 3) {
-    const base = Math.min(...judged.slice(0, -1));
-    const last = judged[judged.length - 1];
-    if (last <= base * GROWTH_FACTOR + SLACK_MS) out.flat = { known, judged };
-  }
+  // was seen at 164, 118, 214), or a copy read into the chain: see growthGroups. A chain fails to
+  // grow only when it fails read both ways: summed, and as its intervals came (see unsummedGrows).
+  const groups = growthGroups(gaps);
+  const judged = groups.intervals.map((g) => g.reduce((a, b) => a + b, 0));
+  if (judged.length >= 3 && !grows(judged[judged.length - 1], judged.slice(0, -1)) && !unsummedGrows(groups, short)) out.flat = { known, judged };
   return out;
 }
 
+/** Whether an interval exceeds the smallest of `bases` by GROWTH_FACTOR plus SLACK_MS (never with no base). */
+function grows(last: number, bases: readonly number[]): boolean {
+  return bases.length > 0 && last > Math.min(...bases) * GROWTH_FACTOR + SLACK_MS;
+}
+
+/**
+ * Whether a chain's intervals grow read as they came: the intervals of growthGroups with every sum
+ * split back into its pieces, and the first retries that came fast (`lead`), judged like the
+ * summed ones (three or more, the last above the smallest before it by GROWTH_FACTOR plus
+ * SLACK_MS). Summing is right for a copy that split each retry interval in two, and wrong for a
+ * backoff whose first retries are short: with a factor below the golden ratio two short intervals
+ * add up to more than the next one (100, 150, 225, 337.5 ms, x1.5, sum to 250, 225, 337.5: "flat"),
+ * and a first retry under MIN_GROWTH_GAP_MS before a longer one is dropped (165, 213, 252, 328 ms,
+ * x1.3, is judged on 213, 252, 328: "flat"). So a chain fails only if both readings fail.
+ *
+ * Read as they came, though, a copy's pieces pass too (a constant 250 ms retrier whose copy trails
+ * by 150 ms, read as one chain: 150, 100, 150, 100, 150, 250 ms, within 10% jitter and 100 ms late
+ * timers of a x1.3 backoff from 50 ms): only the rest of the reading tells them apart. A copy read into a
+ * chain leaves its own chain short (its last deliveries, often its lone 2xx, in a chain of their
+ * own). So this reading counts only (`short`, see shortGapsIn) when the chain is its id's only
+ * chain in the reading (a copy read into it would have left its own end outside), or when every
+ * chain of the reading has FULL_CHAIN_GAPS intervals or more. And an interval under SLACK_MS, a
+ * copy's offset as likely as a retry (a constant 250 ms retrier with a copy 30 ms after each
+ * delivery reads 30, 220, 30, 220, ...), is no base for the comparison, but as a piece of a sum
+ * in a chain that is its id's only one.
+ */
+function unsummedGrows(groups: GrowthGroups, short: ShortGaps): boolean {
+  if (short === 'summed') return false;
+  const pieces = groups.intervals.flat();
+  if (pieces.length + groups.lead.length < 3) return false;
+  const bases = [...pieces.slice(0, -1).filter((ms) => short === 'alone' || ms >= SLACK_MS), ...groups.lead.filter((ms) => ms >= SLACK_MS)];
+  return grows(pieces[pieces.length - 1], bases);
+}
+
 /** chainProblems as evidence. */
-function chainViolations(attempts: Delivery[]): ReturnType<typeof evidence>[] {
-  const { shrank, flat } = chainProblems(attempts);
+function chainViolations(attempts: Delivery[], short: ShortGaps = 'summed'): ReturnType<typeof evidence>[] {
+  const { shrank, flat } = chainProblems(attempts, short);
   const out: ReturnType<typeof evidence>[] = [];
   if (shrank) {
     const [was, now] = shrank;
@@ -450,31 +500,44 @@ function pairings(l: Delivery[], okBefore: boolean, visit: (chains: Delivery[][]
   return left > 0;
 }
 /**
- * The intervals of one chain that growth is judged on. An interval of MIN_GROWTH_GAP_MS or more
- * stands on its own. Shorter ones are timer noise, or pieces of one interval that a copy read into
- * the chain split (a constant 250 ms retrier whose copy trails by 150 ms reads as 150, 100, 150,
- * 100, ...): consecutive short ones are summed until they reach MIN_GROWTH_GAP_MS and stand for the
- * interval they split (250, 250, ...), where dropping each piece would drop the interval too. A sum
- * still short when a longer interval, an interval after no answer (the service's time-out is part
- * of it, not judged), or the chain's end comes is not judged. For exponential backoff the sums
- * still grow: the gaps before one add up to less than it.
+ * The intervals of one chain that growth is judged on (`intervals`, each as the gaps it is made
+ * of). An interval of MIN_GROWTH_GAP_MS or more stands on its own. Shorter ones are timer noise, or
+ * pieces of one interval that a copy read into the chain split (a constant 250 ms retrier whose
+ * copy trails by 150 ms reads as 150, 100, 150, 100, ...): consecutive short ones are summed until
+ * they reach MIN_GROWTH_GAP_MS and stand for the interval they split (250, 250, ...), where
+ * dropping each piece would drop the interval too. A sum still short when a longer interval, an
+ * interval after no answer (the service's time-out is part of it, not judged), or the chain's end
+ * comes is not judged; the one before the chain's first interval of MIN_GROWTH_GAP_MS or more
+ * (fast first retries, or a copy's offset) is kept as `lead` for unsummedGrows. For a backoff
+ * factor above the golden ratio (about 1.62) the sums still grow (two intervals before one add up
+ * to less than it); below it they may not, so a chain also gets the reading of unsummedGrows.
  */
-function growthGaps(gaps: readonly { ms: number; from: Delivery }[]): number[] {
-  const out: number[] = [];
+interface GrowthGroups {
+  intervals: number[][];
+  lead: number[];
+}
+function growthGroups(gaps: readonly { ms: number; from: Delivery }[]): GrowthGroups {
+  const out: number[][] = [];
+  let lead: number[] | null = null;
+  let pieces: number[] = [];
   let short = 0;
   for (const g of gaps) {
     if (g.from.answered === 0 || g.ms >= MIN_GROWTH_GAP_MS) {
-      if (g.from.answered !== 0) out.push(g.ms);
+      if (g.from.answered !== 0) out.push([g.ms]);
+      lead ??= g.from.answered !== 0 ? pieces : [];
+      pieces = [];
       short = 0;
       continue;
     }
+    pieces.push(g.ms);
     short += g.ms;
     if (short >= MIN_GROWTH_GAP_MS) {
-      out.push(short);
+      out.push(pieces);
+      pieces = [];
       short = 0;
     }
   }
-  return out;
+  return { intervals: out, lead: lead ?? [] };
 }
 
 /** What the receiver failed on purpose, for the reports (none when the run failed no share). */
