@@ -73,6 +73,19 @@ describe('LIST-8 pending filter: no false fail', () => {
     expect(await judged([...pendingAround(), pendingPage([]), done, retrieve(A, { t: 300 })])).not.toBe('fail');
   });
 
+  it('a raw request off the API paths (a user scenario following redirect_url itself) may have been a customer action', async () => {
+    const act = ex({ op: 'raw', t: 150, status: 200, sent: { method: 'POST', path: '/hosted/h_1/submit' } });
+    expect(await judged([...pendingAround(), pendingPage([]), act, retrieve(A, { t: 300 })])).not.toBe('fail');
+  });
+
+  it('a raw probe on an API path is no customer action: the empty page still fails', async () => {
+    for (const path of ['/v1/payments', '/v1/payments/hpp', `/v1/payments/${A}`, `/v1/payments/${A}/refund`, '/v1/refunds', '/v1/payments?limit=1']) {
+      resetSeq();
+      const probe = ex({ op: 'raw', t: 150, status: 401, sent: { method: 'POST', path, auth: 'unknown-key' } });
+      expect(await judged([...pendingAround(), pendingPage([]), probe, retrieve(A, { t: 300 }), endRec({ tEnd: 10_000 })]), path).toBe('fail');
+    }
+  });
+
   it('a customer action that named no payment may have been for this one', async () => {
     const done = ex({ op: 'complete_3ds', t: 150, status: 200, sent: { path: '/3ds/x' } });
     expect(await judged([...pendingAround(), pendingPage([]), done, retrieve(A, { t: 300 })])).not.toBe('fail');

@@ -42,6 +42,8 @@ export function filterKey(p: ListParams): string {
 }
 
 /** Non-terminal statuses a list filter takes: a payment may leave them while a page is served. */
+/** The API's own paths (src/spec/operations.ts): a raw probe sent to one is no customer action. */
+const API_PATH = /^\/v1\/(?:payments(?:\/hpp|\/[^/]+(?:\/refund)?)?|refunds)\/?$/;
 const NON_TERMINAL_FILTERS: ReadonlySet<string> = new Set<PaymentStatus>(['pending', 'requires_action']);
 
 /**
@@ -63,7 +65,7 @@ const NON_TERMINAL_FILTERS: ReadonlySet<string> = new Set<PaymentStatus>(['pendi
  */
 export class StatusFilterFacts {
   /** Operations whose records `note` wants: the answers carrying payments, and the customer's actions. */
-  static readonly OPS = ['create', 'create_hpp', 'retrieve', 'submit_hpp', 'complete_3ds'] as const;
+  static readonly OPS = ['create', 'create_hpp', 'retrieve', 'submit_hpp', 'complete_3ds', 'raw'] as const;
   /** Payments a customer action (hosted page submit, 3DS completion) was sent for. */
   private readonly acted = new Set<string>();
   /** A customer action that named no payment: it may have been for any. */
@@ -80,6 +82,10 @@ export class StatusFilterFacts {
     if (rec.op === 'submit_hpp' || rec.op === 'complete_3ds') {
       if (rec.sent.paymentId) this.acted.add(rec.sent.paymentId);
       else this.unattributed = true;
+    } else if (rec.op === 'raw' && !API_PATH.test((rec.sent.path ?? '').split('?')[0])) {
+      // A hand-made request off the API's own paths (a user scenario following redirect_url
+      // itself) may be a customer action, for any payment.
+      this.unattributed = true;
     }
   }
 
