@@ -79,7 +79,7 @@ describe('LIST-8 pending filter: no false fail', () => {
   });
 
   it('a raw probe on an API path is no customer action: the empty page still fails', async () => {
-    for (const path of ['/v1/payments', '/v1/payments/hpp', `/v1/payments/${A}`, `/v1/payments/${A}/refund`, '/v1/refunds', '/v1/payments?limit=1']) {
+    for (const path of ['/v1/payments', '/v1/payments/hpp', `/v1/payments/${A}`, `/v1/payments/${A}/refund`, '/v1/refunds', '/v1/payments?limit=1', '/payments-svc/v1/payments']) {
       resetSeq();
       const probe = ex({ op: 'raw', t: 150, status: 401, sent: { method: 'POST', path, auth: 'unknown-key' } });
       expect(await judged([...pendingAround(), pendingPage([]), probe, retrieve(A, { t: 300 }), endRec({ tEnd: 10_000 })]), path).toBe('fail');

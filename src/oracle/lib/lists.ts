@@ -42,8 +42,8 @@ export function filterKey(p: ListParams): string {
 }
 
 /** Non-terminal statuses a list filter takes: a payment may leave them while a page is served. */
-/** The API's own paths (src/spec/operations.ts): a raw probe sent to one is no customer action. */
-const API_PATH = /^\/v1\/(?:payments(?:\/hpp|\/[^/]+(?:\/refund)?)?|refunds)\/?$/;
+/** The API's own paths (src/spec/operations.ts), under any base path: a raw probe sent to one is no customer action. */
+const API_PATH = /\/v1\/(?:payments(?:\/hpp|\/[^/]+(?:\/refund)?)?|refunds)\/?$/;
 const NON_TERMINAL_FILTERS: ReadonlySet<string> = new Set<PaymentStatus>(['pending', 'requires_action']);
 
 /**
