@@ -17,6 +17,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { WebhookRecord } from '../../src/history/index.ts';
 import { AnswerBook } from '../../src/webhooks/answer.ts';
 import { endRec, judgeOne, pay, resetSeq, webhook } from './fixtures.ts';
+import { seededRandom } from '../../src/spec/random.ts';
 
 beforeEach(() => resetSeq());
 
@@ -24,18 +25,6 @@ const messages = (r: { examples: { message: string }[] }) => r.examples.map((e) 
 const judgeWh9 = (recs: WebhookRecord[], tEnd: number, complete = true) =>
   judgeOne('failed-delivery-retried', [...recs, complete ? endRec({ tEnd }) : endRec({ tEnd, complete: false, reason: 'interrupted' })]);
 
-/** A seeded uniform number generator in [0, 1) (xorshift32): the same jitter on every run. */
-function uniform(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 2 ** 32;
-  };
-}
 
 interface Sender {
   /** Interval after a chain's k-th failure (k from 0), before jitter. */
@@ -64,7 +53,7 @@ const T_END = 600_000;
  * fail three times per chain as the receiver reads the chains).
  */
 function send(s: Sender): WebhookRecord[] {
-  const u = uniform(s.seed);
+  const u = seededRandom(s.seed);
   const jit = (ms: number) => ms * (1 + (u() * 2 - 1) * s.jitter);
   const book = new AnswerBook({ seed: 1, failShare: 1, stallShare: 0, failAttempts: 3 });
   type Chain = { id: string; next: number; failed: number; done: boolean; first: boolean };

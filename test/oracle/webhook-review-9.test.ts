@@ -18,6 +18,7 @@ import type { HistoryRecord, WebhookRecord } from '../../src/history/index.ts';
 import { AnswerBook } from '../../src/webhooks/answer.ts';
 import { simulateDeliveries } from './webhook-sim.ts';
 import { create, endRec, judgeOne, pay, refundObj, resetSeq, retrieve, RUN_WALL, webhook } from './fixtures.ts';
+import { seededRandom } from '../../src/spec/random.ts';
 
 beforeEach(() => resetSeq());
 
@@ -145,18 +146,6 @@ describe('WH-9: copies do not hide a retrier that never backs off', () => {
   });
 });
 
-/** A seeded uniform number generator in [0, 1) (xorshift32). */
-function uniform(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 2 ** 32;
-  };
-}
 
 /**
  * Deliveries of evt_b (at 1000, and a copy `copyAt` later) by a sender that retries each after a
@@ -165,7 +154,7 @@ function uniform(seed: number): () => number {
  * times). The receiver answers with its AnswerBook, failing each chain `fails` times as it reads them.
  */
 function backoff(o: { first: number; factor: number; copyAt: number | null; fails: number; late: number; fromFirst: boolean; seed: number }): WebhookRecord[] {
-  const u = uniform(o.seed);
+  const u = seededRandom(o.seed);
   const book = new AnswerBook({ seed: 1, failShare: 1, stallShare: 0, failAttempts: o.fails });
   const chains = [0, ...(o.copyAt === null ? [] : [o.copyAt])].map((off) => ({ next: 1000 + off, planned: 1000 + off, failed: 0, done: false }));
   const out: WebhookRecord[] = [];

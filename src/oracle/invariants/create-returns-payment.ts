@@ -3,6 +3,7 @@ import type { ExchangeRecord } from '../../history/index.ts';
 import type { Invariant } from '../types.ts';
 import { authVariant, errorCode, errorType, is2xx } from '../lib/exchange.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
+import { faultMaybeOverlapping } from '../lib/faults.ts';
 
 /** Body fields whose sent value the record keeps (`sent`), by the name the wire (and `param`) uses. */
 type Field = 'amount' | 'currency' | 'description' | 'metadata' | 'merchant_reference' | 'return_url';
@@ -204,7 +205,7 @@ const invariant: Invariant = {
         const faults = ctx.ledger.faults;
         for (const { rec, field, why } of refusals) {
           const slack = rec.clockSlackMs ?? 0;
-          if (faults.some((x) => x.tStart - (x.clockSlackMs ?? 0) <= rec.tEnd + slack && x.tEnd + (x.clockSlackMs ?? 0) >= rec.tStart - slack)) continue;
+          if (faultMaybeOverlapping(faults, rec.tStart - slack, rec.tEnd + slack)) continue;
           const a = accepted.get(acceptedKey(rec));
           const v = rec.sent[SENT_OF[field]];
           const cur = rec.sent.currency;

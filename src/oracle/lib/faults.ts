@@ -8,6 +8,11 @@ export function faultOverlapping(faults: readonly FaultRecord[], from: number, t
   return faults.find((f) => (!link || f.link === link) && f.tStart <= to && f.tEnd >= from);
 }
 
+/** A fault window overlapping [from, to], each window widened by its own merged shard's clock slack: where a fault may have acted. */
+export function faultMaybeOverlapping(faults: readonly FaultRecord[], from: number, to: number): FaultRecord | undefined {
+  return faults.find((f) => f.tStart - (f.clockSlackMs ?? 0) <= to && f.tEnd + (f.clockSlackMs ?? 0) >= from);
+}
+
 /** Whether a fault is active at t. */
 export function faultAt(faults: readonly FaultRecord[], t: number, link?: FaultLink): FaultRecord | undefined {
   return faultOverlapping(faults, t, t, link);
