@@ -1,8 +1,8 @@
 /**
  * The HTTP client of the k6 scripts (k6/http). Every call carries `Authorization:
- * Bearer`, POSTs an `Idempotency-Key`, and the tags `op` (paystorm's operation names,
- * src/spec/operations.ts) and `name` (the path template, so ids do not explode the
- * URL tag). Every response goes through `observe`, which runs the checks that hold for
+ * Bearer`, POSTs an `Idempotency-Key`, and the tag `op` (paystorm's operation names,
+ * src/spec/operations.ts; the scripts keep no `url` or `name` tag, src/history/k6-tags.ts,
+ * so payment ids make no tag values). Every response goes through `observe`, which runs the checks that hold for
  * any authenticated response (RL-4, RL-7, ERR-*, SEC-2) and feeds `rate_limited`.
  *
  * Client handling rules of the spec: api_error/503 (and no answer) are retried with
@@ -111,7 +111,7 @@ export class Api {
     watchKey(key);
   }
 
-  private prepare(method: string, path: string, op: Operation, name: string, opts: CallOptions): Prepared {
+  private prepare(method: string, path: string, op: Operation, opts: CallOptions): Prepared {
     const headers: Record<string, string> = { Authorization: `Bearer ${this.key.secret}`, Accept: 'application/json' };
     let body: string | null = null;
     if (opts.rawBody !== undefined) body = opts.rawBody;
@@ -126,7 +126,7 @@ export class Api {
       method,
       url: `${this.target}${path}${queryString(opts.query)}`,
       body,
-      params: { headers, tags: { op, name }, timeout: this.timeout, redirects: 0 },
+      params: { headers, tags: { op }, timeout: this.timeout, redirects: 0 },
       op,
       idemKey,
     };
@@ -153,8 +153,8 @@ export class Api {
   }
 
   /** One logical call: sends, then retries per the client handling rules. */
-  call(method: 'GET' | 'POST', path: string, op: Operation, name: string, opts: CallOptions = {}): ApiResult {
-    const p = this.prepare(method, path, op, name, opts);
+  call(method: 'GET' | 'POST', path: string, op: Operation, opts: CallOptions = {}): ApiResult {
+    const p = this.prepare(method, path, op, opts);
     const retries = opts.retries ?? (method === 'POST' ? (p.idemKey ? 2 : 0) : 1);
     let waited429 = opts.retry429 === false;
     let backoffS = LIMITS.retryBackoffStartMs / 1000;
@@ -176,8 +176,8 @@ export class Api {
   }
 
   /** Several requests at once (k6 runs a batch in parallel); no retries. */
-  batch(calls: { method: 'GET' | 'POST'; path: string; op: Operation; name: string; opts?: CallOptions }[]): ApiResult[] {
-    const prepared = calls.map((c) => this.prepare(c.method, c.path, c.op, c.name, c.opts ?? {}));
+  batch(calls: { method: 'GET' | 'POST'; path: string; op: Operation; opts?: CallOptions }[]): ApiResult[] {
+    const prepared = calls.map((c) => this.prepare(c.method, c.path, c.op, c.opts ?? {}));
     const reqs: ObjectBatchRequest[] = prepared.map((p) => ({ method: p.method, url: p.url, body: p.body, params: p.params }));
     const sentAt = Date.now();
     const res = http.batch(reqs);
@@ -188,25 +188,25 @@ export class Api {
   }
 
   createDirect(body: Record<string, unknown>, opts: CallOptions = {}): ApiResult {
-    return this.call('POST', API_PATHS.payments, 'create', 'POST /v1/payments', { ...opts, body });
+    return this.call('POST', API_PATHS.payments, 'create', { ...opts, body });
   }
   createHosted(body: Record<string, unknown>, opts: CallOptions = {}): ApiResult {
-    return this.call('POST', API_PATHS.hosted, 'create_hpp', 'POST /v1/payments/hpp', { ...opts, body });
+    return this.call('POST', API_PATHS.hosted, 'create_hpp', { ...opts, body });
   }
   retrieve(id: string, opts: CallOptions = {}): ApiResult {
-    return this.call('GET', API_PATHS.payment(id), 'retrieve', 'GET /v1/payments/{id}', opts);
+    return this.call('GET', API_PATHS.payment(id), 'retrieve', opts);
   }
   list(query: Record<string, string | number>, opts: CallOptions = {}): ApiResult {
-    return this.call('GET', API_PATHS.payments, 'list', 'GET /v1/payments', { ...opts, query });
+    return this.call('GET', API_PATHS.payments, 'list', { ...opts, query });
   }
   /** `path` 'payment': POST /v1/payments/{id}/refund {amount}; 'refunds': POST /v1/refunds {payment_id, amount}. */
   refund(paymentId: string, amount: number | undefined, path: 'payment' | 'refunds', opts: CallOptions = {}): ApiResult {
     if (path === 'refunds') {
       const body: Record<string, unknown> = { payment_id: paymentId };
       if (amount !== undefined) body.amount = amount;
-      return this.call('POST', API_PATHS.refunds, 'refund_create', 'POST /v1/refunds', { ...opts, body });
+      return this.call('POST', API_PATHS.refunds, 'refund_create', { ...opts, body });
     }
-    return this.call('POST', API_PATHS.refund(paymentId), 'refund', 'POST /v1/payments/{id}/refund', { ...opts, body: amount === undefined ? {} : { amount } });
+    return this.call('POST', API_PATHS.refund(paymentId), 'refund', { ...opts, body: amount === undefined ? {} : { amount } });
   }
 }
 

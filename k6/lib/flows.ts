@@ -204,7 +204,7 @@ export function complete3ds(ctx: FlowCtx, redirectUrl: string): boolean {
   const res = http.get(url, {
     redirects: 0,
     headers: { Accept: 'text/html,application/json' },
-    tags: { op: 'complete_3ds', name: 'GET <3DS redirect_url>' },
+    tags: { op: 'complete_3ds' },
     timeout: ctx.cfg.requestTimeout,
   });
   recordSandbox(ctx, 'complete_3ds', 'GET', url, null, sentAt, endOf(res, sentAt, Date.now()), res);
@@ -221,7 +221,7 @@ export function submitHosted(ctx: FlowCtx, redirectUrl: string, card: CardInput)
   const res = http.post(url, form, {
     redirects: 0,
     headers: { Accept: 'text/html,application/json' },
-    tags: { op: 'submit_hpp', name: 'POST <hosted redirect_url>' },
+    tags: { op: 'submit_hpp' },
     timeout: ctx.cfg.requestTimeout,
   });
   const endAt = endOf(res, sentAt, Date.now());

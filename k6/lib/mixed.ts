@@ -11,6 +11,7 @@ import { Api, header } from './api.ts';
 import { arrivalPlan, mixedConfig, parseCards, parseKeys, parsePresentation, parseTarget, pickWeighted, testKeysOf, type KeyConfig, type ArrivalPlan, type MixedConfig } from './config.ts';
 import { detectTargetPresentation, directFlow, hostedFlow, listFlow, retrieveFlow, type FlowCtx } from './flows.ts';
 import { loadThresholds, type Thresholds } from './thresholds.ts';
+import { K6_SYSTEM_TAGS } from '../../src/history/k6-tags.ts';
 import { recordEnd, recordRun, testRunMs, watchCards, windowMsOf } from './record.ts';
 
 export interface SetupData {
@@ -58,6 +59,7 @@ export function baseOptions(scenarios: Record<string, Scenario>, thresholds: Thr
     summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)'],
     setupTimeout: '2m',
     userAgent: 'paystorm-k6',
+    systemTags: [...K6_SYSTEM_TAGS],
   };
 }
 

@@ -5,7 +5,8 @@
  * list page, shape problems, leaks, redacted snippet), carried by a k6 custom Counter.
  *
  * Carrier (documented k6 outputs only): `paystorm_exchange`, a Counter; each point has
- * value 1 and carries the record as JSON under `paystorm_record` in the point's
+ * value 1 and carries the record, in the compact encoding of src/history/k6-record-codec.ts
+ * (a positional array, defaults left out: about a third of the JSON), under `paystorm_record` in the point's
  * **metadata** (`exec.vu.metrics.metadata`, k6 v0.45+: high-cardinality data that, unlike
  * a tag, makes no time series, so k6's memory does not grow with the request count).
  * `--out json` writes it as `data.metadata` of a Point line, so `paystorm check k6.json`
@@ -23,6 +24,7 @@ import exec from 'k6/execution';
 import { sha256 } from 'k6/crypto';
 import { failureRecord, responseRecord, type ExchangeMeta } from '../../src/history/exchange-record.ts';
 import { LeakScanner } from '../../src/history/leak-scanner.ts';
+import { encodeK6Record } from '../../src/history/k6-record-codec.ts';
 import type { Operation } from '../../src/spec/operations.ts';
 import { LIMITS } from '../../src/spec/limits.ts';
 import type { KeyConfig } from './config.ts';
@@ -230,7 +232,7 @@ export function recordExchange(x: Exchange): void {
           },
           scanner,
         ).record;
-  emit(1, RECORD_TAG, JSON.stringify(record));
+  emit(1, RECORD_TAG, encodeK6Record(record));
 }
 
 /** One point whose metadata (or, where the VU has no metadata map, tag) `name` holds `json`. */

@@ -31,6 +31,7 @@ import { mixedConfig, parseCards, parseKeys, parseNumber, parsePresentation, par
 import { cardInput, detectTargetPresentation, paymentInput, poll, type FlowCtx } from '../lib/flows.ts';
 import { newIdempotencyKey, randomHex } from '../lib/ids.ts';
 import { metricKey } from '../lib/thresholds.ts';
+import { K6_SYSTEM_TAGS } from '../../src/history/k6-tags.ts';
 import { recordEnd, recordRun, setScript, testRunMs, watchCards, windowMsOf } from '../lib/record.ts';
 
 setScript('idempotency');
@@ -56,6 +57,7 @@ export const options: Options = {
   },
   summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(99)'],
   userAgent: 'paystorm-k6',
+  systemTags: [...K6_SYSTEM_TAGS],
 };
 
 interface SetupData {
@@ -145,7 +147,7 @@ export function idempotency(data: SetupData): void {
   // IDEM-5 / IDEM-6: a parallel burst on one new key.
   const kb = newIdempotencyKey('burst');
   const burstBody = directCreateBody(paymentInput(CFG.currency, pres, cardInput(number)), pres);
-  const burst = api.batch(Array.from({ length: BURST }, () => ({ method: 'POST' as const, path: API_PATHS.payments, op: 'create' as const, name: 'POST /v1/payments', opts: { body: burstBody, idemKey: kb } })));
+  const burst = api.batch(Array.from({ length: BURST }, () => ({ method: 'POST' as const, path: API_PATHS.payments, op: 'create' as const, opts: { body: burstBody, idemKey: kb } })));
   const ids = burst.map(idOf).filter((x): x is string => x !== null);
   expect('IDEM-6: concurrent creates sharing one key make at most one payment', ids.every((x) => x === ids[0]));
   expect(

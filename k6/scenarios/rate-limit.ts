@@ -21,6 +21,7 @@ import { Api, header, type ApiResult } from '../lib/api.ts';
 import { expect } from '../lib/checks.ts';
 import { parseKeys, parseNumber, parseTarget, rateLimitKeyOf, testKeysOf } from '../lib/config.ts';
 import { metricKey } from '../lib/thresholds.ts';
+import { K6_SYSTEM_TAGS } from '../../src/history/k6-tags.ts';
 import { recordEnd, recordRun, setScript, testRunMs, windowMsOf } from '../lib/record.ts';
 
 setScript('rate-limit');
@@ -45,6 +46,7 @@ export const options: Options = {
   },
   summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(99)'],
   userAgent: 'paystorm-k6',
+  systemTags: [...K6_SYSTEM_TAGS],
 };
 
 interface Sample {
@@ -111,7 +113,7 @@ export function rateLimit(): void {
   let count429 = first.status === 429 ? 1 : 0;
   const cap = Math.ceil(limit * MAX_FACTOR) + BATCH;
   while (samples.length < cap && count429 < WANT_429) {
-    const batch = api.batch(Array.from({ length: BATCH }, () => ({ method: 'GET' as const, path: API_PATHS.payments, op: 'list' as const, name: 'GET /v1/payments', opts: { query: { limit: 1 } } })));
+    const batch = api.batch(Array.from({ length: BATCH }, () => ({ method: 'GET' as const, path: API_PATHS.payments, op: 'list' as const, opts: { query: { limit: 1 } } })));
     for (const r of batch) {
       samples.push(sample(r));
       if (r.status === 429) {

@@ -10,7 +10,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { buildBundles, removeBundles, ROOT, runShim, SCRIPTS } from './helpers.ts';
-import { validateScenarios, validateThresholds, parseThresholdExpression } from './k6-options.ts';
+import { validateScenarios, validateSystemTags, validateThresholds, parseThresholdExpression } from './k6-options.ts';
+import { K6_SYSTEM_TAGS } from '../../src/history/k6-tags.ts';
 
 const TEST_KEY = 'm1:svc_test_sk_aaaaBBBBccccDDDD1111';
 const TEST_KEY_2 = 'm2:svc_test_sk_eeeeFFFFggggHHHH2222';
@@ -73,6 +74,16 @@ describe('k6 bundles', () => {
       const ours = (k6Thresholds[key] ?? []).map((x) => (typeof x === 'string' ? x : x.threshold));
       expect(ours, `${name}: paystorm threshold ${t}`).toContain(expr);
     }
+  });
+
+  it.each(SCRIPTS)('%s: keeps the system tags the converter and k6 read, and drops the rest (options.systemTags)', async (name) => {
+    const r = await runShim(join(dir, `${name}.js`), { KEYS: TEST_KEY }, { mode: 'options' });
+    const tags = (r.options as { systemTags?: string[] }).systemTags;
+    expect(tags).toEqual([...K6_SYSTEM_TAGS]);
+    expect(validateSystemTags(tags)).toEqual([]);
+    // What src/history/k6.ts reads (status, scenario, check), and setup()/teardown()'s group.
+    for (const read of ['status', 'method', 'scenario', 'group', 'check', 'error_code']) expect(tags).toContain(read);
+    for (const dropped of ['url', 'name', 'proto', 'expected_response', 'tls_version']) expect(tags).not.toContain(dropped);
   });
 
   it('mixed and soak run the open model at 80% of the per-key limit times the keys', async () => {

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startReferenceService, DEFAULT_KEYS, type RunningService } from '../../src/target/index.ts';
 import { convertK6, toNdjson } from '../../src/history/k6.ts';
+import { decodeK6Record } from '../../src/history/k6-record-codec.ts';
 import { mergeShards } from '../../src/history/merge.ts';
 import { runStop } from '../../src/history/stop.ts';
 import { judgeHistory } from '../../src/cli/judge-run.ts';
@@ -187,7 +188,7 @@ describe('exchange end times include the connection time (k6 timings.duration do
       .filter(Boolean)
       .map((l) => JSON.parse(l) as { type: string; data: { metadata?: Record<string, string> } })
       .filter((l) => l.type === 'Point' && l.data.metadata?.paystorm_record !== undefined)
-      .map((l) => JSON.parse(l.data.metadata!.paystorm_record) as { tStart: number; tEnd: number });
+      .map((l) => decodeK6Record(l.data.metadata!.paystorm_record) as { tStart: number; tEnd: number });
     // One record per request, in the order they were answered.
     expect(records.length).toBe(requests.length);
     expect(requests.every((q) => q.connectMs === 60)).toBe(true);
@@ -212,7 +213,7 @@ describe('exchange end times include the connection time (k6 timings.duration do
         .filter(Boolean)
         .map((l) => JSON.parse(l) as { type: string; data: { metadata?: Record<string, string> } })
         .filter((l) => l.type === 'Point' && l.data.metadata?.paystorm_record !== undefined)
-        .map((l) => JSON.parse(l.data.metadata!.paystorm_record) as { tStart: number; tEnd: number; group?: string });
+        .map((l) => decodeK6Record(l.data.metadata!.paystorm_record) as { tStart: number; tEnd: number; group?: string });
       expect(records.length).toBe(r.requests.length);
       // The first batch opens new connections (the VU had one): those requests spent 40 ms connecting.
       const connected = r.requests.map((q, i) => ({ q, x: records[i] })).filter(({ q, x }) => q.connectMs > 0 && x.group !== undefined);

@@ -146,3 +146,14 @@ export function validateThresholds(thresholds: unknown): string[] {
   }
   return problems;
 }
+
+/**
+ * The system tag names k6 knows (metrics/system_tag.go: the default set, then vu, iter,
+ * ocsp_status, ip). k6 drops an unknown name from `systemTags` without a word.
+ */
+const K6_SYSTEM_TAG_NAMES = ['proto', 'subproto', 'status', 'method', 'url', 'name', 'group', 'check', 'error', 'error_code', 'tls_version', 'scenario', 'service', 'expected_response', 'iter', 'vu', 'ocsp_status', 'ip'];
+
+export function validateSystemTags(tags: unknown): string[] {
+  if (!Array.isArray(tags)) return ['options.systemTags is not a list'];
+  return tags.filter((t) => !K6_SYSTEM_TAG_NAMES.includes(t as string)).map((t) => `systemTags: ${String(t)} is not a k6 system tag`);
+}
