@@ -1,17 +1,20 @@
 /**
  * `paystorm check FILE` on k6 output: recognises the file by its content (k6's --out json,
  * plain or gzipped; a summary export is refused), converts it (k6.ts) and writes the
- * history beside it, in `<file without .json/.gz>.paystorm/history.ndjson`, where the
- * reports then go too. Nothing is written when the file is refused.
+ * history beside it, in `<file without .json/.gz>.paystorm/history.bin.gz` (the encoding runs
+ * write: a million exchanges are about 1 GB as NDJSON), where the reports then go too.
+ * Nothing is written when the file is refused.
  */
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { makeDirsSync } from './dirs.ts';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { convertK6, k6FileKind, summaryExportError, toNdjson } from './k6.ts';
+import { convertK6, k6FileKind, summaryExportError } from './k6.ts';
+import { HISTORY_FILE } from './format.ts';
+import { HistoryWriter } from './writer.ts';
 
 export interface K6History {
-  /** The converted history.ndjson. */
+  /** The converted history (history.bin.gz). */
   historyPath: string;
   /** Where reports go (null: --no-write, the history is in a temp dir removed by cleanup). */
   reportDir: string | null;
@@ -39,7 +42,13 @@ export async function k6HistoryOf(path: string, opts: { write: boolean; onWarnin
   const conv = await convertK6(path, { onWarning: opts.onWarning });
   const dir = opts.write ? k6RunDirOf(path) : mkdtempSync(join(tmpdir(), 'paystorm-k6-'));
   makeDirsSync(dir);
-  const historyPath = join(dir, 'history.ndjson');
-  writeFileSync(historyPath, toNdjson(conv.records));
+  const historyPath = join(dir, HISTORY_FILE);
+  // The writer numbers exchanges in order, as the converter did.
+  const writer = new HistoryWriter({ path: historyPath });
+  for (const r of conv.records) {
+    writer.write(r);
+    if (writer.needsDrain) await writer.drained();
+  }
+  await writer.close();
   return { historyPath, reportDir: opts.write ? dir : null, cleanup: () => (opts.write ? undefined : rmSync(dir, { recursive: true, force: true })) };
 }

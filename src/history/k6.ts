@@ -39,6 +39,7 @@ import { DEFAULT_SETTLE_BOUND_MS, EXIT, PaystormError, OPERATIONS } from '../spe
 import { HISTORY_VERSION } from './version.ts';
 import { exchangeRecordSchema, type EndRecord, type ExchangeRecord, type HistoryRecord, type KeyInfo, type RunRecord } from './schema.ts';
 import { K6_SCRIPT_RULES } from './k6-scripts.ts';
+import { decodeK6Record } from './k6-record-codec.ts';
 
 export const K6_RECORD_METRIC = 'paystorm_exchange';
 export const K6_RECORD_TAG = 'paystorm_record';
@@ -62,28 +63,41 @@ function isGzip(path: string): boolean {
   }
 }
 
-/** The file's lines (gunzipped when it is gzip); a broken gzip rejects (readline would swallow it). */
-async function* lines(path: string): AsyncGenerator<string> {
-  const raw = createReadStream(path);
-  const input = isGzip(path) ? raw.pipe(createGunzip()) : raw;
+/**
+ * The file's lines, a batch per chunk read (gunzipped when it is gzip); a broken gzip rejects
+ * (readline would swallow it). Batches, not one line at a time: a million-request file has
+ * tens of millions of lines, and each step of an async generator costs a promise.
+ */
+async function* lineBatches(path: string): AsyncGenerator<string[]> {
+  const raw = createReadStream(path, { highWaterMark: 1 << 20 });
+  const input = isGzip(path) ? raw.pipe(createGunzip({ chunkSize: 1 << 18 })) : raw;
   raw.on('error', (e) => input.destroy(e));
   let rest = '';
   // A multi-byte character (the `…` of key labels) may straddle two chunks.
   const decoder = new StringDecoder('utf8');
   try {
     for await (const chunk of input as AsyncIterable<Buffer>) {
-      rest += decoder.write(chunk);
+      const text = rest + decoder.write(chunk);
+      const batch: string[] = [];
+      let start = 0;
       let i: number;
-      while ((i = rest.indexOf('\n')) >= 0) {
-        yield rest.slice(0, i).replace(/\r$/, '');
-        rest = rest.slice(i + 1);
+      while ((i = text.indexOf('\n', start)) >= 0) {
+        batch.push(text.slice(start, i > start && text.charCodeAt(i - 1) === 13 ? i - 1 : i));
+        start = i + 1;
       }
+      rest = text.slice(start);
+      if (batch.length) yield batch;
     }
   } finally {
     input.destroy();
   }
   rest += decoder.end();
-  if (rest !== '') yield rest;
+  if (rest !== '') yield [rest];
+}
+
+/** The file's lines one at a time (the few first lines of a file). */
+async function* lines(path: string): AsyncGenerator<string> {
+  for await (const batch of lineBatches(path)) yield* batch;
 }
 
 /** Is this k6 output? Reads the first line (of the unzipped text for a .gz). */
@@ -179,13 +193,79 @@ function bad(path: string, line: number, what: string): never {
   throw new PaystormError(`${path}:${line}: ${what}; ${EXPECTED_K6}.`, EXIT.usage, 'history');
 }
 
+/** The last time converted, and the last whole second parsed (k6 writes many points a second, the HTTP points of a request at one time). */
+const lastTime = { text: '', ms: NaN, second: '', secondMs: NaN };
+
 /** Unix ms of k6's RFC 3339 time (nanoseconds kept to the microsecond). */
 export function k6TimeMs(t: string): number {
+  if (t === lastTime.text) return lastTime.ms;
   const m = /^(.*T\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$/.exec(t);
   if (!m) return NaN;
-  const base = Date.parse(`${m[1]}${m[3]}`);
+  const second = `${m[1]}${m[3]}`;
+  if (second !== lastTime.second) {
+    lastTime.second = second;
+    lastTime.secondMs = Date.parse(second);
+  }
   const frac = m[2] ? Number(`0${m[2].slice(0, 7)}`) * 1000 : 0;
-  return base + frac;
+  lastTime.text = t;
+  lastTime.ms = lastTime.secondMs + frac;
+  return lastTime.ms;
+}
+
+interface PointLine {
+  type: 'Point';
+  metric: string;
+  data: { time: string; value: number; tags: Record<string, string> };
+}
+
+const POINT_HEAD = '{"metric":"';
+const POINT_TIME = '","type":"Point","data":{"time":"';
+const POINT_VALUE = '","value":';
+const POINT_TAGS = ',"tags":{';
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+/** Distinct tag sets remembered (k6 repeats a few on most lines; per-request tags, such as iter, would not repeat). */
+const TAG_SETS_MAX = 4096;
+
+/**
+ * A Point line in the exact shape k6 writes a sample without metadata,
+ * `{"metric":"NAME","type":"Point","data":{"time":"TIME","value":NUMBER,"tags":{…}}}`, read
+ * without parsing the whole line: the parts are cut out by position and each is checked as
+ * JSON.parse would check it (the tags are JSON.parse'd, once per distinct text: `tagSets`).
+ * Null for any other shape (metadata, a brace inside a tag, spaces, a cut line): the caller
+ * parses it whole, so what is accepted and refused is as before.
+ */
+function quickPoint(text: string, tagSets: Map<string, Record<string, string>>): PointLine | null {
+  if (!text.startsWith(POINT_HEAD) || !text.endsWith('}}}')) return null;
+  const nameEnd = text.indexOf('"', POINT_HEAD.length);
+  if (nameEnd < 0 || !text.startsWith(POINT_TIME, nameEnd)) return null;
+  const metric = text.slice(POINT_HEAD.length, nameEnd);
+  const timeStart = nameEnd + POINT_TIME.length;
+  const timeEnd = text.indexOf('"', timeStart);
+  if (timeEnd < 0 || !text.startsWith(POINT_VALUE, timeEnd)) return null;
+  const time = text.slice(timeStart, timeEnd);
+  // An escape in the name or time: the first quote may not end it.
+  if (metric.includes('\\') || time.includes('\\')) return null;
+  const valueStart = timeEnd + POINT_VALUE.length;
+  const valueEnd = text.indexOf(POINT_TAGS, valueStart);
+  if (valueEnd < 0) return null;
+  const value = text.slice(valueStart, valueEnd);
+  if (!JSON_NUMBER.test(value)) return null;
+  const tagsText = text.slice(valueEnd + POINT_TAGS.length - 1, text.length - 2);
+  if (tagsText.indexOf('{', 1) >= 0 || tagsText.indexOf('}') !== tagsText.length - 1) return null;
+  let tags = tagSets.get(tagsText);
+  if (tags === undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(tagsText);
+    } catch {
+      return null;
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
+    if (tagSets.size >= TAG_SETS_MAX) tagSets.clear();
+    tags = Object.freeze(parsed as Record<string, string>);
+    tagSets.set(tagsText, tags);
+  }
+  return { type: 'Point', metric, data: { time, value: Number(value), tags } };
 }
 
 function labelKey(label: string): KeyInfo {
@@ -208,17 +288,20 @@ export async function convertK6(path: string, opts: { onWarning?: (m: string) =>
   let dropped = 0;
   let firstPointMs = Infinity;
   let lastPointMs = -Infinity;
+  const tagSets = new Map<string, Record<string, string>>();
   try {
-    for await (const text of lines(path)) {
+    for await (const batch of lineBatches(path)) for (const text of batch) {
       n++;
       if (text.trim() === '') continue;
       if (pendingBad) bad(path, pendingBad.line, `not a JSON line (${JSON.stringify(pendingBad.text.slice(0, 60))}) in the middle of the file`);
-      let o: { type?: unknown; metric?: unknown; data?: { time?: unknown; value?: unknown; tags?: Record<string, string> | null; metadata?: Record<string, string> | null } };
-      try {
-        o = JSON.parse(text);
-      } catch {
-        pendingBad = { line: n, text };
-        continue;
+      let o: { type?: unknown; metric?: unknown; data?: { time?: unknown; value?: unknown; tags?: Record<string, string> | null; metadata?: Record<string, string> | null } } | null = quickPoint(text, tagSets);
+      if (o === null) {
+        try {
+          o = JSON.parse(text);
+        } catch {
+          pendingBad = { line: n, text };
+          continue;
+        }
       }
       nonEmpty++;
       if (o === null || typeof o !== 'object' || (o.type !== 'Metric' && o.type !== 'Point') || typeof o.metric !== 'string') {
@@ -262,9 +345,9 @@ export async function convertK6(path: string, opts: { onWarning?: (m: string) =>
         } else if (rec !== undefined) {
           let x: unknown;
           try {
-            x = JSON.parse(rec);
-          } catch {
-            bad(path, n, `the ${K6_RECORD_TAG} tag is not JSON`);
+            x = decodeK6Record(rec);
+          } catch (e) {
+            bad(path, n, `the ${K6_RECORD_TAG} tag is not a JSON or compact exchange record (${(e as Error).message})`);
           }
           const parsed = exchangeRecordSchema.safeParse(x);
           if (!parsed.success) {

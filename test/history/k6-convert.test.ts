@@ -1,0 +1,111 @@
+/**
+ * The k6 converter (src/history/k6.ts) on the real recordings: today's files convert to the same
+ * records as before the compact encoding; the same requests written by the rebuilt scripts
+ * (compact records, system tags cut to K6_SYSTEM_TAGS) convert to the same history; the lines
+ * it reads without a whole JSON.parse give what a whole parse gives.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { convertK6 } from '../../src/history/k6.ts';
+import { encodeK6Record } from '../../src/history/k6-record-codec.ts';
+import { K6_SYSTEM_TAGS } from '../../src/history/k6-tags.ts';
+import type { ExchangeRecord, HistoryRecord } from '../../src/history/index.ts';
+import { PaystormError } from '../../src/spec/index.ts';
+
+const SAMPLES = fileURLToPath(new URL('../../../shared/samples/k6/', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'paystorm-k6-convert-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const sampleText = (name: string) => gunzipSync(readFileSync(`${SAMPLES}${name}.k6.json.gz`)).toString('utf8');
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const exchangesText = (records: HistoryRecord[]) =>
+  records
+    .filter((r) => r.kind === 'exchange')
+    .map((r) => JSON.stringify(r))
+    .join('\n');
+
+/** Writes `text` as `<dir>/<sub>/<name>` (gzipped when the name ends in .gz): one basename, so run records compare. */
+function fileOf(sub: string, name: string, text: string): string {
+  const path = join(mkdtempSync(join(dir, `${sub}-`)), name);
+  writeFileSync(path, name.endsWith('.gz') ? gzipSync(text) : text);
+  return path;
+}
+
+/** The lines as the rebuilt scripts write them: tags cut to K6_SYSTEM_TAGS and `op`, records encoded compactly. */
+function rebuilt(text: string): string {
+  const keep = new Set<string>([...K6_SYSTEM_TAGS, 'op']);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const o = JSON.parse(line) as { type: string; data: { tags?: Record<string, string>; metadata?: Record<string, string> } };
+      if (o.type !== 'Point') return line;
+      if (o.data.tags) o.data.tags = Object.fromEntries(Object.entries(o.data.tags).filter(([k]) => keep.has(k)));
+      const rec = o.data.metadata?.paystorm_record;
+      if (rec !== undefined) o.data.metadata!.paystorm_record = encodeK6Record(JSON.parse(rec) as ExchangeRecord);
+      return JSON.stringify(o);
+    })
+    .join('\n');
+}
+
+/**
+ * What main 2dff10b's converter made of each recording (the recordings come from the scripts of
+ * that commit): the exchange records' count and the sha256 of their NDJSON. A change of the
+ * converter that moves any field of any exchange record shows here.
+ */
+const BEFORE: Record<string, { exchanges: number; sha256: string }> = {
+  'mixed-30s-clean': { exchanges: 294, sha256: '905da2d3a1e67f27a95db349774aa4aa07bd30e05f82ed5fa3bffab9461d9214' },
+  'mixed-sigint-at-12s': { exchanges: 139, sha256: '610d25e7b4ac6a92be67612a4217d51877840755adb22af0e1c2f13831c57ff7' },
+  'idempotency-idem-no-inflight-lock': { exchanges: 110, sha256: '79a0423d793ac2f26b80f7142b18c0d3785b822d2e026a0304be2f33e10fa5a7' },
+  'rate-limit-clean': { exchanges: 513, sha256: '974203bd3c2038b31e48a01bef3c920926b7c952b49e5c65224e2e0562fe7e2e' },
+};
+
+describe('k6 output of the real recordings', () => {
+  it.each(Object.keys(BEFORE))('%s converts to the same exchange records as before', async (name) => {
+    const { records } = await convertK6(`${SAMPLES}${name}.k6.json.gz`);
+    const text = exchangesText(records);
+    expect(records.filter((r) => r.kind === 'exchange')).toHaveLength(BEFORE[name].exchanges);
+    expect(sha256(text)).toBe(BEFORE[name].sha256);
+  });
+
+  it.each(Object.keys(BEFORE))('%s written by the rebuilt scripts (compact records, fewer tags) converts to the same history and facts', async (name) => {
+    const text = sampleText(name);
+    const today = await convertK6(fileOf('today', 'run.k6.json.gz', text));
+    const compact = rebuilt(text);
+    expect(compact.length).toBeLessThan(text.length * 0.8);
+    const after = await convertK6(fileOf('rebuilt', 'run.k6.json.gz', compact));
+    expect(after.records.map((r) => JSON.stringify(r))).toEqual(today.records.map((r) => JSON.stringify(r)));
+    // Requests by op and status, checks by name, scenarios, points and sums per metric: nothing read was cut.
+    expect(after.facts).toEqual(today.facts);
+  });
+
+  it('reads every line the same whether it takes the quick way or a whole JSON.parse', async () => {
+    const text = rebuilt(sampleText('mixed-30s-clean'));
+    // A space after the brace: every line takes the whole parse.
+    const slow = text.replace(/^\{"/gm, '{ "');
+    const a = await convertK6(fileOf('quick', 'run.k6.json', text));
+    const b = await convertK6(fileOf('slow', 'run.k6.json', slow));
+    expect(a.records.map((r) => JSON.stringify(r))).toEqual(b.records.map((r) => JSON.stringify(r)));
+    expect(a.facts).toEqual(b.facts);
+  });
+
+  it('refuses a damaged tag set or compact record, naming the line (exit 3)', async () => {
+    const lines = rebuilt(sampleText('mixed-30s-clean')).split('\n');
+    const i = lines.findIndex((l) => l.startsWith('{"metric":"http_req_waiting"'));
+    const badTags = [...lines];
+    badTags[i] = badTags[i].replace('"tags":{"', '"tags":{,"');
+    await expect(convertK6(fileOf('bad-tags', 'run.k6.json', badTags.join('\n')))).rejects.toThrow(new RegExp(`run\\.k6\\.json:${i + 1}: not a JSON line`));
+    const j = lines.findIndex((l) => l.includes('"paystorm_record"'));
+    const badRecord = [...lines];
+    badRecord[j] = badRecord[j].replace(/"paystorm_record":"\[2,/, '"paystorm_record":"[7,');
+    const err = await convertK6(fileOf('bad-record', 'run.k6.json', badRecord.join('\n'))).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PaystormError);
+    expect((err as PaystormError).exitCode).toBe(3);
+    expect((err as Error).message).toMatch(new RegExp(`run\\.k6\\.json:${j + 1}: the paystorm_record tag is not a JSON or compact exchange record \\(encoding 7 is not one this paystorm reads`));
+  });
+});
