@@ -31,9 +31,9 @@
  * - `--summary-export` / handleSummary JSON, an empty or truncated file: refused with
  *   what the file is and what was expected (exit 3).
  */
+import { isAscii } from 'node:buffer';
 import { createReadStream, closeSync, openSync, readSync, statSync } from 'node:fs';
 import { createGunzip } from 'node:zlib';
-import { StringDecoder } from 'node:string_decoder';
 import { basename } from 'node:path';
 import { DEFAULT_SETTLE_BOUND_MS, EXIT, PaystormError, OPERATIONS } from '../spec/index.ts';
 import { HISTORY_VERSION } from './version.ts';
@@ -63,41 +63,69 @@ function isGzip(path: string): boolean {
   }
 }
 
+/** Bytes read and gunzipped at a time: strings of more than ~100 KB are allocated far more slowly than small ones. */
+const CHUNK_BYTES = 1 << 16;
+/** `…` (U+2026, in key labels) read as Latin-1. */
+const ELLIPSIS_LATIN1 = '\u00e2\u0080\u00a6';
+const NON_ASCII = /[\u0080-\u00ff]/;
+
 /**
- * The file's lines, a batch per chunk read (gunzipped when it is gzip); a broken gzip rejects
- * (readline would swallow it). Batches, not one line at a time: a million-request file has
- * tens of millions of lines, and each step of an async generator costs a promise.
+ * The text of buf[start, end): as Latin-1 (a one-byte string: splitting and parsing it is many
+ * times faster than the two-byte string UTF-8 makes of text with one `…`) when the bytes are
+ * ASCII but for `…`, which is written as its JSON escape (it only occurs inside JSON strings);
+ * as UTF-8 otherwise.
  */
-async function* lineBatches(path: string): AsyncGenerator<string[]> {
-  const raw = createReadStream(path, { highWaterMark: 1 << 20 });
-  const input = isGzip(path) ? raw.pipe(createGunzip({ chunkSize: 1 << 18 })) : raw;
+function chunkText(buf: Buffer, start: number, end: number): string {
+  const latin1 = buf.toString('latin1', start, end);
+  if (isAscii(buf.subarray(start, end))) return latin1;
+  const escaped = latin1.replaceAll(ELLIPSIS_LATIN1, '\\u2026');
+  return NON_ASCII.test(escaped) ? buf.toString('utf8', start, end) : escaped;
+}
+
+/**
+ * The file's text, a chunk of whole lines at a time (gunzipped when it is gzip; each chunk
+ * ends before a newline, the last may end without one); a broken gzip rejects (readline would
+ * swallow it). Lines are found in a chunk by position (lineEndIn): a string of its own for
+ * every line costs more than reading most of them.
+ */
+async function* textChunks(path: string): AsyncGenerator<string> {
+  const raw = createReadStream(path, { highWaterMark: CHUNK_BYTES });
+  const input = isGzip(path) ? raw.pipe(createGunzip({ chunkSize: CHUNK_BYTES })) : raw;
   raw.on('error', (e) => input.destroy(e));
-  let rest = '';
-  // A multi-byte character (the `…` of key labels) may straddle two chunks.
-  const decoder = new StringDecoder('utf8');
+  // The start of a line that goes on in the next chunk (a `…` may straddle two chunks too).
+  let rest: Buffer | null = null;
   try {
     for await (const chunk of input as AsyncIterable<Buffer>) {
-      const text = rest + decoder.write(chunk);
-      const batch: string[] = [];
-      let start = 0;
-      let i: number;
-      while ((i = text.indexOf('\n', start)) >= 0) {
-        batch.push(text.slice(start, i > start && text.charCodeAt(i - 1) === 13 ? i - 1 : i));
-        start = i + 1;
+      const buf: Buffer = rest ? Buffer.concat([rest, chunk]) : chunk;
+      const last = buf.lastIndexOf(10);
+      if (last < 0) {
+        rest = buf === chunk ? Buffer.from(chunk) : buf;
+        continue;
       }
-      rest = text.slice(start);
-      if (batch.length) yield batch;
+      rest = last + 1 < buf.length ? Buffer.from(buf.subarray(last + 1)) : null;
+      yield chunkText(buf, 0, last);
     }
   } finally {
     input.destroy();
   }
-  rest += decoder.end();
-  if (rest !== '') yield [rest];
+  if (rest) yield chunkText(rest, 0, rest.length);
+}
+
+/** The end of the line starting at `start` in a chunk (its newline, or the chunk's end). */
+function lineEndIn(chunk: string, start: number): number {
+  const i = chunk.indexOf('\n', start);
+  return i < 0 ? chunk.length : i;
 }
 
 /** The file's lines one at a time (the few first lines of a file). */
 async function* lines(path: string): AsyncGenerator<string> {
-  for await (const batch of lineBatches(path)) yield* batch;
+  for await (const chunk of textChunks(path)) {
+    for (let start = 0; start <= chunk.length; ) {
+      const end = lineEndIn(chunk, start);
+      yield chunk.slice(start, end > start && chunk.charCodeAt(end - 1) === 13 ? end - 1 : end);
+      start = end + 1;
+    }
+  }
 }
 
 /** Is this k6 output? Reads the first line (of the unzipped text for a .gz). */
@@ -193,22 +221,47 @@ function bad(path: string, line: number, what: string): never {
   throw new PaystormError(`${path}:${line}: ${what}; ${EXPECTED_K6}.`, EXIT.usage, 'history');
 }
 
-/** The last time converted, and the last whole second parsed (k6 writes many points a second, the HTTP points of a request at one time). */
-const lastTime = { text: '', ms: NaN, second: '', secondMs: NaN };
+/** The last time converted, and the second (and zone) it falls in: k6 writes many points a second, a request's HTTP points at one time. */
+const lastTime = { text: '', ms: NaN, head: '', zone: '', headMs: NaN };
+const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
 
 /** Unix ms of k6's RFC 3339 time (nanoseconds kept to the microsecond). */
 export function k6TimeMs(t: string): number {
   if (t === lastTime.text) return lastTime.ms;
+  const { head, zone } = lastTime;
+  // The same second and zone as the last time: only the fraction is read (digits / 10^k is the
+  // correctly rounded decimal, so it is exactly what Number() reads).
+  if (head !== '' && t.startsWith(head) && t.endsWith(zone) && t.charCodeAt(head.length) === 46) {
+    let d = 0;
+    let k = 0;
+    for (let i = head.length + 1; i < t.length - zone.length; i++) {
+      const c = t.charCodeAt(i) - 48;
+      if (c < 0 || c > 9) return parseK6Time(t);
+      if (k < 6) {
+        d = d * 10 + c;
+        k++;
+      }
+    }
+    if (k > 0) {
+      lastTime.text = t;
+      lastTime.ms = lastTime.headMs + (d / POW10[k]) * 1000;
+      return lastTime.ms;
+    }
+  }
+  return parseK6Time(t);
+}
+
+function parseK6Time(t: string): number {
   const m = /^(.*T\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$/.exec(t);
   if (!m) return NaN;
-  const second = `${m[1]}${m[3]}`;
-  if (second !== lastTime.second) {
-    lastTime.second = second;
-    lastTime.secondMs = Date.parse(second);
+  if (m[1] !== lastTime.head || m[3] !== lastTime.zone) {
+    lastTime.head = m[1];
+    lastTime.zone = m[3];
+    lastTime.headMs = Date.parse(`${m[1]}${m[3]}`);
   }
   const frac = m[2] ? Number(`0${m[2].slice(0, 7)}`) * 1000 : 0;
   lastTime.text = t;
-  lastTime.ms = lastTime.secondMs + frac;
+  lastTime.ms = lastTime.headMs + frac;
   return lastTime.ms;
 }
 
@@ -222,50 +275,110 @@ const POINT_HEAD = '{"metric":"';
 const POINT_TIME = '","type":"Point","data":{"time":"';
 const POINT_VALUE = '","value":';
 const POINT_TAGS = ',"tags":{';
-const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 /** Distinct tag sets remembered (k6 repeats a few on most lines; per-request tags, such as iter, would not repeat). */
-const TAG_SETS_MAX = 4096;
+const TAG_SETS_MAX = 1024;
+/** Digits a value may have to be read here: their integer stays exact in a double. */
+const VALUE_DIGITS_MAX = 15;
 
 /**
- * A Point line in the exact shape k6 writes a sample without metadata,
- * `{"metric":"NAME","type":"Point","data":{"time":"TIME","value":NUMBER,"tags":{…}}}`, read
- * without parsing the whole line: the parts are cut out by position and each is checked as
- * JSON.parse would check it (the tags are JSON.parse'd, once per distinct text: `tagSets`).
- * Null for any other shape (metadata, a brace inside a tag, spaces, a cut line): the caller
- * parses it whole, so what is accepted and refused is as before.
+ * Reads Point lines in the exact shape k6 writes a sample without metadata,
+ * `{"metric":"NAME","type":"Point","data":{"time":"TIME","value":NUMBER,"tags":{…}}}`, without
+ * parsing the whole line: the parts are found by position, each checked as JSON.parse would
+ * check it (the number by its grammar, the tags by JSON.parse, once per distinct text), and the
+ * time and tags of the line before are reused when they repeat (a request's HTTP points share
+ * both). `read` gives null for any other shape (metadata, an exponent, a brace inside a tag,
+ * spaces, a cut line): the caller parses it whole, so what is accepted and refused is as before.
  */
-function quickPoint(text: string, tagSets: Map<string, Record<string, string>>): PointLine | null {
-  if (!text.startsWith(POINT_HEAD) || !text.endsWith('}}}')) return null;
-  const nameEnd = text.indexOf('"', POINT_HEAD.length);
-  if (nameEnd < 0 || !text.startsWith(POINT_TIME, nameEnd)) return null;
-  const metric = text.slice(POINT_HEAD.length, nameEnd);
-  const timeStart = nameEnd + POINT_TIME.length;
-  const timeEnd = text.indexOf('"', timeStart);
-  if (timeEnd < 0 || !text.startsWith(POINT_VALUE, timeEnd)) return null;
-  const time = text.slice(timeStart, timeEnd);
-  // An escape in the name or time: the first quote may not end it.
-  if (metric.includes('\\') || time.includes('\\')) return null;
-  const valueStart = timeEnd + POINT_VALUE.length;
-  const valueEnd = text.indexOf(POINT_TAGS, valueStart);
-  if (valueEnd < 0) return null;
-  const value = text.slice(valueStart, valueEnd);
-  if (!JSON_NUMBER.test(value)) return null;
-  const tagsText = text.slice(valueEnd + POINT_TAGS.length - 1, text.length - 2);
-  if (tagsText.indexOf('{', 1) >= 0 || tagsText.indexOf('}') !== tagsText.length - 1) return null;
-  let tags = tagSets.get(tagsText);
-  if (tags === undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(tagsText);
-    } catch {
-      return null;
+class QuickPoints {
+  /** Tag sets seen, by the length of their text (a few share a length): found without cutting the line. */
+  private readonly tagSets = new Map<number, { text: string; tags: Record<string, string> }[]>();
+  private tagSetCount = 0;
+  private lastTime = '';
+  private lastTagsText = '';
+  private lastTags: Record<string, string> = {};
+
+  /** The Point on the line chunk[start, end), or null. */
+  read(chunk: string, start: number, end: number): PointLine | null {
+    if (end - start < POINT_HEAD.length + POINT_TIME.length || !chunk.startsWith(POINT_HEAD, start) || chunk.charCodeAt(end - 1) !== 125 || chunk.charCodeAt(end - 2) !== 125 || chunk.charCodeAt(end - 3) !== 125) return null;
+    const nameEnd = chunk.indexOf('"', start + POINT_HEAD.length);
+    if (nameEnd < 0 || nameEnd >= end || !chunk.startsWith(POINT_TIME, nameEnd)) return null;
+    const metric = chunk.slice(start + POINT_HEAD.length, nameEnd);
+    // An escape in the name: its first quote may not end it.
+    if (metric.indexOf('\\') >= 0) return null;
+    const timeStart = nameEnd + POINT_TIME.length;
+    let time = this.lastTime;
+    if (!(time !== '' && chunk.startsWith(time, timeStart) && chunk.startsWith(POINT_VALUE, timeStart + time.length))) {
+      const timeEnd = chunk.indexOf('"', timeStart);
+      if (timeEnd < 0 || timeEnd >= end || !chunk.startsWith(POINT_VALUE, timeEnd)) return null;
+      time = chunk.slice(timeStart, timeEnd);
+      if (time.indexOf('\\') >= 0) return null;
+      this.lastTime = time;
     }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
-    if (tagSets.size >= TAG_SETS_MAX) tagSets.clear();
-    tags = Object.freeze(parsed as Record<string, string>);
-    tagSets.set(tagsText, tags);
+    // The value: JSON's number grammar without an exponent, up to VALUE_DIGITS_MAX digits.
+    let i = timeStart + time.length + POINT_VALUE.length;
+    const negative = chunk.charCodeAt(i) === 45;
+    if (negative) i++;
+    let digits = 0;
+    let n = 0;
+    let c = chunk.charCodeAt(i) - 48;
+    if (c === 0) {
+      i++;
+      digits++;
+    } else if (c > 0 && c <= 9) {
+      for (; c >= 0 && c <= 9; c = chunk.charCodeAt(++i) - 48) {
+        n = n * 10 + c;
+        digits++;
+      }
+    } else return null;
+    let k = 0;
+    if (chunk.charCodeAt(i) === 46) {
+      for (c = chunk.charCodeAt(++i) - 48; c >= 0 && c <= 9; c = chunk.charCodeAt(++i) - 48) {
+        n = n * 10 + c;
+        k++;
+      }
+      if (k === 0) return null;
+    }
+    if (digits + k > VALUE_DIGITS_MAX || !chunk.startsWith(POINT_TAGS, i)) return null;
+    // digits / 10^k: the correctly rounded decimal, exactly what JSON.parse reads.
+    const value = negative ? -(n / POW10[k]) : n / POW10[k];
+    const tagsStart = i + POINT_TAGS.length - 1;
+    const tagsLength = end - 2 - tagsStart;
+    if (tagsLength < 2) return null;
+    let tags = this.lastTags;
+    if (!(this.lastTagsText.length === tagsLength && chunk.startsWith(this.lastTagsText, tagsStart))) {
+      const sameLength = this.tagSets.get(tagsLength);
+      let known: { text: string; tags: Record<string, string> } | undefined;
+      if (sameLength !== undefined) {
+        for (let j = 0; j < sameLength.length && known === undefined; j++) if (chunk.startsWith(sameLength[j].text, tagsStart)) known = sameLength[j];
+      }
+      if (known !== undefined) {
+        tags = known.tags;
+        this.lastTagsText = known.text;
+      } else {
+        const tagsText = chunk.slice(tagsStart, end - 2);
+        if (tagsText.indexOf('{', 1) >= 0 || tagsText.indexOf('}') !== tagsText.length - 1) return null;
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(tagsText);
+        } catch {
+          return null;
+        }
+        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
+        if (this.tagSetCount >= TAG_SETS_MAX) {
+          this.tagSets.clear();
+          this.tagSetCount = 0;
+        }
+        tags = Object.freeze(parsed as Record<string, string>);
+        const list = this.tagSets.get(tagsLength) ?? [];
+        list.push({ text: tagsText, tags });
+        this.tagSets.set(tagsLength, list);
+        this.tagSetCount++;
+        this.lastTagsText = tagsText;
+      }
+      this.lastTags = tags;
+    }
+    return { type: 'Point', metric, data: { time, value, tags } };
   }
-  return { type: 'Point', metric, data: { time, value: Number(value), tags } };
 }
 
 function labelKey(label: string): KeyInfo {
@@ -288,13 +401,17 @@ export async function convertK6(path: string, opts: { onWarning?: (m: string) =>
   let dropped = 0;
   let firstPointMs = Infinity;
   let lastPointMs = -Infinity;
-  const tagSets = new Map<string, Record<string, string>>();
+  const quick = new QuickPoints();
   try {
-    for await (const batch of lineBatches(path)) for (const text of batch) {
+    for await (const chunk of textChunks(path)) for (let start = 0, end = 0; start <= chunk.length; start = end + 1) {
+      end = lineEndIn(chunk, start);
+      const lineEnd = end > start && chunk.charCodeAt(end - 1) === 13 ? end - 1 : end;
       n++;
-      if (text.trim() === '') continue;
+      let o: { type?: unknown; metric?: unknown; data?: { time?: unknown; value?: unknown; tags?: Record<string, string> | null; metadata?: Record<string, string> | null } } | null = quick.read(chunk, start, lineEnd);
+      // The line as a string of its own only when it is read whole.
+      const text = o === null ? chunk.slice(start, lineEnd) : '';
+      if (o === null && text.trim() === '') continue;
       if (pendingBad) bad(path, pendingBad.line, `not a JSON line (${JSON.stringify(pendingBad.text.slice(0, 60))}) in the middle of the file`);
-      let o: { type?: unknown; metric?: unknown; data?: { time?: unknown; value?: unknown; tags?: Record<string, string> | null; metadata?: Record<string, string> | null } } | null = quickPoint(text, tagSets);
       if (o === null) {
         try {
           o = JSON.parse(text);

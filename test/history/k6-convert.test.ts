@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { convertK6 } from '../../src/history/k6.ts';
+import { convertK6, k6TimeMs } from '../../src/history/k6.ts';
 import { encodeK6Record } from '../../src/history/k6-record-codec.ts';
 import { K6_SYSTEM_TAGS } from '../../src/history/k6-tags.ts';
 import type { ExchangeRecord, HistoryRecord } from '../../src/history/index.ts';
@@ -94,6 +94,45 @@ describe('k6 output of the real recordings', () => {
     expect(a.facts).toEqual(b.facts);
   });
 
+  it('reads awkward values and times as a whole parse does (or leaves them to it)', async () => {
+    const values = ['0', '-0', '1.50', '0.000001', '123456789012345', '1234567890123456', '12345678.90123456', '1e-7', '2.5E+3', '-17.25', '9007199254740993'];
+    const times = ['2026-11-28T12:45:06Z', '2026-11-28T12:45:06.1Z', '2026-11-28T12:45:06.123456789Z', '2026-11-28T12:45:07.000001+01:00', '2026-11-28T12:45:07.5+01:00', '2026-11-28T12:45:07.5-05:30'];
+    const lines = values.flatMap((v, i) => [
+      `{"metric":"m${i}","type":"Point","data":{"time":"${times[i % times.length]}","value":${v},"tags":{"scenario":"s${i % 3}"}}}`,
+      `{"metric":"m${i}","type":"Point","data":{"time":"${times[(i + 1) % times.length]}","value":${v},"tags":{"check":"a {brace}","scenario":"s"}}}`,
+    ]);
+    const text = lines.join('\n');
+    const a = await convertK6(fileOf('values', 'run.k6.json', text));
+    const b = await convertK6(fileOf('values-slow', 'run.k6.json', text.replace(/^\{"/gm, '{ "')));
+    expect(a.facts.sums).toEqual(b.facts.sums);
+    for (const [k, v] of Object.entries(a.facts.sums)) expect(Object.is(v, b.facts.sums[k]), k).toBe(true);
+    expect(a.records.map((r) => JSON.stringify(r))).toEqual(b.records.map((r) => JSON.stringify(r)));
+    // Malformed numbers are refused either way.
+    for (const v of ['01', '1.', '-', '.5', '+1']) {
+      const bad = `${lines[0].replace(/"value":[^,]*/, `"value":${v}`)}\n${lines[1]}`;
+      await expect(convertK6(fileOf('bad-value', 'run.k6.json', bad)), v).rejects.toThrow(/run\.k6\.json:1: not a JSON line/);
+    }
+  });
+
+  it('k6TimeMs reads times as the RFC 3339 pattern does, whatever it read last', () => {
+    const reference = (t: string) => {
+      const m = /^(.*T\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$/.exec(t);
+      return m ? Date.parse(`${m[1]}${m[3]}`) + (m[2] ? Number(`0${m[2].slice(0, 7)}`) * 1000 : 0) : NaN;
+    };
+    const heads = ['2026-11-28T12:45:06', '2026-11-28T12:45:07', '2030-01-01T00:00:00'];
+    const zones = ['Z', '+01:00', '-05:30'];
+    let n = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const head = heads[(i >> 4) % 3];
+      const zone = zones[(i >> 7) % 3];
+      const digits = String((i * 7_919_993) % 1e9).padStart(9, '0').slice(0, 1 + (i % 9));
+      const t = i % 97 === 0 ? `${head}${zone}` : i % 89 === 0 ? `${head}.${zone}` : i % 83 === 0 ? `${head}.12x4${zone}` : `${head}.${digits}${zone}`;
+      expect(Object.is(k6TimeMs(t), reference(t)), t).toBe(true);
+      n++;
+    }
+    expect(n).toBe(20_000);
+  });
+
   it('refuses a damaged tag set or compact record, naming the line (exit 3)', async () => {
     const lines = rebuilt(sampleText('mixed-30s-clean')).split('\n');
     const i = lines.findIndex((l) => l.startsWith('{"metric":"http_req_waiting"'));
@@ -102,7 +141,7 @@ describe('k6 output of the real recordings', () => {
     await expect(convertK6(fileOf('bad-tags', 'run.k6.json', badTags.join('\n')))).rejects.toThrow(new RegExp(`run\\.k6\\.json:${i + 1}: not a JSON line`));
     const j = lines.findIndex((l) => l.includes('"paystorm_record"'));
     const badRecord = [...lines];
-    badRecord[j] = badRecord[j].replace(/"paystorm_record":"\[2,/, '"paystorm_record":"[7,');
+    badRecord[j] = badRecord[j].replace('"paystorm_record":"[2,', '"paystorm_record":"[7,');
     const err = await convertK6(fileOf('bad-record', 'run.k6.json', badRecord.join('\n'))).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PaystormError);
     expect((err as PaystormError).exitCode).toBe(3);
