@@ -115,17 +115,32 @@ class Due<T extends { at: number }> {
 
 /** Writes `total` records to `file` (encoded as its name says); returns what it wrote. */
 export async function writeSyntheticHistory(file: string, total: number): Promise<{ records: number; exchanges: number; payments: number }> {
-  seed = 42; // every encoding gets the same history
   // The run's own writer, so the file is encoded as its name says (src/history/format.ts).
   const out = new HistoryWriter({ path: file });
+  const counts = { records: 0, exchanges: 0, payments: 0 };
+  for (const r of syntheticHistory(total, counts)) {
+    out.write(r);
+    if (out.needsDrain) await out.drained();
+  }
+  await out.close();
+  return counts;
+}
+
+/**
+ * The synthetic history's `total` records, one at a time (the same records on every call);
+ * `counts` counts them as they go (records, exchanges, payments created).
+ */
+export function* syntheticHistory(total: number, counts: { records: number; exchanges: number; payments: number } = { records: 0, exchanges: 0, payments: 0 }): Generator<HistoryRecord> {
+  seed = 42; // every call (and every encoding) gets the same history
   let n = 0;
   let exchanges = 0;
-  const emit = async (r: HistoryRecord) => {
-    out.write(r);
+  function* emit(r: HistoryRecord): Generator<HistoryRecord> {
     n++;
     if (r.kind === 'exchange') exchanges++;
-    if (out.needsDrain) await out.drained();
-  };
+    counts.records = n;
+    counts.exchanges = exchanges;
+    yield r;
+  }
   const run: RunRecord = {
     v: HISTORY_VERSION,
     kind: 'run',
@@ -141,7 +156,7 @@ export async function writeSyntheticHistory(file: string, total: number): Promis
     webhooks: { receiverUrl: 'http://127.0.0.1:0/hook', wired: true, failShare: 0, ackTimeoutMs: 10_000 },
     cardOutcomes: ['succeeds'],
   };
-  await emit(run);
+  yield* emit(run);
   const windows = new Map<string, { start: number; reset: number; used: number }>();
   const rateFor = (key: string, t: number) => {
     let w = windows.get(key);
@@ -187,7 +202,7 @@ export async function writeSyntheticHistory(file: string, total: number): Promis
     if (d && d.at <= t) {
       due.pop();
       const p = d.p;
-      await emit({
+      yield* emit({
         v: HISTORY_VERSION,
         kind: 'webhook',
         seq: ++seq,
@@ -213,6 +228,7 @@ export async function writeSyntheticHistory(file: string, total: number): Promis
     if (r < 0.22 || active.length < 50) {
       const key = pick(KEYS);
       made++;
+      counts.payments = made;
       const p: Pay = { id: `pay_${uuid(made)}`, key, amount: 500 + Math.floor(rnd() * 10_000), createdT: t, settleAt: t + dur + 500 + 3000 * rnd(), outcome: rnd() < 0.9 ? 'succeeded' : 'failed', refunded: false, notified: false, idemKey: `idem-${made}`, digest: hex(made * 31, 16), refunds: [] };
       const x = base(key, 'create', dur, 201);
       x.idemKey = p.idemKey;
@@ -228,14 +244,14 @@ export async function writeSyntheticHistory(file: string, total: number): Promis
       x.payment.failedAt = null;
       active.push(p);
       byKey.get(key)!.push(p);
-      await emit(x);
+      yield* emit(x);
     } else if (r < 0.6) {
       const i = Math.floor(rnd() * active.length);
       const p = active[i];
       const x = base(p.key, 'retrieve', dur, 200);
       x.sent = { paymentId: p.id };
       x.payment = payment(p, t);
-      await emit(x);
+      yield* emit(x);
       if (t > p.settleAt + 2000) {
         active[i] = active[active.length - 1];
         active.pop();
@@ -250,7 +266,7 @@ export async function writeSyntheticHistory(file: string, total: number): Promis
       x.sent = { list: { limit: 10 } };
       const shown = page.map((p) => payment(p, t));
       x.list = { object: 'list', ids: shown.map((p) => p.id), hasMore: made_.get(key)! > shown.length, url: '/v1/payments', statuses: shown.map((p) => p.wireStatus), created: shown.map((p) => p.created), livemodes: shown.map(() => false) };
-      await emit(x);
+      yield* emit(x);
       if (mine.length > 200) mine.splice(0, mine.length - 100);
     } else if (r < 0.84 && settled.length) {
       const p = pick(settled);
@@ -264,14 +280,14 @@ export async function writeSyntheticHistory(file: string, total: number): Promis
       x.refund = { id, paymentId: p.id, amount: 100, status: 'succeeded', created: Math.floor((WALL + t) / 1000) };
       p.refunds.push({ id, amount: 100, t: t + dur });
       due.push({ at: t + dur + 50 + 200 * rnd(), p, refund: { id, amount: 100 } });
-      await emit(x);
+      yield* emit(x);
     } else if (r < 0.95) {
       const key = pick(KEYS);
       const x = base(key, 'retrieve', dur, 404);
       x.sent = { paymentId: `pay_${uuid(10_000_000 + seq)}` };
       x.error = { type: 'invalid_request_error', code: 'resource_missing', message: 'No such payment', param: 'id', decline_code: null, doc_url: null, request_id: `req_${seq}`, missing: [] };
       x.bodySnippet = '{"error":{"type":"invalid_request_error","code":"resource_missing"}}';
-      await emit(x);
+      yield* emit(x);
     } else if (active.length) {
       // An idempotent replay of a create that was answered: the same payment, as created.
       const p = pick(active);
@@ -287,11 +303,9 @@ export async function writeSyntheticHistory(file: string, total: number): Promis
       x.payment.succeededAt = null;
       x.payment.failedAt = null;
       x.attempt = 1;
-      await emit(x);
+      yield* emit(x);
     }
   }
-  await emit({ v: HISTORY_VERSION, kind: 'end', tEnd: t + 100, wall: WALL + t + 100, complete: true, reason: 'done', requests: seq, dropped: 0 });
-  await out.close();
-  return { records: n, exchanges, payments: made };
+  yield* emit({ v: HISTORY_VERSION, kind: 'end', tEnd: t + 100, wall: WALL + t + 100, complete: true, reason: 'done', requests: seq, dropped: 0 });
 }
 
