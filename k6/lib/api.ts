@@ -1,9 +1,10 @@
 /**
  * The HTTP client of the k6 scripts (k6/http). Every call carries `Authorization:
  * Bearer`, POSTs an `Idempotency-Key`, and the tag `op` (paystorm's operation names,
- * src/spec/operations.ts; the scripts keep no `url` or `name` tag, src/history/k6-tags.ts,
- * so payment ids make no tag values). Every response goes through `observe`, which runs the checks that hold for
- * any authenticated response (RL-4, RL-7, ERR-*, SEC-2) and feeds `rate_limited`.
+ * src/spec/operations.ts; the scripts keep no `url` or `name` tag, src/history/k6-tags.ts, so
+ * payment ids make no tag values). Every response goes through `observe`, which runs the
+ * checks that hold for any authenticated response (RL-4, RL-7, ERR-*, SEC-2) and feeds
+ * `rate_limited`.
  *
  * Client handling rules of the spec: api_error/503 (and no answer) are retried with
  * exponential backoff from 1 s, with the SAME Idempotency-Key (FT-3); a 429 waits

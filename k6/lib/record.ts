@@ -6,7 +6,7 @@
  *
  * Carrier (documented k6 outputs only): `paystorm_exchange`, a Counter; each point has
  * value 1 and carries the record, in the compact encoding of src/history/k6-record-codec.ts
- * (a positional array, defaults left out: about a third of the JSON), under `paystorm_record` in the point's
+ * (a positional array, defaults left out: under half the JSON), under `paystorm_record` in the point's
  * **metadata** (`exec.vu.metrics.metadata`, k6 v0.45+: high-cardinality data that, unlike
  * a tag, makes no time series, so k6's memory does not grow with the request count).
  * `--out json` writes it as `data.metadata` of a Point line, so `paystorm check k6.json`
