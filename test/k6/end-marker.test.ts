@@ -138,8 +138,12 @@ describe('judgeK6Plan (src/history/k6-plan.ts): did the run run its plan, from t
 
 describe('the end marker (shim against the reference service)', () => {
   let complete = '';
+  // Another shard of the same test, made right after (merge refuses shards more than a minute
+  // apart, as two tests): its own key, so the shards' rate-limit readings are their own.
+  let other = '';
   beforeAll(async () => {
     complete = (await shimJson('mixed', { DURATION: '3s' }, { iterations: 10, seed: 7 })).file;
+    other = (await shimJson('mixed', { DURATION: '3s', KEYS: `acme:${key('acme', 'api_test_sk_')}` }, { iterations: 6, seed: 11 })).file;
   }, 90_000);
 
   it('a complete run: the marker says the plan ran, complete and done, and paystorm check passes (exit 0)', async () => {
@@ -193,8 +197,6 @@ describe('the end marker (shim against the reference service)', () => {
   });
 
   it('merged: a complete shard and a cut one make an interrupted run (exit 130); two complete shards a complete one', async () => {
-    // Another shard: its own key, so the shards' rate-limit readings are their own.
-    const other = (await shimJson('mixed', { DURATION: '3s', KEYS: `acme:${key('acme', 'api_test_sk_')}` }, { iterations: 6, seed: 11 })).file;
     const a = await convertK6(complete);
     const b = await convertK6(cut(other, 0.7));
     const merged = mergeShards([
