@@ -24,7 +24,7 @@ import { SandboxPages } from './sandbox-pages.ts';
 import { Scheduler } from './scheduler.ts';
 import { PaymentStore } from './store.ts';
 import { UpstreamClient, type UpstreamResult } from './upstream.ts';
-import { type ParsedCreate, type ValidateOptions, isExpired, validateDirectCreate, validateHostedCreate } from './validate.ts';
+import { type ParsedCreate, type ValidateOptions, isExpired, validateDirectCreate, validateHostedCreate, validationOptions } from './validate.ts';
 import { WebhookDispatcher } from './webhooks.ts';
 
 export interface RunningService {
@@ -124,7 +124,7 @@ class ReferenceService {
     this.lifecycle.returnUrlAtChallenge = options.returnUrlAt3ds;
     this.lifecycle.refundEventMinimal = options.refundEvent === 'minimal';
     this.webhooks.duplicates = options.webhookDuplicates;
-    this.validation = { lenientTypes: options.lenientTypes, returnUrlAt3ds: options.returnUrlAt3ds, ...(options.ownInputShapeOnly ? { ownShape: options.presentation } : {}) };
+    this.validation = validationOptions(options);
     this.pages = new SandboxPages(this.store, this.lifecycle, bugs);
     this.server = createServer((req, res) => this.onRequest(req, res));
     this.server.keepAliveTimeout = 30_000;
