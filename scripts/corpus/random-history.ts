@@ -119,7 +119,7 @@ export function randomHistory(seed: number): { records: HistoryRecord[]; info: R
       refunds,
     });
   };
-  /** Rate headers of the key's fixed window; null when the request is over the limit (the caller answers 429). */
+  /** Counts a request in its key's fixed window: the rate headers to answer with (bent now and then), whether it is over the limit (the caller answers 429), and Retry-After. */
   const admit = (key: string): { headers: ExchangeRecord['rate']; over: boolean; retryAfter: number } => {
     // A fixed window opens with the first request after the previous one ended.
     let w = windows.get(key);
@@ -137,7 +137,7 @@ export function randomHistory(seed: number): { records: HistoryRecord[]; info: R
     out.push(r);
     t = Math.max(t, r.tEnd);
   };
-  const refused = (code: string, status?: number) => ({ status: status ?? 0, error: err(code) });
+  const refused = (code: string, status: number) => ({ status, error: err(code) });
   /** Deliveries due by now, in time order, before the next exchange. */
   const deliver = () => {
     deliveries.sort((a, b) => a.at - b.at);
