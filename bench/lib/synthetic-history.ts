@@ -15,8 +15,11 @@ const WINDOW = 60_000;
 const LIMIT = 100_000;
 const KEYS = ['m1/test/…0001', 'm1/test/…0002', 'm2/test/…0003', 'm2/test/…0004'];
 
+/** The generator's seed: every call writes the same history for the same size. */
+export const SYNTHETIC_SEED = 42;
+
 /** A seeded PRNG (mulberry32) so every run writes the same history. */
-let seed = 42;
+let seed = SYNTHETIC_SEED;
 function rnd(): number {
   seed |= 0;
   seed = (seed + 0x6d2b79f5) | 0;
@@ -115,7 +118,7 @@ class Due<T extends { at: number }> {
 
 /** Writes `total` records to `file` (encoded as its name says); returns what it wrote. */
 export async function writeSyntheticHistory(file: string, total: number): Promise<{ records: number; exchanges: number; payments: number }> {
-  seed = 42; // every encoding gets the same history
+  seed = SYNTHETIC_SEED; // every encoding gets the same history
   // The run's own writer, so the file is encoded as its name says (src/history/format.ts).
   const out = new HistoryWriter({ path: file });
   let n = 0;
@@ -135,7 +138,7 @@ export async function writeSyntheticHistory(file: string, total: number): Promis
     rateLimit: { limit: LIMIT, windowMs: WINDOW },
     keys: KEYS.map((label) => ({ label, merchant: label.split('/')[0], mode: 'test' as const, prefix: 'svc_test_sk_', last4: label.slice(-4) })),
     scenarios: [{ name: 'bench', rules: [] }],
-    seed: 42,
+    seed: SYNTHETIC_SEED,
     timeScale: 1,
     settleBoundMs: 10_000,
     webhooks: { receiverUrl: 'http://127.0.0.1:0/hook', wired: true, failShare: 0, ackTimeoutMs: 10_000 },
