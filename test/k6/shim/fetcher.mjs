@@ -1,9 +1,10 @@
 /**
  * The stand-in's HTTP, on the runner's thread: a VU's runtime blocks while its requests are sent
  * here in parallel (http.batch) with fetch. Timings as k6 splits them: `blocked` the hand-over
- * from the VU, then a new connection's time (http.mjs decides which request needs one: it
- * waits `connectMs`, and the time that wait took is timings.connecting), then sending, waiting (until the answer's
- * head) and receiving (the body). Bytes are the request's and answer's HTTP/1.1 text, roughly.
+ * from the VU, then a new connection's time (http.mjs decides which request needs one: it waits
+ * `connectMs`, and the time that wait took is timings.connecting), then sending, waiting (until
+ * the answer's head, `headAt`) and receiving (the body; http.mjs extends it to when the VU has
+ * the answer). Bytes are the request's and answer's HTTP/1.1 text, roughly.
  */
 const now = () => performance.timeOrigin + performance.now();
 
@@ -32,7 +33,7 @@ async function one(req, signal) {
     const done = now();
     const headers = [...res.headers.entries()];
     const received = headBytes(`HTTP/1.1 ${res.status} ${res.statusText}`, headers) + Buffer.byteLength(body);
-    return { status: res.status, headers, body, blockedMs, connectingMs, sendingMs: 0, waitingMs: head - started, receivingMs: done - head, error: '', bytesSent: sent, bytesReceived: received };
+    return { status: res.status, headers, body, blockedMs, connectingMs, sendingMs: 0, waitingMs: head - started, receivingMs: done - head, headAt: head, error: '', bytesSent: sent, bytesReceived: received };
   } catch (e) {
     return { status: 0, headers: [], body: '', blockedMs, connectingMs, sendingMs: 0, waitingMs: 0, receivingMs: 0, error: String(e && e.message ? e.message : e), bytesSent: 0, bytesReceived: 0 };
   }

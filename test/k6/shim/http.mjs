@@ -1,14 +1,15 @@
 /**
- * Shim of `k6/http`: synchronous requests, sent by the runner's thread while this runtime blocks. Response headers
- * get Go's canonical names (X-Ratelimit-Limit), as k6 reports them, so scripts must
- * read headers case-insensitively here as they must under k6.
+ * Shim of `k6/http`: synchronous requests, sent by the runner's thread while this runtime
+ * blocks. Response headers get Go's canonical names (X-Ratelimit-Limit), as k6 reports them, so
+ * scripts must read headers case-insensitively here as they must under k6.
  *
  * Timings as k6 reports them: `duration` is sending + waiting + receiving only; a request that
  * needs a new connection (the VU has none free to its origin: the first request, or more
  * parallel batch requests than open connections) first spends K6SHIM_CONNECT_MS (default 30)
- * connecting (as long as that wait really took), reported in `timings.connecting` and left out of `duration`, as k6 leaves out
- * blocked, connecting and tls_handshaking. `blocked` is the time before the runner took the
- * request (the hand-over). K6SHIM_NO_REUSE=1: every request connects (k6's noConnectionReuse).
+ * connecting (as long as that wait really took), reported in `timings.connecting` and left out
+ * of `duration`, as k6 leaves out blocked, connecting and tls_handshaking. `blocked` is the time
+ * before the runner took the request (the hand-over); `receiving` ends when this runtime has
+ * the answer. K6SHIM_NO_REUSE=1: every request connects (k6's noConnectionReuse).
  * Each request writes k6's http_req_* samples (one timestamp, the same tags) and counts its
  * bytes for the stage's data_sent / data_received.
  */
@@ -131,7 +132,13 @@ function fetchAll(prepared) {
   for (const req of prepared) req.postedAt = postedAt;
   const results = syncFetch(prepared);
   const receivedAt = Date.now();
-  for (const r of results) r.receivedAt = receivedAt;
+  // In k6 the VU reads the answer itself: receiving ends when this runtime has it, so the
+  // hand-back from the runner's thread (its wake-up, on a loaded machine tens of ms) is in it.
+  const inHand = performance.timeOrigin + performance.now();
+  for (const r of results) {
+    r.receivedAt = receivedAt;
+    if (r.status !== 0) r.receivingMs = Math.max(r.receivingMs, inHand - r.headAt);
+  }
   return results;
 }
 

@@ -12,7 +12,16 @@ import { rt, post, flush, emitSample, timestamp, counters, stopRequested, Interr
 import { seededRandom } from './k6.mjs';
 
 const d = workerData;
-const text = (args) => args.map((a) => (typeof a === 'string' ? a : a instanceof Error ? String(a.stack ?? a) : JSON.stringify(a))).join(' ');
+const show = (a) => {
+  if (typeof a === 'string') return a;
+  if (a instanceof Error) return String(a.stack ?? a);
+  try {
+    return JSON.stringify(a) ?? String(a);
+  } catch {
+    return String(a);
+  }
+};
+const text = (args) => args.map(show).join(' ');
 const describe = (e) => String(e && e.stack ? e.stack : e);
 
 globalThis.__ENV = { ...d.env };
