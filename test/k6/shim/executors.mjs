@@ -99,7 +99,7 @@ async function sharedIterations(sc) {
   let attempted = 0;
   await Promise.all(
     pool.map(async (vu) => {
-      while (sc.canStart() && attempted < total) {
+      while (sc.canStart() && !vu.dead && attempted < total) {
         attempted++;
         await sc.iterate(vu);
       }
@@ -121,7 +121,7 @@ async function perVUIterations(sc) {
   let attempted = 0;
   await Promise.all(
     pool.map(async (vu) => {
-      for (let i = 0; i < each && sc.canStart(); i++) {
+      for (let i = 0; i < each && sc.canStart() && !vu.dead; i++) {
         attempted++;
         await sc.iterate(vu);
       }
@@ -141,7 +141,7 @@ async function constantVUs(sc) {
   sc.begin(sc.progressMs, ms(cfg.gracefulStop, 30_000));
   await Promise.all(
     pool.map(async (vu) => {
-      while (sc.canStart()) await sc.iterate(vu);
+      while (sc.canStart() && !vu.dead) await sc.iterate(vu);
     }),
   );
   sc.end();
@@ -184,7 +184,7 @@ async function rampingVUs(sc) {
   }, 20);
   await Promise.all(
     pool.map(async (vu, i) => {
-      while (sc.canStart()) {
+      while (sc.canStart() && !vu.dead) {
         if (i < target()) await sc.iterate(vu);
         else await test.sleepUntil(Math.min(Date.now() + 20, sc.regEnd));
       }
@@ -240,7 +240,7 @@ async function arrivalRate(sc, regularMs, startAt) {
       continue;
     }
     const p = sc.iterate(vu).then(() => {
-      free.push(vu);
+      if (!vu.dead) free.push(vu);
       inflight.delete(p);
     });
     inflight.add(p);

@@ -46,6 +46,7 @@ if (mod && d.role === 'init') {
 } else if (mod) {
   let dataText;
   let data;
+  let envOf = 'null';
   parentPort.on('message', (m) => {
     if (m.type === 'run') run(m).catch((e) => post({ type: 'done', interrupted: false, aborted: null, error: describe(e), value: undefined }));
   });
@@ -64,7 +65,12 @@ if (mod && d.role === 'init') {
       rt.scenarioTags = m.scenarioTags ?? {};
       rt.iterationInScenario = m.iterationInScenario;
       globalThis.__ITER = rt.iteration;
-      if (m.env) globalThis.__ENV = { ...d.env, ...m.env };
+      // A scenario's `env` joins __ENV while the VU runs that scenario.
+      const env = JSON.stringify(m.env ?? null);
+      if (env !== envOf) {
+        envOf = env;
+        globalThis.__ENV = { ...d.env, ...(m.env ?? {}) };
+      }
       // A VU parses the setup data once and keeps its copy (k6 hands each VU a JSON copy).
       if (m.data !== dataText) {
         dataText = m.data;
