@@ -245,6 +245,8 @@ async function arrivalRate(sc, regularMs, startAt) {
     });
     inflight.add(p);
   }
+  // k6's executor returns when its duration is over, not at its last start.
+  await test.sleepUntil(sc.regEnd);
   await Promise.all(inflight);
   sc.end();
   while (initializing) await new Promise((r) => setTimeout(r, 10));
