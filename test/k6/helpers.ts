@@ -72,15 +72,13 @@ export interface ShimOptions {
   /** k6's `--execution-segment` (and `--execution-segment-sequence`). */
   executionSegment?: string;
   executionSegmentSequence?: string;
-  /** Send SIGINT to the stand-in this long after it started, as a Ctrl-C. */
-  sigintAfterMs?: number;
   sleepScale?: number;
   timeoutMs?: number;
   /** Write k6's `--out json` NDJSON (Metric and Point lines) to this file. */
   jsonOut?: string;
   /** Seed Math.random (as k6's randomSeed does): the same mix of operations every run. */
   seed?: number;
-  /** Stop after this many finished iterations, as a Ctrl-C then would (teardown and handleSummary still run, exit 105). */
+  /** Stop after this many finished iterations, as a Ctrl-C then would (exit 105; teardown and handleSummary still run). */
   interruptAfter?: number;
   /** Time a new connection takes (timings.connecting), ms; the shim's default is 30. */
   connectMs?: number;
@@ -115,7 +113,6 @@ export function runShim(bundle: string, env: Record<string, string>, opts: ShimO
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const sigint = opts.sigintAfterMs !== undefined ? setTimeout(() => child.kill('SIGINT'), opts.sigintAfterMs) : null;
   return new Promise((resolveRun, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -123,7 +120,6 @@ export function runShim(bundle: string, env: Record<string, string>, opts: ShimO
     }, opts.timeoutMs ?? 25_000);
     child.on('exit', (code) => {
       clearTimeout(timer);
-      if (sigint) clearTimeout(sigint);
       if (!existsSync(out)) return reject(new Error(`k6 shim wrote no result:\n${output}`));
       const result = JSON.parse(readFileSync(out, 'utf8')) as Omit<ShimResult, 'output' | 'exitCode'>;
       rmSync(dirname(out), { recursive: true, force: true });
