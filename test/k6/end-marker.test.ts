@@ -142,8 +142,8 @@ describe('the end marker (shim against the reference service)', () => {
   // apart, as two tests): its own key, so the shards' rate-limit readings are their own.
   let other = '';
   beforeAll(async () => {
-    complete = (await shimJson('mixed', { DURATION: '3s' }, { iterations: 10, seed: 7 })).file;
-    other = (await shimJson('mixed', { DURATION: '3s', KEYS: `acme:${key('acme', 'api_test_sk_')}` }, { iterations: 6, seed: 11 })).file;
+    complete = (await shimJson('mixed', { DURATION: '3s' }, { iterations: 'plan', seed: 7 })).file;
+    other = (await shimJson('mixed', { DURATION: '3s', KEYS: `acme:${key('acme', 'api_test_sk_')}` }, { iterations: 'plan', seed: 11 })).file;
   }, 90_000);
 
   it('a complete run: the marker says the plan ran, complete and done, and paystorm check passes (exit 0)', async () => {
@@ -177,8 +177,8 @@ describe('the end marker (shim against the reference service)', () => {
     expect(r.out).toMatch(/interrupted/);
   });
 
-  it('a run stopped early (a graceful interrupt after 3 of 10 iterations): teardown still writes the marker, which says the plan did not run (exit 130)', async () => {
-    const { file } = await shimJson('mixed', { DURATION: '3s' }, { iterations: 10, seed: 7, interruptAfter: 3 });
+  it('a run stopped early (a graceful interrupt after 3 iterations of a 3 s scenario): teardown still writes the marker, which says the plan did not run (exit 130)', async () => {
+    const { file } = await shimJson('mixed', { DURATION: '3s' }, { iterations: 'plan', seed: 7, interruptAfter: 3 });
     const conv = await convertK6(file);
     expect(conv.facts.end).toMatchObject({ marker: true, planRan: false });
     expect(conv.facts.end.why).toMatch(/did not run its plan \(teardown came [\d.]+ s after setup, before scenario mixed's planned 3\.0 s had passed\)/);
@@ -187,10 +187,10 @@ describe('the end marker (shim against the reference service)', () => {
   });
 
   it('an iteration-based script: complete when its planned iterations ran, interrupted when fewer did', async () => {
-    const one = await shimJson('idempotency', { IDEM_VUS: '1', IDEM_ITERATIONS: '1' }, { iterations: 1 });
+    const one = await shimJson('idempotency', { IDEM_VUS: '1', IDEM_ITERATIONS: '1' }, { iterations: 'plan' });
     expect(endOf((await convertK6(one.file)).records)).toMatchObject({ complete: true, reason: 'done' });
-    // The script plans 2 VUs × 2 iterations; one iteration ran.
-    const fewer = await shimJson('idempotency', { IDEM_VUS: '2', IDEM_ITERATIONS: '2' }, { iterations: 1 });
+    // The script plans 1 VU × 4 iterations; an interrupt after the first leaves three undone.
+    const fewer = await shimJson('idempotency', { IDEM_VUS: '1', IDEM_ITERATIONS: '4' }, { iterations: 'plan', interruptAfter: 1 });
     const conv = await convertK6(fewer.file);
     expect(conv.facts.end.why).toMatch(/1 of 4 planned iterations of scenario idempotency completed/);
     expect(endOf(conv.records)).toMatchObject({ complete: false, reason: 'interrupted' });
