@@ -13,10 +13,16 @@
  * dist/cli/.stamp is written last: bin/paystorm.js uses the build only when the stamp is
  * newer than every file under src/ and scenarios/ (else it runs src through tsx).
  *
- *   node scripts/build.mjs [--outdir DIR]
+ * --package (npm pack's prepack) also builds what the package ships besides the CLI: dist/index.js
+ * (the public API's run-time part, src/index.ts) and its declarations in dist/types
+ * (tsconfig.types.json), and checks that schema/config.json is current (scripts/config-schema.ts).
+ *
+ *   node scripts/build.mjs [--outdir DIR] [--package]
  */
 import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,6 +30,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 // --outdir DIR: build elsewhere (the test suite builds into a temp dir; bin/paystorm.js reads PAYSTORM_DIST_DIR).
 const at = process.argv.indexOf('--outdir');
 const outdir = at > 0 ? resolve(process.argv[at + 1]) : join(root, 'dist', 'cli');
+const forPackage = process.argv.includes('--package');
 const entry = join(root, 'src', 'cli', 'main.ts');
 
 // `npm ci` in a Docker layer that holds only package.json: nothing to build yet.
@@ -68,3 +75,14 @@ await build({
 writeFileSync(join(outdir, '.stamp'), `${new Date().toISOString()}\n`);
 if (!process.env.PAYSTORM_BUILD_QUIET) console.log(`paystorm build: ${join(outdir, 'main.js')} in ${Date.now() - started} ms`);
 
+if (forPackage) {
+  const dist = join(root, 'dist');
+  const require = createRequire(import.meta.url);
+  await build({ entryPoints: [join(root, 'src', 'index.ts')], outfile: join(dist, 'index.js'), bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
+  // tsc leaves declarations of removed modules behind: start empty.
+  rmSync(join(dist, 'types'), { recursive: true, force: true });
+  const run = (args) => execFileSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
+  run([require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.types.json']);
+  run([require.resolve('tsx/cli'), join('scripts', 'config-schema.ts'), '--check']);
+  console.log(`paystorm build: ${join(dist, 'index.js')}, ${join(dist, 'types')}; schema/config.json is current`);
+}
