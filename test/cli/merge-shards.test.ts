@@ -21,9 +21,9 @@ import type { Summary } from '../../src/spec/index.ts';
 import type { ExchangeRecord, KeyInfo, RunRecord } from '../../src/history/index.ts';
 import { historyRecords } from '../history-file.ts';
 import { create, list } from '../oracle/fixtures.ts';
+import { describeWithShared, sharedPath } from '../shared-files.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const SAMPLES = join(ROOT, '..', 'shared', 'samples', 'k6');
 
 interface Result {
   code: number | null;
@@ -233,16 +233,15 @@ describe('shards of one test merge without a word', () => {
   }, 90_000);
 });
 
-describe('the real k6 recordings (../shared/samples/k6)', () => {
-  const sample = (f: string) => join(SAMPLES, f);
-  const present = ['mixed-30s-clean.k6.json.gz', 'idempotency-idem-no-inflight-lock.k6.json.gz', 'mixed-sigint-at-12s.k6.json.gz'].every((f) => existsSync(sample(f)));
-  if (!present) console.warn(`test/cli/merge-shards.test.ts: real k6 samples skipped: ${SAMPLES} does not hold mixed-30s-clean, idempotency-idem-no-inflight-lock and mixed-sigint-at-12s .k6.json.gz`);
+const SAMPLE_FILES = ['mixed-30s-clean', 'idempotency-idem-no-inflight-lock', 'mixed-sigint-at-12s'].map((n) => `samples/k6/${n}.k6.json.gz`);
+describeWithShared(SAMPLE_FILES, 'the real k6 recordings (samples/k6 of the shared folder)', () => {
+  const sample = (f: string) => sharedPath(`samples/k6/${f}`);
 
-  it.skipIf(!present)('the clean mixed run and the idempotency run were against two service instances: refused', async () => {
+  it('the clean mixed run and the idempotency run were against two service instances: refused', async () => {
     await expectRefused([sample('mixed-30s-clean.k6.json.gz'), sample('idempotency-idem-no-inflight-lock.k6.json.gz')], /targets http:\/\/127\.0\.0\.1:35595, shard \S+ targets http:\/\/127\.0\.0\.1:37831/);
   });
 
-  it.skipIf(!present)('two mixed runs against one instance, almost two minutes apart: refused as two tests', async () => {
+  it('two mixed runs against one instance, almost two minutes apart: refused as two tests', async () => {
     await expectRefused([sample('mixed-sigint-at-12s.k6.json.gz'), sample('mixed-30s-clean.k6.json.gz')], /shard \S*mixed-30s-clean\.k6\.json\.gz ran .*, shard \S*mixed-sigint-at-12s\.k6\.json\.gz .*: 105 s apart/);
   });
 });

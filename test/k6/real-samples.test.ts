@@ -5,17 +5,16 @@
  * files' end markers say `planRan: false` whatever happened; the judgement comes from the
  * wall times of setup and teardown and the `iterations` points (src/history/k6-plan.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { convertK6 } from '../../src/history/k6.ts';
-import { ROOT, cli } from './helpers.ts';
+import { cli } from './helpers.ts';
+import { describeWithShared, sharedPath } from '../shared-files.ts';
 
-const SAMPLES = join(ROOT, '..', 'shared', 'samples', 'k6');
-const sample = (name: string) => join(SAMPLES, name);
-const present = existsSync(sample('mixed-30s-clean.k6.json.gz'));
-if (!present) console.log(`skipped: the real k6 recordings are not at ${SAMPLES} (they come with the project's shared folder)`);
+const sample = (name: string) => sharedPath(`samples/k6/${name}`);
+const SAMPLE_FILES = ['mixed-30s-clean', 'mixed-sigint-at-12s', 'idempotency-idem-no-inflight-lock', 'rate-limit-clean'].map((n) => `samples/k6/${n}.k6.json.gz`);
 
 let work = '';
 beforeAll(() => {
@@ -30,7 +29,7 @@ async function check(name: string) {
   return cli(['check', '--no-write', file]);
 }
 
-describe.skipIf(!present)('real k6 v1.3.0 recordings judged by paystorm check', () => {
+describeWithShared(SAMPLE_FILES, 'real k6 v1.3.0 recordings judged by paystorm check', () => {
   it('the clean 30 s mixed run (k6 exit 0) is complete and passes (exit 0)', async () => {
     const conv = await convertK6(sample('mixed-30s-clean.k6.json.gz'));
     expect(conv.facts.end).toMatchObject({ marker: true, planRan: true, why: '' });

@@ -12,10 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startReferenceService, DEFAULT_KEYS, type RunningService } from '../../src/target/index.ts';
 import { ROOT, buildBundles, removeBundles, runShim, type ShimOptions, type ShimResult } from './helpers.ts';
+import { describeWithShared, sharedPath } from '../shared-files.ts';
 
 const PROBE = join(ROOT, 'test', 'k6', 'fixtures', 'probe.js');
 const K6_CLI = join(ROOT, 'test', 'k6', 'shim', 'k6-cli.mjs');
-const SAMPLES = join(ROOT, '..', 'shared', 'samples', 'k6');
+const REAL_SAMPLE = 'samples/k6/mixed-30s-clean.k6.json.gz';
 const NO_INSTANCE = 'GoError: getting instance information in the init context is not supported';
 const NO_SCENARIO = 'GoError: getting scenario information outside of the VU context is not supported';
 
@@ -292,7 +293,7 @@ describe('cut short: teardown() and handleSummary() run all the same, with k6\'s
   }, 60_000);
 });
 
-describe('--out json as real k6 writes it (compared with mixed-30s-clean.k6.json.gz, recorded with the same bundle)', () => {
+describeWithShared([REAL_SAMPLE], '--out json as real k6 writes it (compared with mixed-30s-clean.k6.json.gz, recorded with the same bundle)', () => {
   let svc: RunningService;
   let bundles = '';
   beforeAll(async () => {
@@ -311,7 +312,7 @@ describe('--out json as real k6 writes it (compared with mixed-30s-clean.k6.json
     const r = await runShim(join(bundles, 'mixed.js'), { TARGET: svc.url, KEYS: `acme:${key('acme')},globex:${key('globex')}`, DURATION: '3s', RATE: '1' }, { iterations: 'plan', sleepScale: 0.05, jsonOut: out, timeoutMs: 60_000 });
     expect(r.fatal, r.output).toBeNull();
     const ours = readJson(out);
-    const real = readJson(join(SAMPLES, 'mixed-30s-clean.k6.json.gz'));
+    const real = readJson(sharedPath(REAL_SAMPLE));
     const metricLines = (lines: JsonLine[]) => new Map(lines.filter((l) => l.type === 'Metric').map((l) => [l.metric, l]));
     const realMetrics = metricLines(real);
     const ourMetrics = metricLines(ours);

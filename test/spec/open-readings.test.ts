@@ -7,10 +7,10 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { specText, tableAfter } from './spec-text.ts';
+import { SPEC_FILE, specText, tableAfter } from './spec-text.ts';
+import { describeWithShared } from '../shared-files.ts';
 import { BAD_INPUT_CASES, HOSTED_CREATE_FIELDS, INPUT_TABLES, OPEN_READINGS, OPEN_READING_LIST, SHAPE_CARD_FIELD, SHAPE_CUSTOMER_FIELD, openReading } from '../../src/spec/index.ts';
 
-const text = specText();
 const DOC = readFileSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../docs/open-readings.md'), 'utf8');
 const caseNamed = (name: string) => {
   const c = BAD_INPUT_CASES.find((x) => x.case === name);
@@ -24,7 +24,7 @@ const caseNamed = (name: string) => {
  * to that presentation's input table (from its "Presentation X, used by" line to the table's end).
  */
 function sectionText(path: string): string {
-  const lines = text.split('\n');
+  const lines = specText().split('\n');
   let from = 0;
   let level = 0;
   const names = path.split(' > ');
@@ -44,7 +44,7 @@ function sectionText(path: string): string {
   return section.slice(start, tableEnd < 0 ? undefined : tableEnd).join('\n');
 }
 
-describe('open readings against card-payment-service.md', () => {
+describeWithShared([SPEC_FILE], 'open readings against card-payment-service.md', () => {
   it('ids are unique, and each reading quotes words that stand verbatim in the section it names', () => {
     expect(new Set(OPEN_READING_LIST.map((r) => r.id)).size).toBe(OPEN_READING_LIST.length);
     for (const r of OPEN_READING_LIST) {
@@ -74,7 +74,7 @@ describe('open readings against card-payment-service.md', () => {
     expect(parts[i]).toBe('`return_url`');
     expect(parts[i - 1]).toMatch(/^optional `/);
     expect(parts.some((p) => p.endsWith('(required)'))).toBe(true);
-    const tableA = tableAfter(text, /^Presentation A, used by/);
+    const tableA = tableAfter(specText(), /^Presentation A, used by/);
     expect(tableA.find((r) => r[0] === 'return_url')![2]).toBe('yes');
     expect(INPUT_TABLES.A.return_url.required).toBe('yes');
     expect(HOSTED_CREATE_FIELDS.return_url).toBe(INPUT_TABLES.A.return_url);
@@ -85,7 +85,7 @@ describe('open readings against card-payment-service.md', () => {
 
   it("dual shapes: the Direct API's body is both input tables, each with its own card and customer field", () => {
     expect(sectionText('Endpoints > Create a Direct API payment')).toContain('- Body: see the input tables in Resources and their fields.');
-    const tables = { A: tableAfter(text, /^Presentation A, used by/), B: tableAfter(text, /^Presentation B, used by/) };
+    const tables = { A: tableAfter(specText(), /^Presentation A, used by/), B: tableAfter(specText(), /^Presentation B, used by/) };
     const row = (shape: 'A' | 'B', field: string) => tables[shape].find((r) => r[0] === field);
     // A's card is inside payment_method_data, B's is `card`; neither table has the other's field.
     expect(row('A', SHAPE_CARD_FIELD.A)![3]).toContain('`card` = {');
