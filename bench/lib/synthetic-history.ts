@@ -15,8 +15,11 @@ const WINDOW = 60_000;
 const LIMIT = 100_000;
 const KEYS = ['m1/test/…0001', 'm1/test/…0002', 'm2/test/…0003', 'm2/test/…0004'];
 
+/** The generator's seed: every call writes the same history for the same size. */
+export const SYNTHETIC_SEED = 42;
+
 /** A seeded PRNG (mulberry32) so every run writes the same history. */
-let seed = 42;
+let seed = SYNTHETIC_SEED;
 function rnd(): number {
   seed |= 0;
   seed = (seed + 0x6d2b79f5) | 0;
@@ -131,7 +134,7 @@ export async function writeSyntheticHistory(file: string, total: number): Promis
  * `counts` counts them as they go (records, exchanges, payments created).
  */
 export function* syntheticHistory(total: number, counts: { records: number; exchanges: number; payments: number } = { records: 0, exchanges: 0, payments: 0 }): Generator<HistoryRecord> {
-  seed = 42; // every call (and every encoding) gets the same history
+  seed = SYNTHETIC_SEED; // every call (and every encoding) gets the same history
   let n = 0;
   let exchanges = 0;
   function* emit(r: HistoryRecord): Generator<HistoryRecord> {
@@ -150,7 +153,7 @@ export function* syntheticHistory(total: number, counts: { records: number; exch
     rateLimit: { limit: LIMIT, windowMs: WINDOW },
     keys: KEYS.map((label) => ({ label, merchant: label.split('/')[0], mode: 'test' as const, prefix: 'svc_test_sk_', last4: label.slice(-4) })),
     scenarios: [{ name: 'bench', rules: [] }],
-    seed: 42,
+    seed: SYNTHETIC_SEED,
     timeScale: 1,
     settleBoundMs: 10_000,
     webhooks: { receiverUrl: 'http://127.0.0.1:0/hook', wired: true, failShare: 0, ackTimeoutMs: 10_000 },

@@ -12,14 +12,14 @@ import { arrivalPlan, mixedConfig, parseCards, parseKeys, parsePresentation, par
 import { detectTargetPresentation, directFlow, hostedFlow, listFlow, retrieveFlow, type FlowCtx } from './flows.ts';
 import { loadThresholds, type Thresholds } from './thresholds.ts';
 import { K6_SYSTEM_TAGS } from '../../src/history/k6-tags.ts';
-import { recordEnd, recordRun, testRunMs, watchCards, windowMsOf } from './record.ts';
+import { recordEnd, recordRun, watchCards, windowMsOf } from './record.ts';
 
 export interface SetupData {
   presentation: Presentation;
   /** X-RateLimit-Limit as the target reported it (null if absent). */
   limit: number | null;
-  /** k6's test-run duration when setup() returned, ms (teardown's end marker subtracts it). */
-  setupMs: number;
+  /** Wall time (epoch ms) at setup's end: teardown's end marker measures the scenarios' time from it. */
+  setupWall: number;
 }
 
 // Init context: parsed once per VU. KEYS may be absent while k6 only archives or
@@ -81,13 +81,13 @@ export function mixedSetup(scriptName: string): SetupData {
   if (limit !== null && !__ENV.RATE && limit !== assumed) {
     console.warn(`${scriptName}: the target reports X-RateLimit-Limit ${limit} but the rate was planned for ${assumed}; set RATE_LIMIT=${limit} (or RATE).`);
   }
-  recordRun({ target: targetUrl(), presentation: det.presentation, rateLimit: limit !== null ? { limit, windowMs: windowMsOf(__ENV) } : null, keys: KEYS, cardOutcomes: Object.keys(CARDS), windowMs: windowMsOf(__ENV) });
-  return { presentation: det.presentation, limit, setupMs: testRunMs() };
+  const setupWall = recordRun({ target: targetUrl(), presentation: det.presentation, rateLimit: limit !== null ? { limit, windowMs: windowMsOf(__ENV) } : null, keys: KEYS, cardOutcomes: Object.keys(CARDS), windowMs: windowMsOf(__ENV) });
+  return { presentation: det.presentation, limit, setupWall };
 }
 
-/** teardown(): the end marker (did the scenario run its whole duration?) for `paystorm check`. */
+/** teardown(): the end marker (the plan and setup's wall time) by which `paystorm check` judges whether the scenario ran its whole duration. */
 export function mixedTeardown(options: Options, data: SetupData | undefined): void {
-  recordEnd(options.scenarios, data ? data.setupMs : undefined);
+  recordEnd(options.scenarios, data ? data.setupWall : undefined);
 }
 
 /** One mixed iteration. Keys rotate by the test-wide iteration number, so load spreads evenly. */

@@ -1,21 +1,20 @@
 /**
- * Did the test run its plan? Judged in teardown() from what `k6/execution` tells there
- * (k6 runs teardown also after a graceful stop: Ctrl-C, `test.abort()`, an `abortOnFail`
- * threshold), and written into the end marker (record.ts `recordEnd`) that
- * `paystorm check` reads: only a marker that says the plan ran makes the run complete.
+ * What the test plans, as numbers the converter can compare with what k6 wrote.
  *
- * Pure module (no k6 imports): teardown passes the numbers, Node tests pass objects.
+ * Real k6 gives teardown() no counters: `exec.instance` throws there (teardown runs in a
+ * runtime of its own, ../shared/samples/k6/README.md), and nothing a VU kept reaches it. So
+ * the scripts do not judge whether the plan ran; teardown's end marker (record.ts
+ * `recordEnd`) carries the plan and two wall times, and `paystorm check`
+ * (src/history/k6-plan.ts) judges it with what the `--out json` stream holds:
  *
- * - Time-based scenarios (constant-arrival-rate, constant-vus, ramping-*): the plan ran when
- *   the time the scenarios had (the test-run duration at teardown minus the part setup()
- *   took, `exec.instance.currentTestRunDuration` counts from before setup) reached the latest
- *   scenario end (`startTime` + `duration`, or the sum of the `stages`). A stopped test reaches
- *   teardown early.
- * - Iteration-based scenarios (per-vu-iterations, shared-iterations): the plan ran when the
- *   instance completed every planned iteration and none was interrupted (k6 counts an
- *   iteration that threw, or that `maxDuration` cut, as interrupted).
- *   An instance given an execution segment (k6-operator) plans its share of them.
- * - Any other executor (externally-controlled): no plan to compare with, so not "ran".
+ * - a time-based scenario (constant-arrival-rate, constant-vus, ramping-*) plans a span:
+ *   its `startTime` + `duration` (or the sum of its `stages`);
+ * - an iteration-based one (per-vu-iterations, shared-iterations) plans a count of
+ *   iterations: vus × iterations, or iterations. An instance given an execution segment
+ *   (k6-operator gives each runner one, e.g. `1/4:2/4`) plans its share of them;
+ * - any other executor (externally-controlled) plans nothing that can be checked.
+ *
+ * Pure module (no k6 imports): teardown passes `exec.test.options`, Node tests pass objects.
  */
 import { durationSeconds } from './config.ts';
 
@@ -29,20 +28,13 @@ export interface ScenarioPlan {
   iterations?: number;
 }
 
-export interface PlanCounters {
-  /** exec.instance.currentTestRunDuration in teardown, ms. */
-  runMs: number;
-  /** exec.instance.currentTestRunDuration when setup() returned, ms (0 without setup). */
-  setupMs: number;
-  /** exec.instance.iterationsCompleted. */
-  iterationsCompleted: number;
-  /** exec.instance.iterationsInterrupted. */
-  iterationsInterrupted: number;
-  /**
-   * k6's `executionSegment` option when the test is split over instances (k6-operator gives
-   * each runner one, e.g. `1/4:2/4`): an instance runs only its share of the iterations.
-   */
-  segment?: string;
+/** What one scenario plans: a span (time-based), a count (iteration-based), or neither. */
+export interface PlannedScenario {
+  executor: string;
+  /** startTime + duration (or the stages' sum), ms; null for an iteration-based scenario. */
+  plannedMs: number | null;
+  /** Iterations this instance plans (its segment's share); null for a time-based scenario. */
+  plannedIterations: number | null;
 }
 
 /** One end of an execution segment: `1/4`, `25%`, `0.25`. NaN when malformed. */
@@ -61,46 +53,29 @@ export function segmentShare(segment: string | undefined): number {
   return Number.isFinite(share) && share > 0 && share <= 1 ? share : 1;
 }
 
-/** What the end marker carries: the verdict and its evidence. */
-export interface PlanEvidence extends PlanCounters {
-  planRan: boolean;
-  /** Time the scenarios were planned to take (latest startTime + duration), ms; null: no time-based scenario. */
-  plannedMs: number | null;
-  /** Iterations planned (per-vu-iterations: vus × iterations; shared-iterations: iterations); null: none. */
-  plannedIterations: number | null;
-  /** Why the plan did not run (empty when it did). */
-  why: string;
-}
-
 const ms = (d: string | undefined): number => (d ? Math.round(durationSeconds(d) * 1000) : 0);
 
-export function planEvidence(scenarios: Record<string, ScenarioPlan>, c: PlanCounters): PlanEvidence {
-  let plannedMs: number | null = null;
-  let plannedIterations: number | null = null;
-  const unknown: string[] = [];
+export const TIME_BASED_EXECUTORS: readonly string[] = ['constant-arrival-rate', 'constant-vus', 'ramping-arrival-rate', 'ramping-vus'];
+export const ITERATION_BASED_EXECUTORS: readonly string[] = ['per-vu-iterations', 'shared-iterations'];
+
+/** Each scenario's plan, for this instance's execution segment. */
+export function planOf(scenarios: Record<string, ScenarioPlan>, segment?: string): Record<string, PlannedScenario> {
+  const share = segmentShare(segment);
+  const out: Record<string, PlannedScenario> = {};
   for (const [name, sc] of Object.entries(scenarios)) {
-    const ex = sc.executor ?? '';
-    if (ex === 'per-vu-iterations' || ex === 'shared-iterations') {
-      const n = ex === 'per-vu-iterations' ? (sc.vus ?? 1) * (sc.iterations ?? 1) : (sc.iterations ?? 1);
-      plannedIterations = (plannedIterations ?? 0) + n;
-    } else if (ex === 'constant-arrival-rate' || ex === 'constant-vus') {
-      plannedMs = Math.max(plannedMs ?? 0, ms(sc.startTime) + ms(sc.duration));
-    } else if (ex === 'ramping-arrival-rate' || ex === 'ramping-vus') {
-      plannedMs = Math.max(plannedMs ?? 0, ms(sc.startTime) + (sc.stages ?? []).reduce((s, st) => s + ms(st.duration), 0));
-    } else {
-      unknown.push(`${name} (${ex || 'no executor'})`);
+    const executor = sc.executor ?? '';
+    let plannedMs: number | null = null;
+    let plannedIterations: number | null = null;
+    if (executor === 'constant-arrival-rate' || executor === 'constant-vus') {
+      plannedMs = ms(sc.startTime) + ms(sc.duration);
+    } else if (executor === 'ramping-arrival-rate' || executor === 'ramping-vus') {
+      plannedMs = ms(sc.startTime) + (sc.stages ?? []).reduce((s, st) => s + ms(st.duration), 0);
+    } else if (ITERATION_BASED_EXECUTORS.includes(executor)) {
+      const n = executor === 'per-vu-iterations' ? (sc.vus ?? 1) * (sc.iterations ?? 1) : (sc.iterations ?? 1);
+      // k6 stripes iterations (or VUs) over segments, so a share may be one short of the exact fraction.
+      plannedIterations = share < 1 ? Math.max(0, Math.floor(n * share) - 1) : n;
     }
+    out[name] = { executor, plannedMs, plannedIterations };
   }
-  const why: string[] = [];
-  if (unknown.length) why.push(`no plan to compare with for scenario ${unknown.join(', ')}`);
-  if (plannedMs === null && plannedIterations === null && !unknown.length) why.push('no scenario');
-  const ranMs = c.runMs - c.setupMs;
-  if (plannedMs !== null && ranMs < plannedMs) why.push(`the scenarios ran ${Math.round(ranMs)} ms of the planned ${plannedMs} ms`);
-  // An instance of a split test plans its share; k6 stripes iterations over segments, so a
-  // share may be one short of the exact fraction.
-  const share = segmentShare(c.segment);
-  if (plannedIterations !== null && share < 1) plannedIterations = Math.max(0, Math.floor(plannedIterations * share) - 1);
-  if (plannedIterations !== null && c.iterationsCompleted < plannedIterations) why.push(`${c.iterationsCompleted} of ${plannedIterations} planned iterations completed`);
-  if (plannedIterations !== null && c.iterationsInterrupted > 0) why.push(`${c.iterationsInterrupted} iterations interrupted`);
-  return { planRan: why.length === 0, plannedMs, plannedIterations, ...c, why: why.join('; ') };
+  return out;
 }

@@ -14,8 +14,8 @@
  * from a tag of that name). setup() adds one point with `paystorm_run` instead: the run's
  * facts (script, target, presentation, rate limit, key labels, card outcomes, and
  * `endMarker: true`: this script writes an end marker), and teardown() one with `paystorm_end`:
- * whether the test ran its plan, with the evidence (plan.ts). Without a marker saying so the
- * converter judges the run incomplete (interrupted). Times are Unix epoch ms here; the
+ * the plan and the wall times the converter judges completeness with (plan.ts). Without a
+ * marker the converter judges the run incomplete (interrupted). Times are Unix epoch ms here; the
  * converter puts them on one run clock. Keys appear only as labels; card numbers only as
  * last four.
  */
@@ -29,7 +29,7 @@ import type { Operation } from '../../src/spec/operations.ts';
 import { LIMITS } from '../../src/spec/limits.ts';
 import type { KeyConfig } from './config.ts';
 import type { CardsFile } from '../../src/spec/cards.ts';
-import { planEvidence, type ScenarioPlan } from './plan.ts';
+import { planOf, type ScenarioPlan } from './plan.ts';
 
 export const RECORD_METRIC = 'paystorm_exchange';
 export const RECORD_TAG = 'paystorm_record';
@@ -272,8 +272,13 @@ export function windowMsOf(env: Record<string, string | undefined>): number {
   return Number.isFinite(n) && n > 0 ? n : LIMITS.rateWindowMs;
 }
 
-/** setup(): the run's facts as one `paystorm_run` point (labels only, never a secret). */
-export function recordRun(f: RunFacts): void {
+/**
+ * setup(): the run's facts as one `paystorm_run` point (labels only, never a secret).
+ * Returns its wall time (epoch ms): setup() hands it to teardown() in its data, since
+ * teardown runs in a runtime of its own and k6 tells it no counters.
+ */
+export function recordRun(f: RunFacts): number {
+  const wall = Date.now();
   const run = {
     script,
     target: f.target,
@@ -282,34 +287,30 @@ export function recordRun(f: RunFacts): void {
     keys: f.keys.map((k) => ({ label: k.label, merchant: k.merchant, mode: k.mode, last4: k.secret.slice(-4), prefix: k.secret.slice(0, k.secret.indexOf('_sk_') + 4) })),
     cardOutcomes: f.cardOutcomes,
     windowMs: f.windowMs,
-    wall: Date.now(),
+    wall,
     // This script's teardown() writes the end marker: a file with these facts and no marker was cut short.
     endMarker: true,
   };
   emit(0, RUN_TAG, JSON.stringify(run));
+  return wall;
 }
 
-/** exec.instance.currentTestRunDuration now (ms; 0 where k6 does not tell): setup() returns it as `setupMs`. */
-export function testRunMs(): number {
-  try {
-    const d = Number(exec.instance.currentTestRunDuration);
-    return Number.isFinite(d) ? d : 0;
-  } catch {
-    return 0;
-  }
-}
+/** Version of the end marker's fields: 2 carries the plan per scenario and setup's wall time (no verdict). */
+export const END_MARKER_VERSION = 2;
 
 /**
- * teardown(): the end marker, one `paystorm_end` point saying whether the test ran its plan,
- * with the evidence. The plan is the consolidated scenarios k6 ran (`exec.test.options`,
- * which reflects command-line overrides), else the script's own `options.scenarios`.
- * `setupMs`: testRunMs() as setup() returned (k6's test-run duration counts setup too).
+ * teardown(): the end marker, one `paystorm_end` point with what `paystorm check` needs to
+ * judge whether the test ran its plan (src/history/k6-plan.ts): each scenario's plan
+ * (`exec.test.options`, which reflects command-line overrides and is readable in teardown;
+ * else the script's own `options.scenarios`), this instance's execution segment, and the wall
+ * times of setup's end and of teardown. k6 runs teardown also after an interrupt (exit 105)
+ * or `exec.test.abort()` (108), so its running proves nothing; the time from setup to
+ * teardown and the `iterations` points k6 writes per completed iteration do.
+ * `setupWall`: what recordRun() returned in setup (undefined when setup did not run).
  */
-export function recordEnd(own: Record<string, ScenarioPlan> | undefined, setupMs: number | undefined): void {
+export function recordEnd(own: Record<string, ScenarioPlan> | undefined, setupWall: number | undefined): void {
   let scenarios: Record<string, ScenarioPlan> | undefined;
   let segment: string | undefined;
-  let completed = 0;
-  let interrupted = 0;
   try {
     const opts = exec.test.options as { scenarios?: Record<string, ScenarioPlan>; executionSegment?: string };
     if (opts && opts.scenarios && Object.keys(opts.scenarios).length) scenarios = opts.scenarios;
@@ -317,19 +318,23 @@ export function recordEnd(own: Record<string, ScenarioPlan> | undefined, setupMs
   } catch {
     scenarios = undefined;
   }
-  try {
-    completed = Number(exec.instance.iterationsCompleted) || 0;
-    interrupted = Number(exec.instance.iterationsInterrupted) || 0;
-  } catch {
-    // Counted as nothing completed: the marker then says the plan did not run.
-  }
-  const ev = planEvidence(scenarios ?? own ?? {}, {
-    runMs: testRunMs(),
-    setupMs: typeof setupMs === 'number' && Number.isFinite(setupMs) ? setupMs : 0,
-    iterationsCompleted: completed,
-    iterationsInterrupted: interrupted,
+  const plan = planOf(scenarios ?? own ?? {}, segment);
+  const wall = Date.now();
+  const marker = {
+    script,
+    v: END_MARKER_VERSION,
+    scenarios: plan,
     ...(segment ? { segment } : {}),
-  });
-  if (!ev.planRan) console.warn(`paystorm k6 ${script}: the test did not run its plan (${ev.why}); paystorm check will judge it incomplete (interrupted).`);
-  emit(0, END_TAG, JSON.stringify({ script, ...ev, wall: Date.now() }));
+    setupWall: typeof setupWall === 'number' && Number.isFinite(setupWall) ? setupWall : null,
+    wall,
+  };
+  // What teardown can tell on its own: a time-based scenario whose span had not passed was cut short.
+  const ranMs = marker.setupWall === null ? null : wall - marker.setupWall;
+  const short = Object.entries(plan).filter(([, p]) => p.plannedMs !== null && (ranMs === null || ranMs < p.plannedMs));
+  if (short.length) {
+    console.warn(
+      `paystorm k6 ${script}: teardown came ${ranMs === null ? 'without a setup() time' : `${ranMs} ms after setup`}, before ${short.map(([n, p]) => `${n}'s planned ${p.plannedMs} ms`).join(', ')} had passed; paystorm check will judge the run incomplete (interrupted).`,
+    );
+  }
+  emit(0, END_TAG, JSON.stringify(marker));
 }

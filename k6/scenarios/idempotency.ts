@@ -32,7 +32,7 @@ import { cardInput, detectTargetPresentation, paymentInput, poll, type FlowCtx }
 import { newIdempotencyKey, randomHex } from '../lib/ids.ts';
 import { metricKey } from '../lib/thresholds.ts';
 import { K6_SYSTEM_TAGS } from '../../src/history/k6-tags.ts';
-import { recordEnd, recordRun, setScript, testRunMs, watchCards, windowMsOf } from '../lib/record.ts';
+import { recordEnd, recordRun, setScript, watchCards, windowMsOf } from '../lib/record.ts';
 
 setScript('idempotency');
 
@@ -62,8 +62,8 @@ export const options: Options = {
 
 interface SetupData {
   presentation: Presentation;
-  /** k6's test-run duration when setup() returned, ms. */
-  setupMs: number;
+  /** Wall time (epoch ms) at setup's end, for teardown's end marker. */
+  setupWall: number;
 }
 
 export function setup(): SetupData {
@@ -72,13 +72,13 @@ export function setup(): SetupData {
   const api = new Api(parseTarget(__ENV), TEST_KEYS[0], CFG.requestTimeout);
   const det = detectTargetPresentation(api, PRESENTATION, CARDS, CFG.currency);
   console.log(`paystorm k6 idempotency: presentation ${det.presentation} (from ${det.via}); test keys ${TEST_KEYS.map((k) => k.label).join(', ')}`);
-  recordRun({ target: parseTarget(__ENV), presentation: det.presentation, rateLimit: null, keys: KEYS, cardOutcomes: Object.keys(CARDS), windowMs: windowMsOf(__ENV) });
-  return { presentation: det.presentation, setupMs: testRunMs() };
+  const setupWall = recordRun({ target: parseTarget(__ENV), presentation: det.presentation, rateLimit: null, keys: KEYS, cardOutcomes: Object.keys(CARDS), windowMs: windowMsOf(__ENV) });
+  return { presentation: det.presentation, setupWall };
 }
 
-/** The end marker: did every planned iteration complete (IDEM_VUS × IDEM_ITERATIONS)? */
+/** The end marker: the plan (IDEM_VUS × IDEM_ITERATIONS) that paystorm check compares with the iterations k6 wrote. */
 export function teardown(data: SetupData | undefined): void {
-  recordEnd(options.scenarios, data ? data.setupMs : undefined);
+  recordEnd(options.scenarios, data ? data.setupWall : undefined);
 }
 
 const idOf = (r: ApiResult): string | null => {

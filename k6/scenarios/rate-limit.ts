@@ -22,7 +22,7 @@ import { expect } from '../lib/checks.ts';
 import { parseKeys, parseNumber, parseTarget, rateLimitKeyOf, testKeysOf } from '../lib/config.ts';
 import { metricKey } from '../lib/thresholds.ts';
 import { K6_SYSTEM_TAGS } from '../../src/history/k6-tags.ts';
-import { recordEnd, recordRun, setScript, testRunMs, windowMsOf } from '../lib/record.ts';
+import { recordEnd, recordRun, setScript, windowMsOf } from '../lib/record.ts';
 
 setScript('rate-limit');
 
@@ -78,21 +78,21 @@ function sampleChecks(s: Sample): void {
 }
 
 interface SetupData {
-  /** k6's test-run duration when setup() returned, ms. */
-  setupMs: number;
+  /** Wall time (epoch ms) at setup's end, for teardown's end marker. */
+  setupWall: number;
 }
 
 export function setup(): SetupData {
   parseTarget(__ENV);
   if (!rateLimitKeyOf(KEYS)) throw new Error('rate-limit: KEYS has no test key. Set KEYS=[merchant:]svc_test_sk_…');
   // The limit is learned from the records' X-RateLimit-Limit; the window is WINDOW_MS (default 60 s).
-  recordRun({ target: parseTarget(__ENV), presentation: null, rateLimit: null, keys: KEYS, cardOutcomes: [], windowMs: windowMsOf(__ENV) });
-  return { setupMs: testRunMs() };
+  const setupWall = recordRun({ target: parseTarget(__ENV), presentation: null, rateLimit: null, keys: KEYS, cardOutcomes: [], windowMs: windowMsOf(__ENV) });
+  return { setupWall };
 }
 
-/** The end marker: did the one iteration complete? */
+/** The end marker: the plan (one iteration) that paystorm check compares with the iterations k6 wrote. */
 export function teardown(data: SetupData | undefined): void {
-  recordEnd(options.scenarios, data ? data.setupMs : undefined);
+  recordEnd(options.scenarios, data ? data.setupWall : undefined);
 }
 
 export function rateLimit(): void {

@@ -1,9 +1,9 @@
 /**
  * Drives the catalog of bad inputs (src/spec/bad-inputs.ts: every input rule of both input
  * shapes) through `raw`, sending the target only the cases of its own presentation's input
- * shape (and those of no shape), and recording each case's rule and expectation (`demanded`
- * or `lenient-ok`) in `sent.badInput` for the oracle. Refund cases run against one succeeded
- * payment (they are all refused, so one payment serves them all).
+ * shape (and those of no shape), and recording each case's rule, expectation (`demanded`,
+ * `lenient-ok` or `either`) and the params it may name in `sent.badInput` for the oracle.
+ * Refund cases run against one succeeded payment (they are all refused, so one payment serves them all).
  */
 import type { CallOptions, RawRequest, ScenarioContext } from '../../src/spec/scenario.ts';
 import type { ExchangeRecord } from '../../src/history/schema.ts';
@@ -36,7 +36,7 @@ export function badInputRequest(ctx: ScenarioContext, c: BadInputCase, refundPay
     group: 'bad-input',
     op: c.op,
     sent: {
-      badInput: { case: c.case, expectStatus: c.expectStatus, expectCode: c.expectCode, expectParam: c.expectParam, rule: c.rule, expectation: c.expectation },
+      badInput: { case: c.case, expectStatus: c.expectStatus, expectCode: c.expectCode, expectParam: c.expectParam, ...(c.altParams ? { altParams: c.altParams } : {}), rule: c.rule, expectation: c.expectation },
       ...(c.shape ? { inputShape: c.shape } : {}),
     },
   };

@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import { EXIT, FAULT_ATTRIBUTES, FAULT_STREAMS, FAULT_TYPES, PROXY_NAME_PATTERN, PaystormError, type FaultStep, type FaultStream } from '../spec/index.ts';
 
-const stepInput = z
+/** One step as written (the config file's JSON Schema shows it to editors: src/cli/config-schema.ts). */
+export const faultStepInputSchema = z
   .object({
     at: z.number().int().min(0),
     duration: z.number().int().positive(),
@@ -39,7 +40,7 @@ const stepInput = z
   });
 
 /** One step, with the defaults filled (downstream, toxicity 1, no attributes). */
-const faultStepSchema = stepInput.transform((s): FaultStep => ({
+const faultStepSchema = faultStepInputSchema.transform((s): FaultStep => ({
   at: s.at,
   duration: s.duration,
   proxy: s.proxy,

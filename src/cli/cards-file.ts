@@ -3,7 +3,9 @@
  * number, validated here from the spec's tables (src/spec/cards.ts), which stay free of zod.
  */
 import { z } from 'zod';
-import { CARD_NUMBER_DESCRIPTION, CARD_NUMBER_PATTERN, CARD_OUTCOMES, luhnValid, sharedCardNumbers, type CardOutcome, type CardsFile } from '../spec/index.ts';
+import { CARD_NUMBER_DESCRIPTION, CARD_NUMBER_PATTERN, CARD_OUTCOMES, luhnValid, sharedCardNumbers, type CardOutcome } from '../spec/index.ts';
+// From its own module, not the index: the package's declarations (dist/types) then need no Node types.
+import type { CardsFile } from '../spec/cards.ts';
 
 const cardNumber = z
   .string({ error: `expected ${CARD_NUMBER_DESCRIPTION} as a JSON string, e.g. "4242424242424242" (a JSON number loses digits)` })

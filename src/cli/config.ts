@@ -4,7 +4,10 @@
  */
 import { readFileSync, existsSync } from 'node:fs';
 import { z } from 'zod';
-import { CARD_OUTCOMES, EXIT, PaystormError, type CardsFile } from '../spec/index.ts';
+import { CARD_OUTCOMES, EXIT, PaystormError } from '../spec/index.ts';
+// From its own module, not the index: RunConfig's declarations in the package (dist/types) then
+// need no Node types (the index re-exports signature.ts, which uses Buffer).
+import type { CardsFile } from '../spec/cards.ts';
 import { cardsFileSchema } from './cards-file.ts';
 
 /**
@@ -32,7 +35,12 @@ export const runConfigSchema = z
     /** The service's own signature header name (e.g. Acme-Signature); default: Service-Signature or any `…-signature` header of the form t=…,v1=…. */
     webhookSignatureHeader: z.string().optional(),
     webhookFailShare: z.number().min(0).max(1).optional(),
-    webhookStallShare: z.number().min(0).max(1).optional(),
+    webhookStallShare: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe('Share (0..1) of test-mode events whose first delivery the receiver holds past the acknowledge time, so a delivery left unanswered is judged (default 0.05 on the embedded target, else 0). Config file only.'),
     /** WH-9: the longest a failed delivery may wait for its retry (the spec sets none); default: judged from the service's own retries, else 5m. */
     webhookRetryWithin: durationSchema.optional(),
     toxiproxy: z.url().optional(),
@@ -51,12 +59,15 @@ export const runConfigSchema = z
     presentation: z.enum(['A', 'B']).optional(),
     timeScale: z.number().positive().max(10).optional(),
     rateLimit: z.number().int().positive().optional(),
-    windowMs: z.number().int().min(1000).refine((v) => v % 1000 === 0, 'whole seconds (a multiple of 1000)').optional(),
+    windowMs: z.number().int().min(1000).multipleOf(1000, 'whole seconds (a multiple of 1000)').optional(),
     bugs: z.array(z.string()).optional(),
     /** Embedded target only: a conforming variant of the reference service (src/target/variants.ts). */
     variant: z.string().optional(),
-    /** Fault schedule steps (see docs/chaos.md); validated by the chaos layer. */
-    faults: z.array(z.any()).optional(),
+    /** Fault schedule steps; validated by the chaos layer (src/chaos/fault-schedule.ts), whose messages name each step's field. */
+    faults: z
+      .array(z.any())
+      .optional()
+      .describe('Fault schedule applied during the run: steps {at, duration, proxy, type, stream?, toxicity?, attributes?} (docs/chaos.md, "Fault schedules"). Config file only.'),
     /** Compare with the baseline in this directory (or baseline.json, or a run directory): regression thresholds (docs/baselines.md). */
     baseline: z.string().optional(),
     /** Save this run's baseline (histograms and counts) into this directory. */
@@ -93,8 +104,10 @@ export function loadConfigFile(path: string): RunConfig {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new PaystormError(`--config: ${path} is not a JSON object of options (e.g. {"target": "https://…", "keys": ["acme:svc_test_sk_…"]}). Fix the file.`, EXIT.usage, '--config');
   }
+  // `$schema` names the file's JSON Schema for editors (schema/config.json); it is no option.
+  const { $schema: _schema, ...options } = raw as Record<string, unknown>;
   // Its fields are checked with the flags (resolveRunConfig), so every problem is listed at once.
-  return raw as RunConfig;
+  return options as RunConfig;
 }
 
 export function loadCardsFile(pathOrObject: string | CardsFile): CardsFile {

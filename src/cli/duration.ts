@@ -5,6 +5,10 @@
 import { EXIT, PaystormError } from '../spec/index.ts';
 
 const FORMS = 'a number with its unit: ms, s, m or h (e.g. 500ms, 30s, 5m, 1h30m)';
+/** One number with its unit; a duration is one or more of them in a row. */
+const PART = '(\\d+(?:\\.\\d+)?)(ms|s|m|h)';
+/** A whole duration, as the config file's JSON Schema states it (schema/config.json). */
+export const DURATION_PATTERN = `^(?:${PART})+$`;
 
 export function parseDuration(input: string | number, field: string): number {
   const s = typeof input === 'number' ? String(input) : input.trim();
@@ -13,7 +17,7 @@ export function parseDuration(input: string | number, field: string): number {
     const shown = typeof input === 'number' ? s : `"${s}"`;
     throw new PaystormError(`${field}: ${shown} has no unit. Write ${FORMS}: "${n}s" for ${n} seconds, "${n}m" for ${n} minutes, "${n}ms" for ${n} milliseconds.`, EXIT.usage, field);
   }
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+  const re = new RegExp(PART, 'gy');
   let total = 0;
   let matched = 0;
   for (let m = re.exec(s); m; m = re.exec(s)) {

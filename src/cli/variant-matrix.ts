@@ -162,6 +162,8 @@ export function renderVariantMatrix(r: VariantMatrixReport): string {
       'The full default suite runs against it (in its own presentation, or in A and in B) and must end with **zero failed invariants** and exit 0: ' +
       'a failure here is a false fail of the oracle, which would block a good release.',
     '',
+    'Where the spec contradicts itself or leaves a choice open that a bad-input case touches, [open-readings.md](open-readings.md) quotes both sides and says what paystorm accepts; the variants named there take the other branch.',
+    '',
     `- Generated: ${r.startedAt} (${(r.durationMs / 60_000).toFixed(1)} min, ${r.jobs} job${r.jobs > 1 ? 's' : ''}), seed ${r.seed}`,
     `- Runs passed: **${passed} of ${r.runs.length}**`,
     `- Verdict: ${r.exitCode === EXIT.pass ? 'pass' : 'fail'} (exit ${r.exitCode})`,

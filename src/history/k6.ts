@@ -13,12 +13,13 @@
  *   puts the exchanges on one run clock (0 = the earliest send), numbers them by start,
  *   and adds the run and end records; the oracle then judges them like a paystorm run.
  * - Whether the run is complete: the scripts' teardown() adds one point with `paystorm_end`
- *   (k6/lib/record.ts `recordEnd`, k6/lib/plan.ts): did the test run its plan (the scenario's
- *   whole duration, or every planned iteration), with the evidence. k6 runs teardown also
- *   after a graceful stop (Ctrl-C, test.abort(), an abortOnFail threshold), so the marker is
- *   there then too, and says the plan did not run. The end record is `complete: true,
- *   reason: 'done'` only when a marker says the plan ran; otherwise `complete: false,
- *   reason: 'interrupted'` (exit 130): a marker saying the plan did not run; no marker in a
+ *   (k6/lib/record.ts `recordEnd`, k6/lib/plan.ts): the plan and the wall times of setup's
+ *   end and of teardown. k6 runs teardown also after a graceful stop (Ctrl-C, test.abort(),
+ *   an abortOnFail threshold), so the marker is there then too; k6-plan.ts judges from it and
+ *   the `iterations` points whether the plan ran (the scenario's whole duration, or every
+ *   planned iteration). The end record is `complete: true, reason: 'done'` only when it
+ *   did; otherwise `complete: false, reason: 'interrupted'` (exit 130): a plan that did not
+ *   run; no marker in a
  *   file whose run facts say the script writes one (`endMarker`: cut before teardown, or
  *   killed); and no marker in output of scripts from before the marker (no `endMarker`, like
  *   the real k6 v1.3 sample): nothing tells whether such a run ran its plan, so it cannot
@@ -39,6 +40,7 @@ import { DEFAULT_SETTLE_BOUND_MS, EXIT, PaystormError, OPERATIONS } from '../spe
 import { HISTORY_VERSION } from './version.ts';
 import { exchangeRecordSchema, type EndRecord, type ExchangeRecord, type HistoryRecord, type KeyInfo, type RunRecord } from './schema.ts';
 import { K6_SCRIPT_RULES } from './k6-scripts.ts';
+import { judgeK6Plan } from './k6-plan.ts';
 import { decodeK6Record } from './k6-record-codec.ts';
 
 export const K6_RECORD_METRIC = 'paystorm_exchange';
@@ -195,6 +197,10 @@ export interface K6End {
   evidence: Record<string, unknown> | null;
   /** The run facts say the script writes a marker (so a missing one means the run was killed before teardown). */
   expected: boolean;
+  /** Teardown's wall time minus setup's end, ms (null without a marker, or with several). */
+  ranMs: number | null;
+  /** Completed iterations k6 wrote (`iterations` points), by scenario tag. */
+  iterations: Record<string, number>;
 }
 
 export interface K6Conversion {
@@ -390,7 +396,7 @@ const OPS = new Set<string>(OPERATIONS);
 
 /** Reads a k6 --out json file (plain or gzipped) and converts it to history records. */
 export async function convertK6(path: string, opts: { onWarning?: (m: string) => void } = {}): Promise<K6Conversion> {
-  const facts: K6Facts = { points: {}, sums: {}, requests: {}, checks: {}, records: 0, scenarios: [], end: { marker: false, planRan: false, why: '', evidence: null, expected: false } };
+  const facts: K6Facts = { points: {}, sums: {}, requests: {}, checks: {}, records: 0, scenarios: [], end: { marker: false, planRan: false, why: '', evidence: null, expected: false, ranMs: null, iterations: {} } };
   const markers: Record<string, unknown>[] = [];
   const exchanges: ExchangeRecord[] = [];
   const scenarios = new Set<string>();
@@ -399,6 +405,7 @@ export async function convertK6(path: string, opts: { onWarning?: (m: string) =>
   let nonEmpty = 0;
   let pendingBad: { line: number; text: string } | null = null;
   let dropped = 0;
+  const iterations: Record<string, number> = {};
   let firstPointMs = Infinity;
   let lastPointMs = -Infinity;
   const quick = new QuickPoints();
@@ -444,6 +451,10 @@ export async function convertK6(path: string, opts: { onWarning?: (m: string) =>
         const c = (facts.checks[tags.check] ??= { passes: 0, fails: 0 });
         if (d.value > 0) c.passes++;
         else c.fails++;
+      } else if (name === 'iterations') {
+        // One point per completed iteration: the evidence that an iteration-based plan ran.
+        const sc = tags.scenario ?? '';
+        iterations[sc] = (iterations[sc] ?? 0) + d.value;
       } else if (name === 'dropped_iterations') {
         dropped += d.value;
       } else if (name === K6_RECORD_METRIC) {
@@ -457,7 +468,7 @@ export async function convertK6(path: string, opts: { onWarning?: (m: string) =>
           } catch {
             bad(path, n, `the ${K6_END_TAG} tag is not JSON`);
           }
-          if (m === null || typeof m !== 'object' || typeof (m as { planRan?: unknown }).planRan !== 'boolean') bad(path, n, `the ${K6_END_TAG} tag has no boolean planRan`);
+          if (m === null || typeof m !== 'object' || Array.isArray(m)) bad(path, n, `the ${K6_END_TAG} tag is not a JSON object`);
           markers.push(m as Record<string, unknown>);
         } else if (rec !== undefined) {
           let x: unknown;
@@ -499,7 +510,7 @@ export async function convertK6(path: string, opts: { onWarning?: (m: string) =>
   }
   facts.scenarios = [...scenarios].sort();
   const runFacts: RunFacts = run ?? {};
-  facts.end = endOf(markers, runFacts, run !== null);
+  facts.end = endOf(markers, runFacts, run !== null, iterations);
   if (!facts.end.planRan) opts.onWarning?.(`${basename(path)}: judged incomplete (interrupted, exit 130): ${facts.end.why}.`);
   if (!run && exchanges.length === 0) {
     opts.onWarning?.(
@@ -565,22 +576,27 @@ export async function convertK6(path: string, opts: { onWarning?: (m: string) =>
   return { records: [runRecord, ...exchanges, end], facts, hasRunFacts: run !== null };
 }
 
-/** The run's end from its end markers: complete only when there is one and every one says the plan ran. */
-function endOf(markers: Record<string, unknown>[], run: RunFacts, hasRunFacts: boolean): K6End {
+/**
+ * The run's end from its end markers, judged with the stream's facts (k6-plan.ts): complete
+ * only when there is a marker and, by each one, the plan ran.
+ */
+function endOf(markers: Record<string, unknown>[], run: RunFacts, hasRunFacts: boolean, iterations: Readonly<Record<string, number>>): K6End {
   const expected = run.endMarker === true || markers.length > 0;
   if (markers.length > 0) {
-    const notRan = markers.filter((m) => m.planRan !== true);
+    const judged = markers.map((m) => judgeK6Plan(m, typeof run.wall === 'number' ? run.wall : null, iterations));
     const evidence = markers.length === 1 ? markers[0] : { markers };
-    if (notRan.length === 0) return { marker: true, planRan: true, why: '', evidence, expected };
-    const why = notRan.map((m) => (typeof m.why === 'string' && m.why ? m.why : 'no reason given')).join('; ');
-    return { marker: true, planRan: false, why: `the end marker says the test did not run its plan (${why}): stopped early (Ctrl-C, test.abort(), an abortOnFail threshold, maxDuration)`, evidence, expected };
+    const facts = { ranMs: judged.length === 1 ? judged[0].ranMs : null, iterations: { ...iterations } };
+    const notRan = judged.filter((j) => !j.planRan);
+    if (notRan.length === 0) return { marker: true, planRan: true, why: '', evidence, expected, ...facts };
+    const why = notRan.map((j) => j.why).join('; ');
+    return { marker: true, planRan: false, why: `the test did not run its plan (${why}): stopped early (an interrupt such as Ctrl-C or SIGINT, test.abort(), an abortOnFail threshold, maxDuration)`, evidence, expected, ...facts };
   }
   const why = run.endMarker
-    ? 'no end marker, though the script writes one in teardown(): the run stopped before teardown (killed, or the file was cut)'
+    ? 'no end marker, though the script writes one in teardown(): the run stopped before teardown (killed, --no-teardown, or the file was cut)'
     : hasRunFacts
       ? 'no end marker: the scripts that wrote this file predate it (rebuild the bundles: npm run k6:build), so nothing tells whether the run ran its plan or was cut short'
       : 'no end marker (k6 output of scripts from before the marker, or not paystorm\'s): nothing tells whether the run ran its plan or was cut short';
-  return { marker: false, planRan: false, why, evidence: null, expected };
+  return { marker: false, planRan: false, why, evidence: null, expected, ranMs: null, iterations: { ...iterations } };
 }
 
 /** Records as history.ndjson text. */

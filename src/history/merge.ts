@@ -12,8 +12,10 @@
  * - Records: exchanges, webhooks and faults of all shards are interleaved by time (0 = the
  *   earliest shard start) and renumbered; per-key rules see every shard that used a key.
  * - Run record: one run, its keys, scenarios (rules united) and card outcomes the union;
- *   facts.merge lists the shards with their offsets and how far each shard's scenarios got. End record: requests and dropped
- *   summed, complete only when every shard was.
+ *   facts.merge lists the shards with their offsets and how far each shard's scenarios got;
+ *   facts.mixedShards what differed between shards merged anyway (shard-compat.ts checks
+ *   first that they are one test of one service). End record: requests and dropped summed,
+ *   complete only when every shard was.
  * - Metrics: the metrics aggregator reads the merged exchanges, so latency histograms are
  *   built from every sample of every shard (exact, not averaged percentiles).
  */
@@ -21,6 +23,7 @@ import { HISTORY_VERSION } from './version.ts';
 import type { EndRecord, ExchangeRecord, FaultRecord, HistoryRecord, KeyInfo, RunRecord, WebhookRecord } from './schema.ts';
 import { ServerClock } from './server-clock.ts';
 import { scenarioProgressOf } from './scenario-progress.ts';
+import type { ShardDifference } from './shard-compat.ts';
 
 export interface Shard {
   /** What the user named (a run directory, a history file, a k6 output file). */
@@ -75,13 +78,26 @@ function completionTime(r: HistoryRecord): number {
   return 0;
 }
 
-export function mergeShards(shards: readonly Shard[]): MergeResult {
+/** Each shard's clock offset from the service's, and the correction that puts it on the merged clock. */
+export function shardOffsets(shards: readonly Shard[]): ClockOffset[] {
+  return shards.map((s) => {
+    const run = runOf(s);
+    const est = estimateOffset(run, s.records.filter((r): r is ExchangeRecord => r.kind === 'exchange'));
+    return { source: s.source, kind: s.kind, runId: run.runId, ...est, correctionMs: est.offsetMs === null ? 0 : -est.offsetMs };
+  });
+}
+
+export interface MergeOptions {
+  /** shardOffsets(shards), when the caller already has them. */
+  offsets?: ClockOffset[];
+  /** What differs between the shards, merged anyway (--allow-mixed-shards): kept in the run record's `facts.mixedShards`. */
+  mixed?: readonly ShardDifference[];
+}
+
+export function mergeShards(shards: readonly Shard[], opts: MergeOptions = {}): MergeResult {
   if (shards.length === 0) throw new Error('mergeShards: no shard');
   const runs = shards.map(runOf);
-  const offsets: ClockOffset[] = shards.map((s, i) => {
-    const est = estimateOffset(runs[i], s.records.filter((r): r is ExchangeRecord => r.kind === 'exchange'));
-    return { source: s.source, kind: s.kind, runId: runs[i].runId, ...est, correctionMs: est.offsetMs === null ? 0 : -est.offsetMs };
-  });
+  const offsets = opts.offsets ?? shardOffsets(shards);
   const starts = runs.map((r, i) => r.wall + offsets[i].correctionMs);
   const origin = Math.min(...starts);
   const round = (x: number) => Math.round(x * 1000) / 1000;
@@ -150,6 +166,7 @@ export function mergeShards(shards: readonly Shard[]): MergeResult {
         scenarios: scenarioProgressOf(shards[i].records).map((p) => ({ name: p.name, status: p.status })),
         facts: runs[i].facts ?? null,
       })),
+      ...(opts.mixed?.length ? { mixedShards: opts.mixed.map((d) => ({ ...d })) } : {}),
     },
   };
   const challenge = first((r) => r.challengeTimeoutMs);

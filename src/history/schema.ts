@@ -192,7 +192,10 @@ export const sentSchema = z.object({
    * oracle infers it from the op, `case` and `expectCode`.
    * `expectation`: `demanded` (absent = demanded) when `rule` demands the expected answer for the
    * input shape sent; `lenient-ok` when no rule does (a type the spec only names, a field of the
-   * other shape, B's return_url before 3DS is known): a 400 is fine and a 2xx is an observation.
+   * other shape, B's return_url before 3DS is known): a 400 is fine and a 2xx is an observation;
+   * `either` when the spec allows a 2xx and the expected refusal (docs/open-readings.md): a 2xx is
+   * an observation, a refusal must be the expected one.
+   * `altParams`: fields `param` may name instead of `expectParam` (a reading of the spec allows them).
    */
   badInput: z
     .object({
@@ -200,8 +203,9 @@ export const sentSchema = z.object({
       expectStatus: z.number(),
       expectCode: z.string(),
       expectParam: z.string().nullable(),
+      altParams: z.array(z.string()).optional(),
       rule: z.string().optional(),
-      expectation: z.enum(['demanded', 'lenient-ok']).optional(),
+      expectation: z.enum(['demanded', 'lenient-ok', 'either']).optional(),
     })
     .optional(),
   /** Card details other than the number, for TEST-2 (never the number or the CVC itself). */

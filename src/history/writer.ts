@@ -48,13 +48,19 @@ export interface HistoryWriterOptions {
 
 let bundled: string | null = null;
 
+/** The worker's script as the build inlined it into the compiled CLI (scripts/build.mjs); undefined when the sources run. */
+declare const PAYSTORM_HISTORY_WORKER: string | undefined;
+
 /**
  * The worker's code: worker.ts and what it imports, bundled once per
  * process with esbuild into one CommonJS script, so the thread needs no
  * TypeScript loader (a loader costs a thread and an isolate of its own).
+ * The compiled CLI carries it ready-made, so an installed package needs no sources.
  */
 export function workerSource(): string {
+  if (bundled === null && typeof PAYSTORM_HISTORY_WORKER === 'string') bundled = PAYSTORM_HISTORY_WORKER;
   if (bundled === null) {
+    // The same options as scripts/build.mjs's inlined copy.
     const out = buildSync({ entryPoints: [fileURLToPath(new URL('./worker.ts', import.meta.url))], bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent' });
     bundled = out.outputFiles[0].text;
   }

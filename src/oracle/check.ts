@@ -8,6 +8,7 @@
 import { EXIT, PaystormError, type Finding, type Summary, type ThresholdResult } from '../spec/index.ts';
 import { MetricsAggregator, runStop, type FaultRecord, type HistoryRecord, type RunRecord } from '../history/index.ts';
 import { describeOffsets, type ClockOffset } from '../history/merge.ts';
+import type { ShardDifference } from '../history/shard-compat.ts';
 import { judge, type Judgement } from './judge.ts';
 import { evaluateThresholds, replacedByUser } from './thresholds.ts';
 import { verdictOf, type Verdict } from './verdict.ts';
@@ -130,7 +131,7 @@ export async function check(records: Records, opts: CheckOptions = {}): Promise<
     faults,
     exitCode: verdict.exitCode,
     verdict: verdict.verdict,
-    findings: [...judgement.findings, ...shardOffsetFindings(run)],
+    findings: [...judgement.findings, ...mixedShardFindings(run), ...shardOffsetFindings(run)],
     reason: verdict.reason,
     rateBoundary: boundary.result(),
     scenarios: judgement.scenarios,
@@ -149,6 +150,20 @@ function scenarioScopes(run: RunRecord | null, userExprs: ReadonlySet<string>, s
     userExprs,
     () => new MetricsAggregator(),
   ).scopes;
+}
+
+/** Shards merged with --allow-mixed-shards although they differ (history/shard-compat.ts): the verdict may blame the service for that. */
+function mixedShardFindings(run: RunRecord | null): Finding[] {
+  const mixed = run?.facts?.mixedShards;
+  if (!Array.isArray(mixed) || mixed.length === 0) return [];
+  const texts = (mixed as ShardDifference[]).map((d) => d.text);
+  return [
+    {
+      id: 'mixed-shards',
+      level: 'warning',
+      text: `Merged with --allow-mixed-shards, though the shards are not one test of one service: ${texts.join('; ')}. The verdict judges them as one run, so a violation between shards may be no fault of the service.`,
+    },
+  ];
 }
 
 /** A merged run (`paystorm merge`) reports each shard's clock offset, as the run record's facts hold it. */

@@ -249,6 +249,16 @@ export class Ledger {
     return this.end?.tEnd ?? this.lastT;
   }
 
+  /**
+   * The failure code the payment's first failed representation showed (null: it showed none);
+   * undefined when its failure was seen only on a list page, whose canonical form keeps ids and
+   * statuses, not codes. A run cut short (a k6 VU interrupted mid-poll, a capped run) may see a
+   * decline only there: its code is then unknown, not wrong.
+   */
+  failureCodeOf(id: string): string | null | undefined {
+    return this.failureCodes.get(id)?.code;
+  }
+
   /** Earliest end of an observation showing the payment terminal, and that status. */
   firstTerminal(id: string): { status: PaymentStatus; t: number; seq: number } | null {
     return this.paymentSpans.earliestEndOf(id, TERMINAL_LIST);

@@ -19,20 +19,35 @@ export function escapeXmlAttr(text: string): string {
   return escapeXml(text).replace(/\r/g, '&#13;').replace(/\n/g, '&#10;').replace(/\t/g, '&#9;');
 }
 
+/** Text content in HTML: `&`, `<` and `>`; quotes need escaping only inside attribute values. */
+export function escapeHtmlText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Text or an attribute value in the HTML report. */
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return escapeHtmlText(text).replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 /**
- * One Markdown table cell: `|` would end the cell and a newline the row; HTML-special
- * characters are escaped because GitHub renders inline HTML in step summaries.
+ * Plain text in GitHub-flavoured Markdown (summary.md), so that it renders as the text itself.
+ * A backslash goes before each character that would mean something there: `\`, `*`, backticks,
+ * `[`, `]`, `~` (emphasis, code, links, strikethrough), `<` and `>` (raw HTML, which GitHub
+ * renders; autolinks; block quotes), `|` (the end of a table cell), `_` where it could open or
+ * close emphasis, `&` where it would read as a character reference, and a marker at the start
+ * (`#`, `-`, `+`, `1.`) that would make a heading or a list. Line breaks become spaces and the
+ * ends are trimmed, as a renderer shows a paragraph's text, so a table row stays on one line.
+ * No HTML entities: `'`, `"` and `&` are written as they are.
  */
-export function escapeMdCell(text: string): string {
-  return escapeHtml(text)
-    .replace(/\\/g, '\\\\')
-    .replace(/\|/g, '\\|')
-    .replace(/\r?\n/g, '<br>')
-    .replace(/`/g, '\\`');
+export function escapeMarkdown(text: string): string {
+  return text
+    .replace(/\s*[\r\n]\s*/g, ' ')
+    .trim()
+    .replace(/[\\`*[\]~<>|]/g, '\\$&')
+    .replace(/(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, '\\_')
+    .replace(/&(?=#?[A-Za-z0-9]+;)/g, '\\&')
+    .replace(/^(?:#|[-+](?=\s|-|$))/, '\\$&')
+    .replace(/^(\d{1,9})([.)])(?=\s|$)/, '$1\\$2');
 }
 
 /** A fenced code block that cannot be closed early by backticks inside the content. */

@@ -1,6 +1,6 @@
 /** summary.md: the run at a glance for a CI step summary (GitHub-flavoured Markdown). */
 import type { InvariantStatus, Summary } from '../spec/summary.ts';
-import { escapeMdCell, mdCodeCell, mdFence } from './escape.ts';
+import { escapeHtmlText, escapeMarkdown, mdCodeCell, mdFence } from './escape.ts';
 import { sortInvariants, sortThresholds } from './order.ts';
 import { redactSummary } from './redact.ts';
 import { evidenceText, findingLine, formatDuration, formatValue, scenarioNames, thresholdLabel, sortedFindings, verdictLine, verdictReason } from './verdict.ts';
@@ -18,7 +18,7 @@ function table(header: string[], rows: string[][]): string[] {
 
 export function renderMarkdown(input: Summary): string {
   const s = redactSummary(input);
-  const c = escapeMdCell;
+  const c = escapeMarkdown;
   const out: string[] = [];
   out.push(`## paystorm ${s.verdict === 'pass' ? '✅ PASS' : '❌ FAIL'}${s.complete ? '' : ' (incomplete)'}`, '');
   // The reason first, in one sentence: a run can fail with no failed invariant.
@@ -85,7 +85,8 @@ export function renderMarkdown(input: Summary): string {
           ? (i.error ?? i.reason ?? 'no stack')
           : i.examples.map((e, n) => `--- example ${n + 1} of ${i.violations}\n${evidenceText(e)}`).join('\n') || (i.reason ?? 'no examples recorded');
       // <details> keeps a long list of failures readable; the code block needs blank lines around it to render as Markdown.
-      out.push(`<details><summary>${BADGE[i.status]} ${c(i.id)}: ${c(i.title)} (${i.status === 'error' ? 'could not be evaluated' : `${i.violations} violation${i.violations === 1 ? '' : 's'}`})</summary>`, '');
+      // The <summary> line is raw HTML, where Markdown is not read: its text is escaped as HTML.
+      out.push(`<details><summary>${BADGE[i.status]} ${escapeHtmlText(i.id)}: ${escapeHtmlText(i.title)} (${i.status === 'error' ? 'could not be evaluated' : `${i.violations} violation${i.violations === 1 ? '' : 's'}`})</summary>`, '');
       out.push(mdFence(text, 'text'), '', '</details>', '');
     }
   }

@@ -17,5 +17,6 @@ export * from './exit-codes.ts';
 export * from './inputs.ts';
 export * from './scenario.ts';
 export * from './faults.ts';
+export * from './open-readings.ts';
 export * from './bad-inputs.ts';
 export * from './random.ts';

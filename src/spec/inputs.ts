@@ -95,6 +95,13 @@ export function inputRow(shape: InputShape, field: string): InputRow | undefined
   return (INPUT_TABLES[shape] as Readonly<Record<string, InputRow>>)[field];
 }
 
+/**
+ * The field of each input shape that carries the card, and the one that carries the customer's
+ * details: a deployment reading both shapes finds neither in a body that lacks both.
+ */
+export const SHAPE_CARD_FIELD = { A: 'payment_method_data', B: 'card' } as const satisfies Record<InputShape, string>;
+export const SHAPE_CUSTOMER_FIELD = { A: 'billing_details', B: 'customer' } as const satisfies Record<InputShape, string>;
+
 /** The card: A's `payment_method_data.card`, B's `card`. */
 export const CARD_FIELDS = ['number', 'exp_month', 'exp_year', 'cvc', 'holder_name'] as const;
 /** A's `payment_method_data.type`. */

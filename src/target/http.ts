@@ -34,18 +34,23 @@ export function parseQuery(qs: string): Map<string, string> {
     const eq = part.indexOf('=');
     const rawK = eq < 0 ? part : part.slice(0, eq);
     const rawV = eq < 0 ? '' : part.slice(eq + 1);
-    const k = safeDecode(rawK);
-    if (!out.has(k)) out.set(k, safeDecode(rawV));
+    const k = decodeQueryPart(rawK);
+    if (!out.has(k)) out.set(k, decodeQueryPart(rawV));
   }
   return out;
 }
 
-function safeDecode(s: string): string {
-  const plus = s.includes('+') ? s.replace(/\+/g, ' ') : s;
+/** A query name or value: `+` is a space there, unlike in a path. */
+function decodeQueryPart(s: string): string {
+  return decodePathSegment(s.includes('+') ? s.replace(/\+/g, ' ') : s);
+}
+
+/** Percent-decodes a URL part; text that is not valid percent-encoding is kept as it came. */
+export function decodePathSegment(s: string): string {
   try {
-    return decodeURIComponent(plus);
+    return decodeURIComponent(s);
   } catch {
-    return plus;
+    return s;
   }
 }
 

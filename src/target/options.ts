@@ -4,7 +4,7 @@
  * multiplies. Protocol values of the spec (rate window, 24 h idempotency,
  * 5-minute signature tolerance) live in src/spec/limits.ts and are never scaled.
  */
-import { type CardsFile, DEFAULT_TEST_CARDS, LIMITS, type Mode, type Presentation } from '../spec/index.ts';
+import { type CardsFile, DEFAULT_TEST_CARDS, type InputShape, LIMITS, type Mode, type Presentation } from '../spec/index.ts';
 
 export interface KeyConfig {
   key: string;
@@ -87,6 +87,17 @@ export interface ServiceOptions {
    */
   ownInputShapeOnly: boolean;
   /**
+   * A hosted create without return_url is accepted (201): the hosted endpoint's body line does not
+   * mark it required, A's input table does (hosted-return-url-optional variant).
+   */
+  hostedReturnUrlOptional: boolean;
+  /**
+   * Both Direct API input shapes are read, and a create carrying neither shape's card (or customer
+   * details) is refused naming this shape's field; null: the shape the body's other fields use
+   * (dual-input-shape-a/-b variants).
+   */
+  dualShapeNames: InputShape | null;
+  /**
    * The service's wall clock minus the machine's, ms: everything it reports as a time (Date,
    * X-RateLimit-Reset, created and *_at, webhook t and created_at) is shifted by it, as on a
    * host whose clock is off (server-clock-ahead/-behind variants).
@@ -166,6 +177,8 @@ export const DEFAULT_OPTIONS: ServiceOptions = Object.freeze({
   lenientTypes: false,
   returnUrlAt3ds: false,
   ownInputShapeOnly: false,
+  hostedReturnUrlOptional: false,
+  dualShapeNames: null,
   clockOffsetMs: 0,
   syncCreateOutcome: false,
   shortListPages: false,
@@ -238,5 +251,7 @@ export function resolveOptions(partial: Partial<ServiceOptions>): ServiceOptions
   if (!o.webhookSecret.startsWith('whsec_')) throw new Error('webhookSecret must start with whsec_');
   if (!(o.webhookTimeoutMs > 0)) throw new Error(`webhookTimeoutMs must be positive; got ${o.webhookTimeoutMs}`);
   if (o.unknownOutcomeStatus !== 'pending' && o.unknownOutcomeStatus !== 'processing') throw new Error(`unknownOutcomeStatus must be pending or processing; got ${String(o.unknownOutcomeStatus)}`);
+  if (o.dualShapeNames !== null && o.dualShapeNames !== 'A' && o.dualShapeNames !== 'B') throw new Error(`dualShapeNames must be A, B or null; got ${String(o.dualShapeNames)}`);
+  if (o.dualShapeNames !== null && o.ownInputShapeOnly) throw new Error('dualShapeNames reads both input shapes; it cannot be combined with ownInputShapeOnly');
   return o;
 }

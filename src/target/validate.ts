@@ -13,6 +13,8 @@ import {
   HOSTED_CREATE_FIELDS,
   LIMITS,
   PAYMENT_METHOD_TYPE,
+  SHAPE_CARD_FIELD,
+  SHAPE_CUSTOMER_FIELD,
   cvcLength,
   inputRow,
   inputShapeOf,
@@ -24,6 +26,7 @@ import {
 } from '../spec/index.ts';
 import type { BugFlags } from './bugs.ts';
 import type { CardSecret } from './model.ts';
+import type { ServiceOptions } from './options.ts';
 
 export interface ParsedCreate {
   shape: InputShape;
@@ -47,6 +50,24 @@ export interface ValidateOptions {
   returnUrlAt3ds?: boolean;
   /** Read every Direct API body in this input shape (the other shape's fields are ignored). */
   ownShape?: InputShape;
+  /** A hosted create without return_url is accepted (the hosted endpoint's body line does not mark it required). */
+  hostedReturnUrlOptional?: boolean;
+  /**
+   * A Direct API create carrying neither shape's card (or neither shape's customer details) is
+   * refused naming this shape's field (`card`/`customer` for B, `payment_method_data`/`billing_details` for A).
+   */
+  dualShapeNames?: InputShape;
+}
+
+/** The validation choices of a service's options (its conforming variants). */
+export function validationOptions(o: ServiceOptions): ValidateOptions {
+  return {
+    lenientTypes: o.lenientTypes,
+    returnUrlAt3ds: o.returnUrlAt3ds,
+    hostedReturnUrlOptional: o.hostedReturnUrlOptional,
+    ...(o.ownInputShapeOnly ? { ownShape: o.presentation } : {}),
+    ...(o.dualShapeNames ? { dualShapeNames: o.dualShapeNames } : {}),
+  };
 }
 
 /** lenient-types: a digit string read as the integer it spells (the spec names the type only). */
@@ -191,6 +212,24 @@ function parseReturnUrl(body: Json, required: boolean, requiredWhy: string): str
   return v;
 }
 
+const present = (v: unknown) => v !== undefined && v !== null;
+
+/**
+ * dual-shape variants: a body with neither A's nor B's card (or customer details) lacks both
+ * shapes' fields; this names `names`' one (A's card inside a payment_method_data that is there).
+ */
+function requireEitherShape(body: Json, names: InputShape): void {
+  const pmd = body.payment_method_data;
+  if (!present(body.card) && !(isObj(pmd) && present(pmd.card))) {
+    const param = names === 'A' && isObj(pmd) ? `${SHAPE_CARD_FIELD.A}.card` : SHAPE_CARD_FIELD[names];
+    fail(param, `Missing required parameter: ${param} (send the card as ${SHAPE_CARD_FIELD.A}.card or as ${SHAPE_CARD_FIELD.B}).`);
+  }
+  if (!present(body.customer) && !present(body.billing_details)) {
+    const param = SHAPE_CUSTOMER_FIELD[names];
+    fail(param, `Missing required parameter: ${param} (send ${SHAPE_CUSTOMER_FIELD.A} or ${SHAPE_CUSTOMER_FIELD.B}).`);
+  }
+}
+
 function parseBillingDetails(body: Json): { email: string; name: string | null } {
   const b = requireObject(body, 'billing_details', 'billing_details');
   const email = requireString(b, 'email', 'billing_details.email', { email: true });
@@ -218,6 +257,7 @@ export function validateDirectCreate(body: Json, bugs: BugFlags, cards: CardsFil
   const shape = opts.ownShape ?? inputShapeOf(body);
   try {
     const common = parseCommon(body, bugs, opts);
+    if (opts.dualShapeNames) requireEitherShape(body, opts.dualShapeNames);
     let card: CardSecret;
     let customer: { email: string | null; name: string | null };
     if (shape === 'A') {
@@ -255,7 +295,8 @@ export function validateHostedCreate(body: Json, bugs: BugFlags, opts: ValidateO
     if (shape === 'A') customer = parseBillingDetails(body);
     else if (body.customer !== undefined && body.customer !== null) customer = parseCustomerB(body);
     const dm = parseDescriptionAndMetadata(body, bugs, false);
-    const returnUrl = parseReturnUrl(body, returnUrlRequired(HOSTED_CREATE_FIELDS.return_url.required, false), 'the hosted page returns the customer there');
+    const required = !opts.hostedReturnUrlOptional && returnUrlRequired(HOSTED_CREATE_FIELDS.return_url.required, false);
+    const returnUrl = parseReturnUrl(body, required, 'the hosted page returns the customer there');
     return { ok: true, value: { shape, ...common, ...dm, returnUrl, card: null, customer } };
   } catch (e) {
     if (e instanceof Problem) return { ok: false, param: bugs['pay-param-not-named'] && e.message.startsWith('Missing') ? null : e.param, message: e.message };

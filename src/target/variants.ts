@@ -80,6 +80,21 @@ export const VARIANTS: readonly ServiceVariant[] = Object.freeze([
   ),
   variant('own-input-shape-only-a', 'As own-input-shape-only, for presentation A (payment_method_data and billing_details only).', { presentation: 'A', ownInputShapeOnly: true }),
   variant(
+    'hosted-return-url-optional',
+    'The hosted create\'s body is "`amount`, `currency`, optional `merchant_reference`, `billing_details` (required), optional `description`, `return_url`", while presentation A\'s input table marks return_url "yes": this variant accepts a hosted create without return_url (201); after the page the customer sees a done page instead of a redirect.',
+    { hostedReturnUrlOptional: true },
+  ),
+  variant(
+    'dual-input-shape-a',
+    'The Direct API body is "see the input tables", both of them: this presentation A variant reads both input shapes and refuses a create carrying neither A\'s payment_method_data nor B\'s card naming B\'s `card` (and neither billing_details nor customer naming `customer`).',
+    { presentation: 'A', dualShapeNames: 'B' },
+  ),
+  variant(
+    'dual-input-shape-b',
+    'As dual-input-shape-a, for presentation B: it names A\'s field, `payment_method_data` for a create carrying neither card (and `billing_details` for one carrying neither customer field).',
+    { presentation: 'B', dualShapeNames: 'A' },
+  ),
+  variant(
     'server-clock-ahead',
     'The deployment\'s clock is not the harness\'s: X-RateLimit-Reset and every timestamp are the server\'s Unix seconds; this host\'s clock runs 3 s ahead (Date, X-RateLimit-Reset, created, webhook t).',
     { clockOffsetMs: 3_000 },

@@ -72,6 +72,10 @@ describe('variant selection', () => {
     expect(variantPresentations(variantByName('presentation-a')!, 'both')).toEqual(['A']);
     expect(variantPresentations(variantByName('reused-key-in-use')!, 'both')).toEqual(['A', 'B']);
     expect(variantPresentations(variantByName('reused-key-in-use')!, 'B')).toEqual(['B']);
+    // The hosted body has one form for every deployment; the dual-shape variants fix their presentation.
+    expect(variantPresentations(variantByName('hosted-return-url-optional')!, 'both')).toEqual(['A', 'B']);
+    expect(variantPresentations(variantByName('dual-input-shape-a')!, 'both')).toEqual(['A']);
+    expect(variantPresentations(variantByName('dual-input-shape-b')!, 'both')).toEqual(['B']);
   });
 });
 
@@ -105,6 +109,7 @@ describe('runVariantMatrix with a fake runner', () => {
     expect(md).toContain('| `reused-key-in-use` |');
     expect(md).toContain('**FAIL**');
     expect(md).toContain('idem-different-body');
+    expect(md).toContain('[open-readings.md](open-readings.md)');
     expect(existsSync(join(dir, 'variants.json'))).toBe(true);
     expect(renderVariantMatrix(r)).toContain('Runs passed: **2 of 5**');
   });

@@ -1,9 +1,10 @@
 /**
  * A k6 run is judged complete only when it ran its plan: the scripts' teardown() writes an
- * end marker (k6/lib/record.ts recordEnd, k6/lib/plan.ts) and src/history/k6.ts writes
- * `complete: true, reason: 'done'` only when the marker says the plan ran. A file cut at a
- * line boundary (killed plain .json), a run stopped early (its marker says so) and output
- * without a marker are interrupted (exit 130), alone and merged.
+ * end marker with the plan and its wall times (k6/lib/record.ts recordEnd, k6/lib/plan.ts),
+ * and src/history/k6.ts writes `complete: true, reason: 'done'` only when, judged from the
+ * marker and the `iterations` points k6 wrote (src/history/k6-plan.ts), the plan ran. A file
+ * cut at a line boundary (killed plain .json), a run stopped early and output without a
+ * marker are interrupted (exit 130), alone and merged.
  *
  * And exchange end times include the connection's time: k6's timings.duration leaves out
  * blocked, connecting and tls_handshaking; the shim reports a new connection's time in
@@ -21,7 +22,8 @@ import { mergeShards } from '../../src/history/merge.ts';
 import { runStop } from '../../src/history/stop.ts';
 import { judgeHistory } from '../../src/cli/judge-run.ts';
 import type { EndRecord, HistoryRecord } from '../../src/history/index.ts';
-import { planEvidence, segmentShare } from '../../k6/lib/plan.ts';
+import { planOf, segmentShare } from '../../k6/lib/plan.ts';
+import { judgeK6Plan } from '../../src/history/k6-plan.ts';
 import { ROOT, buildBundles, cli, removeBundles, runShim, type ShimOptions } from './helpers.ts';
 
 const key = (merchant: string, prefix: string) => DEFAULT_KEYS.find((k) => k.merchant === merchant && k.key.startsWith(prefix) && k.direct_api)!.key;
@@ -67,41 +69,82 @@ function cut(file: string, share: number): string {
   return out;
 }
 
-describe('planEvidence (k6/lib/plan.ts)', () => {
-  const arrival = { mixed: { executor: 'constant-arrival-rate', duration: '5m' } };
-  it('a time-based scenario ran its plan only when the time after setup reached its duration', () => {
-    expect(planEvidence(arrival, { runMs: 300_500, setupMs: 400, iterationsCompleted: 10, iterationsInterrupted: 2 }).planRan).toBe(true);
-    // k6's test-run duration counts setup: 5 m in all, but only 4 m 50 s of scenario.
-    const early = planEvidence(arrival, { runMs: 300_000, setupMs: 10_000, iterationsCompleted: 10, iterationsInterrupted: 0 });
-    expect(early).toMatchObject({ planRan: false, plannedMs: 300_000 });
-    expect(early.why).toMatch(/ran 290000 ms of the planned 300000 ms/);
-    // Go's duration format, as k6's consolidated options give it.
-    expect(planEvidence({ s: { executor: 'ramping-vus', startTime: '10s', stages: [{ duration: '1m0s' }, { duration: '30s' }] } }, { runMs: 99_000, setupMs: 0, iterationsCompleted: 0, iterationsInterrupted: 0 })).toMatchObject({ planRan: false, plannedMs: 100_000 });
+describe('planOf (k6/lib/plan.ts): what each scenario plans, as numbers', () => {
+  it('a time-based scenario plans its startTime + duration, or the sum of its stages (Go duration format, as k6 consolidates it)', () => {
+    expect(planOf({ mixed: { executor: 'constant-arrival-rate', duration: '5m' } })).toEqual({ mixed: { executor: 'constant-arrival-rate', plannedMs: 300_000, plannedIterations: null } });
+    expect(planOf({ s: { executor: 'ramping-vus', startTime: '10s', stages: [{ duration: '1m0s' }, { duration: '30s' }] } }).s.plannedMs).toBe(100_000);
+    expect(planOf({ s: { executor: 'constant-vus', startTime: '1s', duration: '2s' } }).s.plannedMs).toBe(3_000);
   });
-  it('an instance of a split test (k6-operator execution segment) plans its share of the iterations', () => {
-    const sc = { idempotency: { executor: 'shared-iterations', vus: 4, iterations: 40 } };
+  it('an iteration-based scenario plans vus × iterations (per-vu) or iterations (shared); an instance of a split test its share', () => {
+    expect(planOf({ i: { executor: 'per-vu-iterations', vus: 2, iterations: 3 } }).i.plannedIterations).toBe(6);
+    expect(planOf({ i: { executor: 'shared-iterations', vus: 4, iterations: 40 } }).i.plannedIterations).toBe(40);
     expect(segmentShare('1/4:2/4')).toBe(0.25);
     expect(segmentShare('25%:50%')).toBe(0.25);
     expect(segmentShare('0:0.5')).toBe(0.5);
     expect(segmentShare('nonsense')).toBe(1);
-    expect(planEvidence(sc, { runMs: 1, setupMs: 0, iterationsCompleted: 10, iterationsInterrupted: 0, segment: '1/4:2/4' }).planRan).toBe(true);
-    expect(planEvidence(sc, { runMs: 1, setupMs: 0, iterationsCompleted: 9, iterationsInterrupted: 0, segment: '1/4:2/4' }).planRan).toBe(true);
-    expect(planEvidence(sc, { runMs: 1, setupMs: 0, iterationsCompleted: 5, iterationsInterrupted: 0, segment: '1/4:2/4' }).planRan).toBe(false);
-    expect(planEvidence(sc, { runMs: 1, setupMs: 0, iterationsCompleted: 10, iterationsInterrupted: 0 }).planRan).toBe(false);
+    // k6 stripes iterations over segments: a share may be one short of the exact fraction.
+    expect(planOf({ i: { executor: 'shared-iterations', vus: 4, iterations: 40 } }, '1/4:2/4').i.plannedIterations).toBe(9);
+    // A segment does not shorten a time-based scenario.
+    expect(planOf({ m: { executor: 'constant-arrival-rate', duration: '30s' } }, '1/4:2/4').m.plannedMs).toBe(30_000);
   });
-  it('an iteration-based scenario ran its plan when every planned iteration completed and none was interrupted', () => {
-    const sc = { idempotency: { executor: 'per-vu-iterations', vus: 2, iterations: 3 } };
-    expect(planEvidence(sc, { runMs: 1, setupMs: 0, iterationsCompleted: 6, iterationsInterrupted: 0 }).planRan).toBe(true);
-    expect(planEvidence(sc, { runMs: 1, setupMs: 0, iterationsCompleted: 5, iterationsInterrupted: 0 })).toMatchObject({ planRan: false, plannedIterations: 6 });
-    expect(planEvidence(sc, { runMs: 1, setupMs: 0, iterationsCompleted: 6, iterationsInterrupted: 1 }).planRan).toBe(false);
-    expect(planEvidence({ x: { executor: 'externally-controlled' } }, { runMs: 1e9, setupMs: 0, iterationsCompleted: 9, iterationsInterrupted: 0 }).planRan).toBe(false);
+  it('an executor with no checkable plan plans nothing', () => {
+    expect(planOf({ x: { executor: 'externally-controlled' } }).x).toEqual({ executor: 'externally-controlled', plannedMs: null, plannedIterations: null });
+  });
+});
+
+describe('judgeK6Plan (src/history/k6-plan.ts): did the run run its plan, from the marker\'s wall times and the iterations k6 wrote', () => {
+  const arrival = { script: 'mixed', v: 2, scenarios: { mixed: { executor: 'constant-arrival-rate', plannedMs: 30_000, plannedIterations: null } }, setupWall: 1_000_000, wall: 1_032_400 };
+  it('a time-based scenario ran its plan when teardown came at least its span after setup', () => {
+    expect(judgeK6Plan(arrival, null, { mixed: 140 })).toEqual({ planRan: true, why: '', ranMs: 32_400 });
+    const early = judgeK6Plan({ ...arrival, wall: 1_014_300 }, null, { mixed: 59 });
+    expect(early.planRan).toBe(false);
+    expect(early.why).toBe("teardown came 14.3 s after setup, before scenario mixed's planned 30.0 s had passed");
+    // One millisecond short is short.
+    expect(judgeK6Plan({ ...arrival, wall: 1_029_999 }, null, {}).planRan).toBe(false);
+  });
+  it('without a setup time in the marker, the run facts\' wall (setup) is used; without either, a time-based plan cannot be judged ran', () => {
+    const { setupWall: _, ...noSetup } = arrival;
+    expect(judgeK6Plan(noSetup, 1_000_000, {}).planRan).toBe(true);
+    expect(judgeK6Plan(noSetup, 1_010_000, {}).planRan).toBe(false);
+    const none = judgeK6Plan({ ...noSetup, setupWall: null }, null, {});
+    expect(none).toMatchObject({ planRan: false, ranMs: null });
+    expect(none.why).toMatch(/no setup\(\) and teardown\(\) wall times/);
+  });
+  it('an iteration-based scenario ran its plan when k6 wrote an iterations point for each planned iteration of it', () => {
+    const m = { v: 2, scenarios: { idempotency: { executor: 'per-vu-iterations', plannedMs: null, plannedIterations: 6 } }, setupWall: 1, wall: 2 };
+    expect(judgeK6Plan(m, null, { idempotency: 6 }).planRan).toBe(true);
+    expect(judgeK6Plan(m, null, { idempotency: 5 }).why).toBe('5 of 6 planned iterations of scenario idempotency completed');
+    // Another scenario's iterations do not count for it.
+    expect(judgeK6Plan(m, null, { other: 6 }).planRan).toBe(false);
+  });
+  it('a script with both kinds: each scenario judged on its own', () => {
+    const m = { v: 2, scenarios: { load: { executor: 'constant-vus', plannedMs: 10_000, plannedIterations: null }, once: { executor: 'shared-iterations', plannedMs: null, plannedIterations: 2 } }, setupWall: 0, wall: 10_500 };
+    expect(judgeK6Plan(m, null, { load: 50, once: 2 }).planRan).toBe(true);
+    expect(judgeK6Plan(m, null, { load: 50, once: 1 }).planRan).toBe(false);
+    expect(judgeK6Plan({ ...m, wall: 9_000 }, null, { load: 50, once: 2 }).planRan).toBe(false);
+  });
+  it('a marker without a version (the real recordings): its planRan is ignored, its totals judged', () => {
+    const legacy = { script: 'idempotency', planRan: false, plannedMs: null, plannedIterations: 6, runMs: 0, setupMs: 12.8, iterationsCompleted: 0, iterationsInterrupted: 0, why: '0 of 6 planned iterations completed', wall: 2_000 };
+    expect(judgeK6Plan(legacy, 1_000, { idempotency: 6 }).planRan).toBe(true);
+    expect(judgeK6Plan(legacy, 1_000, { idempotency: 4 }).why).toBe('4 of 6 planned iterations of the scenarios completed');
+    const legacyTime = { script: 'mixed', planRan: false, plannedMs: 30_000, plannedIterations: null, wall: 40_000 };
+    expect(judgeK6Plan(legacyTime, 9_000, {}).planRan).toBe(true);
+    expect(judgeK6Plan(legacyTime, 20_000, {}).planRan).toBe(false);
+  });
+  it('no plan, or an executor with no checkable plan, is never judged ran', () => {
+    expect(judgeK6Plan({ v: 2, scenarios: {}, setupWall: 0, wall: 1e9 }, null, {}).planRan).toBe(false);
+    expect(judgeK6Plan({ v: 2, scenarios: { x: { executor: 'externally-controlled', plannedMs: null, plannedIterations: null } }, setupWall: 0, wall: 1e9 }, null, { x: 9 }).why).toMatch(/no plan to compare with for scenario x \(externally-controlled\)/);
   });
 });
 
 describe('the end marker (shim against the reference service)', () => {
   let complete = '';
+  // Another shard of the same test, made right after (merge refuses shards more than a minute
+  // apart, as two tests): its own key, so the shards' rate-limit readings are their own.
+  let other = '';
   beforeAll(async () => {
-    complete = (await shimJson('mixed', {}, { iterations: 10, seed: 7 })).file;
+    complete = (await shimJson('mixed', { DURATION: '3s' }, { iterations: 'plan', seed: 7 })).file;
+    other = (await shimJson('mixed', { DURATION: '3s', KEYS: `acme:${key('acme', 'api_test_sk_')}` }, { iterations: 'plan', seed: 11 })).file;
   }, 90_000);
 
   it('a complete run: the marker says the plan ran, complete and done, and paystorm check passes (exit 0)', async () => {
@@ -135,28 +178,26 @@ describe('the end marker (shim against the reference service)', () => {
     expect(r.out).toMatch(/interrupted/);
   });
 
-  it('a run stopped early (a graceful interrupt after 3 of 10 iterations): teardown still writes the marker, which says the plan did not run (exit 130)', async () => {
-    const { file } = await shimJson('mixed', {}, { iterations: 10, seed: 7, interruptAfter: 3 });
+  it('a run stopped early (a graceful interrupt after 3 iterations of a 3 s scenario): teardown still writes the marker, which says the plan did not run (exit 130)', async () => {
+    const { file } = await shimJson('mixed', { DURATION: '3s' }, { iterations: 'plan', seed: 7, interruptAfter: 3 });
     const conv = await convertK6(file);
     expect(conv.facts.end).toMatchObject({ marker: true, planRan: false });
-    expect(conv.facts.end.why).toMatch(/did not run its plan \(the scenarios ran \d+ ms of the planned 300000 ms\)/);
+    expect(conv.facts.end.why).toMatch(/did not run its plan \(teardown came [\d.]+ s after setup, before scenario mixed's planned 3\.0 s had passed\)/);
     expect(endOf(conv.records)).toMatchObject({ complete: false, reason: 'interrupted' });
     expect((await judge(conv.records)).exitCode).toBe(130);
   });
 
   it('an iteration-based script: complete when its planned iterations ran, interrupted when fewer did', async () => {
-    const one = await shimJson('idempotency', { IDEM_VUS: '1', IDEM_ITERATIONS: '1' }, { iterations: 1 });
+    const one = await shimJson('idempotency', { IDEM_VUS: '1', IDEM_ITERATIONS: '1' }, { iterations: 'plan' });
     expect(endOf((await convertK6(one.file)).records)).toMatchObject({ complete: true, reason: 'done' });
-    // The script plans 2 VUs × 2 iterations; one iteration ran.
-    const fewer = await shimJson('idempotency', { IDEM_VUS: '2', IDEM_ITERATIONS: '2' }, { iterations: 1 });
+    // The script plans 1 VU × 4 iterations; an interrupt after the first leaves three undone.
+    const fewer = await shimJson('idempotency', { IDEM_VUS: '1', IDEM_ITERATIONS: '4' }, { iterations: 'plan', interruptAfter: 1 });
     const conv = await convertK6(fewer.file);
-    expect(conv.facts.end.why).toMatch(/1 of 4 planned iterations completed/);
+    expect(conv.facts.end.why).toMatch(/1 of 4 planned iterations of scenario idempotency completed/);
     expect(endOf(conv.records)).toMatchObject({ complete: false, reason: 'interrupted' });
   });
 
   it('merged: a complete shard and a cut one make an interrupted run (exit 130); two complete shards a complete one', async () => {
-    // Another shard: its own key, so the shards' rate-limit readings are their own.
-    const other = (await shimJson('mixed', { KEYS: `acme:${key('acme', 'api_test_sk_')}` }, { iterations: 6, seed: 11 })).file;
     const a = await convertK6(complete);
     const b = await convertK6(cut(other, 0.7));
     const merged = mergeShards([

@@ -1,4 +1,4 @@
-/** Builds the k6 bundles into a temp dir and runs them under the Node shim (test/k6/shim). */
+/** Builds the k6 bundles into a temp dir and runs them under the k6 stand-in (test/k6/shim). */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,21 +51,34 @@ export interface ShimResult {
   metrics: Record<string, { type: string; isTime: boolean; values: number[] }>;
   logs: { level: string; text: string }[];
   sleptMs: number;
+  /** The stand-in's exit code, as k6's (0, 99, 105, 107, 108, …). */
+  exitCode: number | null;
   /** The child's stdout and stderr, for assertions on what a run prints. */
   output: string;
 }
 
 export interface ShimOptions {
   mode?: 'options' | 'run';
-  iterations?: number;
-  scenario?: string;
+  /**
+   * k6's `--iterations N` (default 1): one shared-iterations `default` scenario of N iterations
+   * replaces the script's scenarios, as on k6's command line. `'plan'`: no override, the script's
+   * own scenarios run as planned (time-based ones for their duration on the wall clock).
+   */
+  iterations?: number | 'plan';
+  /** k6's `--vus`. */
+  vus?: number;
+  /** k6's `--duration` (replaces the script's scenarios with a constant-vus one). */
+  duration?: string;
+  /** k6's `--execution-segment` (and `--execution-segment-sequence`). */
+  executionSegment?: string;
+  executionSegmentSequence?: string;
   sleepScale?: number;
   timeoutMs?: number;
   /** Write k6's `--out json` NDJSON (Metric and Point lines) to this file. */
   jsonOut?: string;
   /** Seed Math.random (as k6's randomSeed does): the same mix of operations every run. */
   seed?: number;
-  /** Stop after this many iterations, as a graceful Ctrl-C would (teardown still runs). */
+  /** Stop after this many finished iterations, as a Ctrl-C then would (exit 105; teardown and handleSummary still run). */
   interruptAfter?: number;
   /** Time a new connection takes (timings.connecting), ms; the shim's default is 30. */
   connectMs?: number;
@@ -85,7 +98,10 @@ export function runShim(bundle: string, env: Record<string, string>, opts: ShimO
       K6SHIM_MODE: opts.mode ?? 'run',
       K6SHIM_ITERATIONS: String(opts.iterations ?? 1),
       K6SHIM_SLEEP_SCALE: String(opts.sleepScale ?? 1),
-      ...(opts.scenario ? { K6SHIM_SCENARIO: opts.scenario } : {}),
+      ...(opts.vus !== undefined ? { K6SHIM_VUS: String(opts.vus) } : {}),
+      ...(opts.duration !== undefined ? { K6SHIM_DURATION: opts.duration } : {}),
+      ...(opts.executionSegment !== undefined ? { K6SHIM_EXECUTION_SEGMENT: opts.executionSegment } : {}),
+      ...(opts.executionSegmentSequence !== undefined ? { K6SHIM_EXECUTION_SEGMENT_SEQUENCE: opts.executionSegmentSequence } : {}),
       ...(opts.jsonOut ? { K6SHIM_JSON_OUT: opts.jsonOut } : {}),
       ...(opts.seed !== undefined ? { K6SHIM_SEED: String(opts.seed) } : {}),
       ...(opts.interruptAfter !== undefined ? { K6SHIM_INTERRUPT_AFTER: String(opts.interruptAfter) } : {}),
@@ -102,12 +118,12 @@ export function runShim(bundle: string, env: Record<string, string>, opts: ShimO
       child.kill('SIGKILL');
       reject(new Error(`k6 shim run timed out:\n${output}`));
     }, opts.timeoutMs ?? 25_000);
-    child.on('exit', () => {
+    child.on('exit', (code) => {
       clearTimeout(timer);
       if (!existsSync(out)) return reject(new Error(`k6 shim wrote no result:\n${output}`));
-      const result = JSON.parse(readFileSync(out, 'utf8')) as Omit<ShimResult, 'output'>;
+      const result = JSON.parse(readFileSync(out, 'utf8')) as Omit<ShimResult, 'output' | 'exitCode'>;
       rmSync(dirname(out), { recursive: true, force: true });
-      resolveRun({ ...result, output });
+      resolveRun({ ...result, exitCode: code, output });
     });
   });
 }

@@ -23,12 +23,12 @@ import { estimateOffset, mergeShards } from '../../src/history/merge.ts';
 import { judgeHistory } from '../../src/cli/judge-run.ts';
 import type { Summary } from '../../src/spec/index.ts';
 import type { ExchangeRecord, HistoryRecord, RunRecord } from '../../src/history/index.ts';
-import { ROOT, buildBundles, cli, removeBundles, runShim } from './helpers.ts';
+import { buildBundles, cli, removeBundles, runShim } from './helpers.ts';
 import { historyPathOf, historyRecords, historyText } from '../history-file.ts';
+import { describeWithShared, itWithShared, sharedPath } from '../shared-files.ts';
 
-const SAMPLES = join(ROOT, '..', 'shared', 'samples', 'k6');
-const SAMPLE_JSON = join(SAMPLES, 'mixed-clean.k6.json.gz');
-const SAMPLE_SUMMARY = join(SAMPLES, 'mixed-clean.summary-export.json');
+const SAMPLE_FILES = ['samples/k6/mixed-clean.k6.json.gz', 'samples/k6/mixed-clean.summary-export.json'];
+const [SAMPLE_JSON, SAMPLE_SUMMARY] = SAMPLE_FILES.map(sharedPath);
 
 const key = (merchant: string, prefix: string) => DEFAULT_KEYS.find((k) => k.merchant === merchant && k.key.startsWith(prefix) && k.direct_api)!.key;
 const ACME_SVC = key('acme', 'svc_test_sk_');
@@ -80,7 +80,7 @@ function failedCiting(s: Summary, rule: string): string[] {
   return s.invariants.filter((i) => i.status === 'fail' && i.rules.includes(rule)).map((i) => i.id);
 }
 
-describe('real k6 v1.3.0 output (../shared/samples/k6)', () => {
+describeWithShared(SAMPLE_FILES, 'real k6 v1.3.0 output (samples/k6 of the shared folder)', () => {
   it('the --out json sample converts without loss of what it carries', async () => {
     const lines = gunzipSync(readFileSync(SAMPLE_JSON)).toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; metric: string; data: { value: number; tags: Record<string, string> | null } });
     expect(await k6FileKind(SAMPLE_JSON)).toBe('k6-json');
@@ -254,10 +254,10 @@ describe('bad input: exit 3, naming what the file is and what was expected, noth
     expect(r.out).toMatch(expected);
     expect(readdirSync(dir)).toEqual([name]);
   };
-  it('a k6 summary export', async () => {
+  itWithShared(SAMPLE_FILES, 'a k6 summary export', async () => {
     await refused('mixed.summary-export.json', readFileSync(SAMPLE_SUMMARY), /k6 end-of-test summary.*no per-request data.*expected k6's --out json output/);
   });
-  it('a truncated gzip and a cut-short NDJSON', async () => {
+  itWithShared(SAMPLE_FILES, 'a truncated gzip and a cut-short NDJSON', async () => {
     const gz = readFileSync(SAMPLE_JSON);
     await refused('cut.k6.json.gz', gz.subarray(0, Math.floor(gz.length / 2)), /cut short or corrupt.*expected k6's --out json output/);
     const text = gunzipSync(gz).toString('utf8');
@@ -270,7 +270,7 @@ describe('bad input: exit 3, naming what the file is and what was expected, noth
 });
 
 describe('paystorm merge: two k6 shards and one paystorm run, judged as one', () => {
-  it('refuses a summary export among the shards before writing anything (exit 3)', async () => {
+  itWithShared(SAMPLE_FILES, 'refuses a summary export among the shards before writing anything (exit 3)', async () => {
     const out = join(work, 'merge-refused');
     const r = await cli(['merge', SAMPLE_JSON, SAMPLE_SUMMARY, '--out', out]);
     expect(r.code, r.out).toBe(3);

@@ -3,7 +3,8 @@
  * required and their limits) against the spec text, and the bad-input catalog against them.
  */
 import { describe, expect, it } from 'vitest';
-import { specText, tableAfter, unquote } from './spec-text.ts';
+import { SPEC_FILE, specText, tableAfter, unquote } from './spec-text.ts';
+import { describeWithShared } from '../shared-files.ts';
 import {
   BAD_INPUT_CASES,
   BILLING_ADDRESS_REQUIRED,
@@ -22,9 +23,8 @@ import {
   type InputShape,
 } from '../../src/spec/index.ts';
 
-const text = specText();
 const SHAPES = ['A', 'B'] as const;
-const tableOf = (shape: InputShape) => tableAfter(text, new RegExp(`^Presentation ${shape}, used by`));
+const tableOf = (shape: InputShape) => tableAfter(specText(), new RegExp(`^Presentation ${shape}, used by`));
 const rowsOf = (shape: InputShape) => INPUT_TABLES[shape] as Readonly<Record<string, InputRow>>;
 const cellOf = (shape: InputShape, field: string) => tableOf(shape).find((r) => r[0] === field)!;
 const names = (s: string) => [...s.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
@@ -38,7 +38,7 @@ function requiredOf(cell: string): InputRequired {
   throw new Error(`unknown Required cell "${cell}"`);
 }
 
-describe('input tables against card-payment-service.md', () => {
+describeWithShared([SPEC_FILE], 'input tables against card-payment-service.md', () => {
   it.each(SHAPES)('presentation %s: the same fields in the same order, with their types and Required column', (shape) => {
     const table = tableOf(shape);
     expect(Object.keys(INPUT_TABLES[shape])).toEqual(table.map((r) => r[0]));
@@ -79,7 +79,7 @@ describe('input tables against card-payment-service.md', () => {
   });
 
   it('the hosted create body: its fields in order, which are optional, and A rows for each', () => {
-    const line = text.split('\n').find((l) => l.startsWith('- Body: `amount`'))!;
+    const line = specText().split('\n').find((l) => l.startsWith('- Body: `amount`'))!;
     const body = line.slice('- Body: '.length).split('. No card data')[0];
     const parts = body.split(', ');
     expect(Object.keys(HOSTED_CREATE_FIELDS)).toEqual(parts.map((p) => names(p)[0]));
@@ -139,8 +139,8 @@ describe('the bad-input catalog follows the input tables', () => {
   });
 });
 
-describe('list parameters against card-payment-service.md', () => {
-  const rows = tableAfter(text, /^- Query parameters:/);
+describeWithShared([SPEC_FILE], 'list parameters against card-payment-service.md', () => {
+  const rows = tableAfter(specText(), /^- Query parameters:/);
 
   it('the same parameters in order, with their types', () => {
     expect(Object.keys(LIST_PARAMS)).toEqual(rows.map((r) => r[0]));

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { specText, rulesText, tableAfter, unquote } from './spec-text.ts';
+import { expect, it } from 'vitest';
+import { RULES_FILE, SPEC_FILE, specText, rulesText, tableAfter, unquote } from './spec-text.ts';
+import { describeWithShared } from '../shared-files.ts';
 import {
   RULES,
   RULE_IDS,
@@ -17,7 +18,7 @@ import {
   statusFromWire,
 } from '../../src/spec/index.ts';
 
-describe('src/spec against rules.md', () => {
+describeWithShared([RULES_FILE], 'src/spec against rules.md', () => {
   const text = rulesText();
   const idsInText = [...text.matchAll(/^- ([A-Z]+-\d+):/gm)].map((m) => m[1]);
 
@@ -44,7 +45,7 @@ describe('src/spec against rules.md', () => {
   });
 });
 
-describe('src/spec against card-payment-service.md', () => {
+describeWithShared([SPEC_FILE], 'src/spec against card-payment-service.md', () => {
   const text = specText();
 
   it('error-code table: every code, type and HTTP status', () => {

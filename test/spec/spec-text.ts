@@ -1,13 +1,14 @@
-/** Reads the contract's text (../shared/spec from the project root) for tests that check src/spec against it. */
+/** Reads the contract's text (spec/ of the shared folder, test/shared-files.ts) for tests that check src/spec against it. */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { resolve, dirname } from 'node:path';
+import { sharedPath } from '../shared-files.ts';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const SPEC_PATH = resolve(root, '../shared/spec/card-payment-service.md');
-export const RULES_PATH = resolve(root, '../shared/spec/rules.md');
-export const specText = () => readFileSync(SPEC_PATH, 'utf8');
-export const rulesText = () => readFileSync(RULES_PATH, 'utf8');
+/** The files, as paths in the shared folder (for describeWithShared). */
+export const SPEC_FILE = 'spec/card-payment-service.md';
+export const RULES_FILE = 'spec/rules.md';
+const texts = new Map<string, string>();
+const read = (file: string) => texts.get(file) ?? texts.set(file, readFileSync(sharedPath(file), 'utf8')).get(file)!;
+export const specText = () => read(SPEC_FILE);
+export const rulesText = () => read(RULES_FILE);
 
 /** The rows of the markdown table that follows a heading line matching `heading`. */
 export function tableAfter(text: string, heading: RegExp): string[][] {

@@ -4,9 +4,10 @@
  * `(observe)` or `(not testable ...)` are exempt: a conforming reference service never produces
  * their situation on purpose.
  */
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { BUGS } from '../../src/target/index.ts';
-import { rulesText } from '../spec/spec-text.ts';
+import { RULES_FILE, rulesText } from '../spec/spec-text.ts';
+import { describeWithShared } from '../shared-files.ts';
 
 function rules(): { id: string; exempt: boolean }[] {
   const out: { id: string; exempt: boolean }[] = [];
@@ -17,7 +18,7 @@ function rules(): { id: string; exempt: boolean }[] {
   return out;
 }
 
-describe('seeded bugs cover the rule catalog', () => {
+describeWithShared([RULES_FILE], 'seeded bugs cover the rule catalog', () => {
   it('reads the catalog', () => {
     expect(rules().length).toBeGreaterThan(90);
   });

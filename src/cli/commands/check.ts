@@ -35,7 +35,7 @@ export const checkCommand: PaystormCommand = {
     } finally {
       k6?.cleanup();
     }
-    if (args.write) // latestDir = the run dir itself: re-judging an old run must not replace reports/latest.
+    // latestDir = the run dir itself: re-judging an old run must not replace reports/latest.
     if (args.write) await writeReports(dirname(history), summary, { latestDir: dirname(history) });
     process.stdout.write(renderConsole(summary, { color: !!process.stdout.isTTY }) + '\n');
     return summary.exitCode;

@@ -25,6 +25,6 @@ export function passedRequiresAction(ctx: OracleContext, id: string): boolean {
 export function endedFromRequiresAction(ctx: OracleContext, id: string): boolean {
   const { ledger } = ctx;
   if (ledger.paymentSpans.seen(id, 'expired')) return true;
-  const code = ledger.failureCodes.get(id)?.code;
+  const code = ledger.failureCodeOf(id);
   return ledger.paymentSpans.seen(id, 'failed') && code !== null && code !== undefined && CHALLENGE_CODES.has(code);
 }

@@ -5,6 +5,9 @@
  * PAY-17); elsewhere from the probe, which knows the presentation (PAY-5's return_url).
  * A probe no rule demands an answer for (`badInput.expectation` `lenient-ok`), or a Direct API
  * create in the other presentation's input shape, is never a violation: a 2xx is an observation.
+ * A probe the spec allows to be accepted (`either`, docs/open-readings.md) may get a 2xx (an
+ * observation; the payment it made is judged by the create invariants like any other) or the
+ * expected refusal, nothing else; `badInput.altParams` are fields its `param` may name instead.
  */
 import type { Presentation } from '../../spec/index.ts';
 import type { ExchangeRecord } from '../../history/index.ts';
@@ -43,8 +46,9 @@ export interface Expected {
   /** An exact status, or '2xx' for "accepted". */
   status: number | '2xx';
   code: string | null;
-  /** `param` must contain this field's name (the last segment of a nested name). */
+  /** `param` must contain this field's name (the last segment of a nested name), or that of one of `altParams`. */
   param: string | null;
+  altParams?: readonly string[];
 }
 
 export function expectedFor(rule: string, x: ExchangeRecord): Expected {
@@ -57,10 +61,10 @@ export function expectedFor(rule: string, x: ExchangeRecord): Expected {
     case 'PAY-17':
       return { status: 404, code: 'resource_missing', param: null };
     case 'PAY-3':
-      return { status: 400, code: 'parameter_invalid', param: b?.expectParam ?? null };
+      return { status: 400, code: 'parameter_invalid', param: b?.expectParam ?? null, altParams: b?.altParams };
     default:
       if (!b) return { status: 400, code: 'parameter_invalid', param: null };
-      return is2xx(b.expectStatus) ? { status: '2xx', code: null, param: null } : { status: b.expectStatus, code: b.expectCode || null, param: b.expectParam };
+      return is2xx(b.expectStatus) ? { status: '2xx', code: null, param: null } : { status: b.expectStatus, code: b.expectCode || null, param: b.expectParam, altParams: b.altParams };
   }
 }
 
@@ -71,6 +75,10 @@ function leaf(name: string): string {
 }
 export function paramNames(param: unknown, field: string): boolean {
   return typeof param === 'string' && param.replace(/_/g, '').toLowerCase().includes(leaf(field));
+}
+/** Whether `param` names the expected field or one of its alternatives. */
+function paramNamesExpected(param: unknown, want: Expected): boolean {
+  return want.param === null || [want.param, ...(want.altParams ?? [])].some((field) => paramNames(param, field));
 }
 
 /**
@@ -88,8 +96,9 @@ export function probeDemanded(x: ExchangeRecord, presentation: Presentation | nu
 export function judgeProbe(x: ExchangeRecord, rule: string, f: Findings, presentation: Presentation | null = null): void {
   if (isInconclusive(x) || x.status === 401 || x.status === 403) return;
   const what = x.sent.badInput?.case ?? `amount ${show(x.sent.amount)}`;
-  if (!probeDemanded(x, presentation)) {
-    // Any refusal is fine; an acceptance is worth telling, never a failure.
+  const lenient = !probeDemanded(x, presentation);
+  if (lenient || (x.sent.badInput?.expectation === 'either' && is2xx(x.status))) {
+    // lenient-ok: any refusal is fine. An acceptance the spec allows is worth telling, never a failure.
     f.check();
     if (is2xx(x.status)) {
       f.observe(`lenient-input-${rule.toLowerCase()}`, `The service accepted bad inputs that no rule demands a 400 for under ${rule}, a lenient answer the spec allows`, [rule], what, x);
@@ -103,9 +112,10 @@ export function judgeProbe(x: ExchangeRecord, rule: string, f: Findings, present
     if (!is2xx(x.status)) f.violation(evidence(`${what}: a valid request was refused with ${got}`, [x]));
     return;
   }
-  const wrong = x.status !== want.status || (want.code !== null && errorCode(x) !== want.code) || (want.param !== null && !paramNames(x.error?.param, want.param));
+  const wrong = x.status !== want.status || (want.code !== null && errorCode(x) !== want.code) || !paramNamesExpected(x.error?.param, want);
   if (wrong) {
-    const expect = `${want.status}${want.code ? ' ' + want.code : ''}${want.param ? ` naming ${want.param}` : ''}`;
+    const named = want.param ? ` naming ${[want.param, ...(want.altParams ?? [])].join(' or ')}` : '';
+    const expect = `${want.status}${want.code ? ' ' + want.code : ''}${named}${x.sent.badInput?.expectation === 'either' ? ' (or a 2xx)' : ''}`;
     f.violation(evidence(`${what}: expected ${expect}, got ${got}`, [x]));
   }
 }

@@ -1,17 +1,19 @@
 /**
- * Shim of `k6/http`: synchronous requests through the fetch worker. Response headers
- * get Go's canonical names (X-Ratelimit-Limit), as k6 reports them, so scripts must
- * read headers case-insensitively here as they must under k6.
+ * Shim of `k6/http`: synchronous requests, sent by the runner's thread while this runtime
+ * blocks. Response headers get Go's canonical names (X-Ratelimit-Limit), as k6 reports them, so
+ * scripts must read headers case-insensitively here as they must under k6.
  *
  * Timings as k6 reports them: `duration` is sending + waiting + receiving only; a request that
  * needs a new connection (the VU has none free to its origin: the first request, or more
  * parallel batch requests than open connections) first spends K6SHIM_CONNECT_MS (default 30)
- * connecting, reported in `timings.connecting` and left out of `duration`, as k6 leaves out
- * blocked, connecting and tls_handshaking. `blocked` is the time before the fetch worker took
- * the request (its start-up, the hand-over). K6SHIM_NO_REUSE=1: every request connects (k6's
- * noConnectionReuse).
+ * connecting (as long as that wait really took), reported in `timings.connecting` and left out
+ * of `duration`, as k6 leaves out blocked, connecting and tls_handshaking. `blocked` is the time
+ * before the runner took the request (the hand-over); `receiving` ends when this runtime has
+ * the answer. K6SHIM_NO_REUSE=1: every request connects (k6's noConnectionReuse).
+ * Each request writes k6's http_req_* samples (one timestamp, the same tags) and counts its
+ * bytes for the stage's data_sent / data_received.
  */
-import { state, syncFetch, emitSample } from './state.mjs';
+import { rt, syncFetch, emitSample, timestamp, post as toRunner } from './state.mjs';
 
 function canonical(name) {
   return name
@@ -54,7 +56,7 @@ function toResponse(req, res) {
     error_code: res.status === 0 ? 1000 : res.status >= 400 ? 1000 + res.status : 0,
     url: req.url,
     proto: 'HTTP/1.1',
-    timings: { duration: res.durationMs, waiting: res.durationMs, blocked: res.blockedMs ?? 0, connecting: req.connectMs, tls_handshaking: 0, sending: 0, receiving: 0 },
+    timings: { duration: res.sendingMs + res.waitingMs + res.receivingMs, waiting: res.waitingMs, blocked: res.blockedMs, connecting: res.connectingMs, tls_handshaking: 0, sending: res.sendingMs, receiving: res.receivingMs },
     request: { method: req.method, url: req.url, headers: req.headers, body: req.body ?? '' },
     json(selector) {
       const v = JSON.parse(this.body);
@@ -62,31 +64,48 @@ function toResponse(req, res) {
       return v;
     },
   };
-  const ranges = state.responseCallback && state.responseCallback.expectedStatuses;
+  const ranges = rt.responseCallback && rt.responseCallback.expectedStatuses;
   const expected = ranges ? ranges.some((r) => (typeof r === 'number' ? r === res.status : res.status >= r.min && res.status <= r.max)) : res.status >= 200 && res.status < 400;
-  const tags = { expected_response: String(expected), method: req.method, name: req.tags.name ?? req.url, proto: 'HTTP/1.1', status: String(res.status), url: req.tags.name ?? req.url, ...req.tags };
-  emitSample('http_reqs', 'counter', 'default', 1, tags);
-  emitSample('http_req_duration', 'trend', 'time', res.durationMs, tags);
-  emitSample('http_req_failed', 'rate', 'default', expected ? 0 : 1, tags);
-  state.requests.push({
-    method: req.method,
-    url: req.url,
-    headers: redactAuth(req.headers),
-    body: req.body,
-    tags: req.tags,
-    status: res.status,
-    responseHeaders: headers,
-    responseBody: res.body,
-    error: res.error,
-    connectMs: req.connectMs,
-    /** Epoch ms when the answer was in hand (this thread). */
-    receivedAt: res.receivedAt,
+  const name = req.tags.name ?? req.url;
+  const tags = { expected_response: String(expected), method: req.method, name, proto: 'HTTP/1.1', status: String(res.status), url: name };
+  if (r.error_code) tags.error_code = String(r.error_code);
+  if (res.status === 0) {
+    delete tags.proto;
+    tags.error = res.error;
+  }
+  Object.assign(tags, req.tags);
+  const time = timestamp();
+  const t = r.timings;
+  emitSample('http_reqs', 'counter', 'default', 1, tags, { time });
+  emitSample('http_req_duration', 'trend', 'time', t.duration, tags, { time });
+  emitSample('http_req_blocked', 'trend', 'time', t.blocked, tags, { time });
+  emitSample('http_req_connecting', 'trend', 'time', t.connecting, tags, { time });
+  emitSample('http_req_tls_handshaking', 'trend', 'time', t.tls_handshaking, tags, { time });
+  emitSample('http_req_sending', 'trend', 'time', t.sending, tags, { time });
+  emitSample('http_req_waiting', 'trend', 'time', t.waiting, tags, { time });
+  emitSample('http_req_receiving', 'trend', 'time', t.receiving, tags, { time });
+  emitSample('http_req_failed', 'rate', 'default', expected ? 0 : 1, tags, { time });
+  rt.bytesSent += res.bytesSent;
+  rt.bytesReceived += res.bytesReceived;
+  toRunner({
+    type: 'request',
+    request: {
+      method: req.method,
+      url: req.url,
+      headers: redactAuth(req.headers),
+      body: req.body,
+      tags: req.tags,
+      status: res.status,
+      responseHeaders: headers,
+      responseBody: res.body,
+      error: res.error,
+      connectMs: req.connectMs,
+      /** Epoch ms when the answer was in hand (this thread). */
+      receivedAt: res.receivedAt,
+    },
   });
   return r;
 }
-
-const CONNECT_MS = Number(process.env.K6SHIM_CONNECT_MS ?? '30');
-const NO_REUSE = process.env.K6SHIM_NO_REUSE === '1';
 
 /** Which of these parallel requests need a new connection (they get `connectMs`). */
 function connect(prepared) {
@@ -100,19 +119,26 @@ function connect(prepared) {
     }
     const used = byOrigin.get(origin) ?? 0;
     byOrigin.set(origin, used + 1);
-    const open = NO_REUSE ? 0 : (state.connected.get(origin) ?? 0);
-    req.connectMs = used >= open ? CONNECT_MS : 0;
+    const open = rt.noReuse ? 0 : (rt.connected.get(origin) ?? 0);
+    req.connectMs = used >= open ? rt.connectMs : 0;
   }
-  for (const [origin, n] of byOrigin) state.connected.set(origin, Math.max(state.connected.get(origin) ?? 0, n));
+  for (const [origin, n] of byOrigin) rt.connected.set(origin, Math.max(rt.connected.get(origin) ?? 0, n));
 }
 
 function fetchAll(prepared) {
+  if (rt.stage === 'init') throw new Error('Making http requests in the init context is not supported');
   connect(prepared);
   const postedAt = performance.timeOrigin + performance.now();
   for (const req of prepared) req.postedAt = postedAt;
   const results = syncFetch(prepared);
   const receivedAt = Date.now();
-  for (const r of results) r.receivedAt = receivedAt;
+  // In k6 the VU reads the answer itself: receiving ends when this runtime has it, so the
+  // hand-back from the runner's thread (its wake-up, on a loaded machine tens of ms) is in it.
+  const inHand = performance.timeOrigin + performance.now();
+  for (const r of results) {
+    r.receivedAt = receivedAt;
+    if (r.status !== 0) r.receivingMs = Math.max(r.receivingMs, inHand - r.headAt);
+  }
   return results;
 }
 
@@ -148,7 +174,7 @@ export function batch(requests) {
 }
 
 export function setResponseCallback(cb) {
-  state.responseCallback = cb;
+  rt.responseCallback = cb;
 }
 export function expectedStatuses(...ranges) {
   return { expectedStatuses: ranges };

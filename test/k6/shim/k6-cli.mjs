@@ -1,54 +1,52 @@
 #!/usr/bin/env node
 /**
- * A stand-in for the k6 binary, for testing the K6_BIN test's plumbing without k6:
+ * A stand-in for the k6 binary (`k6 run`), for running the K6_BIN tests' plumbing without k6:
  *
  *   K6_BIN=test/k6/shim/k6-cli.mjs npx vitest run test/k6/records.test.ts
  *
- * Accepts `k6 run [-q] [--out json=FILE[.gz]] [-e NAME=VALUE]... bundle.js` and runs the
- * bundle under the shim (runner.mjs), writing k6's --out json there (gzipped for .gz).
- * Iterations: RATE × DURATION when both are given (arrival rate over the test), else what
- * the scenario plans (runner.mjs K6SHIM_ITERATIONS=plan).
- * It is the shim, not k6: it proves nothing about k6 itself.
+ * Accepts `k6 run [-q] [-e NAME=VALUE]... [--out json=FILE[.gz]] [-i N] [-u N] [-d DURATION]
+ * [--execution-segment S] [--execution-segment-sequence Q] bundle.js` and runs the bundle under
+ * runner.mjs in this process, which behaves as k6 v1.3 does (see its header): the script's own
+ * plan on the wall clock, SIGINT handled as k6 handles it (exit 105 after teardown and
+ * handleSummary), k6's exit codes. __ENV holds the process environment and the -e values, as
+ * `k6 run` passes them (--include-system-env-vars is on by default for run).
+ * It is the stand-in, not k6: it proves nothing about k6 itself.
  */
-import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync, rmSync } from 'node:fs';
-import { gzipSync } from 'node:zlib';
-import { join } from 'node:path';
+import { runTest } from './runner.mjs';
 
 const argv = process.argv.slice(2);
 if (argv[0] !== 'run') {
-  console.error('k6-cli shim: only `run` is supported');
+  console.error('k6-cli stand-in: only `run` is supported');
   process.exit(2);
 }
-const env = {};
-let out = null;
+const env = { ...process.env };
+const cfg = { env };
 let bundle = null;
 for (let i = 1; i < argv.length; i++) {
   const a = argv[i];
+  const value = () => {
+    if (i + 1 >= argv.length) throw new Error(`k6-cli stand-in: ${a} needs a value`);
+    return argv[++i];
+  };
   if (a === '-q' || a === '--quiet') continue;
   if (a === '-e' || a === '--env') {
-    const [k, ...v] = argv[++i].split('=');
+    const [k, ...v] = value().split('=');
     env[k] = v.join('=');
   } else if (a === '--out' || a === '-o') {
-    const v = argv[++i];
-    if (!v.startsWith('json=')) throw new Error(`k6-cli shim: only --out json=FILE, got ${v}`);
-    out = v.slice('json='.length);
-  } else if (a.startsWith('-')) throw new Error(`k6-cli shim: unsupported flag ${a}`);
+    const v = value();
+    if (!v.startsWith('json=')) throw new Error(`k6-cli stand-in: only --out json=FILE, got ${v}`);
+    cfg.jsonOut = v.slice('json='.length);
+  } else if (a === '-i' || a === '--iterations') cfg.iterations = Number(value());
+  else if (a === '-u' || a === '--vus') cfg.vus = Number(value());
+  else if (a === '-d' || a === '--duration') cfg.duration = value();
+  else if (a === '--execution-segment') cfg.executionSegment = value();
+  else if (a === '--execution-segment-sequence') cfg.executionSegmentSequence = value();
+  else if (a.startsWith('-')) throw new Error(`k6-cli stand-in: unsupported flag ${a}`);
   else bundle = a;
 }
-const seconds = (d) => {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(d ?? '');
-  return m ? Number(m[1]) * { ms: 0.001, s: 1, m: 60, h: 3600 }[m[2]] : null;
-};
-const dur = seconds(env.DURATION);
-const iterations = env.RATE && dur ? Math.max(1, Math.round(Number(env.RATE) * dur)) : 'plan';
-const plain = out && out.endsWith('.gz') ? `${out}.tmp-plain` : out;
-const r = spawnSync(process.execPath, [join(import.meta.dirname, 'runner.mjs'), bundle], {
-  stdio: 'inherit',
-  env: { PATH: process.env.PATH ?? '', K6SHIM_ENV: JSON.stringify(env), K6SHIM_ITERATIONS: String(iterations), K6SHIM_SLEEP_SCALE: env.RATE ? '0.05' : '1', ...(plain ? { K6SHIM_JSON_OUT: plain } : {}) },
-});
-if (plain && plain !== out) {
-  writeFileSync(out, gzipSync(readFileSync(plain)));
-  rmSync(plain, { force: true });
+if (!bundle) {
+  console.error('k6-cli stand-in: no script given');
+  process.exit(2);
 }
-process.exit(r.status ?? 1);
+const code = await runTest({ ...cfg, bundle });
+process.exit(code);

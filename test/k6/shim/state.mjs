@@ -1,93 +1,167 @@
 /**
- * Shared state of the k6 shim: what the script did (requests, checks, metric samples,
- * logs) and the synchronous plumbing k6's API needs in Node: HTTP requests run in a
- * worker thread with fetch while this thread blocks on Atomics.wait (k6's http calls
- * are synchronous). This is a test double of k6's JavaScript API, not k6: it proves a
- * script's request sequence and checks against a server, nothing about k6 itself.
+ * One JavaScript runtime of the k6 stand-in (a worker thread: the options runtime, setup(), a VU,
+ * teardown() or handleSummary()), as the shim modules see it: which stage runs, the VU and
+ * scenario counters, tags, and the synchronous plumbing k6's API needs in Node. k6's calls
+ * block (http, sleep): here the runtime posts the request to the runner's thread and waits on
+ * Atomics.wait until the answer is there; the runner wakes it early to interrupt the iteration
+ * (Ctrl-C, exec.test.abort(), the end of a scenario's gracefulStop). Samples go to the runner in
+ * batches, which writes them as k6's --out json.
  */
-import { randomInt } from 'node:crypto';
-import { Worker, MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
-import { writeFileSync } from 'node:fs';
+import { workerData, parentPort, receiveMessageOnPort } from 'node:worker_threads';
+import { deepFreeze } from './options.mjs';
 
-export const state = {
-  requests: [],
-  checks: {},
-  metrics: {},
-  logs: [],
-  scenario: { name: '', executor: '', iterationInTest: 0, iterationInInstance: 0, startTime: Date.now(), progress: 0 },
-  vu: { idInTest: 1, idInInstance: 1, iterationInScenario: 0, iterationInInstance: 0 },
-  /** exec.vu.metrics: tags and metadata the VU adds to every sample it emits. */
-  vuMetrics: { tags: {}, metadata: {} },
+const data = workerData ?? {};
+
+export const rt = {
+  /** init (the options runtime), setup, vu, teardown or summary. */
+  role: data.role ?? 'init',
+  /** What runs now: init (the init context), setup, default, teardown or summary. */
+  stage: 'init',
+  vuIdInInstance: data.vuIdInInstance ?? 0,
+  vuIdInTest: data.vuIdInTest ?? 0,
+  /** This VU's iterations, over all scenarios (__ITER, exec.vu.iterationInInstance). */
+  iteration: 0,
+  iterationInScenario: 0,
+  /** exec.scenario while default() runs: name, executor, startTime, iterationInInstance, iterationInTest, progress. */
+  scenario: null,
+  /** The scenario's own tags, on every sample of its iterations. */
+  scenarioTags: {},
+  groupPath: '',
+  /** exec.vu.tags / exec.vu.metrics.tags, and exec.vu.metrics.metadata. */
+  vuTags: {},
+  vuMetadata: {},
   responseCallback: null,
-  /**
-   * exec.instance: iterations completed and interrupted, and the test-run clock. The shim does
-   * not pace executors: when a time-based scenario has run its iterations, the runner moves the
-   * clock on by the scenario's duration (`advancedMs`), as if k6 had run it for that long; a
-   * stopped run (abort, K6SHIM_INTERRUPT_AFTER) does not. `startedAt`: before setup, as k6 counts.
-   */
-  instance: { startedAt: 0, advancedMs: 0, iterationsCompleted: 0, iterationsInterrupted: 0 },
-  /** exec.test.options: the script's options (k6 gives the consolidated ones). */
-  testOptions: {},
   /** Connections this VU has open, by origin (a request without a free one "connects", see http.mjs). */
   connected: new Map(),
-  sleepScale: Number(process.env.K6SHIM_SLEEP_SCALE ?? '1'),
-  sleptMs: 0,
+  sleepScale: data.sleepScale ?? 1,
+  connectMs: data.connectMs ?? 30,
+  noReuse: Boolean(data.noReuse),
+  /** Bytes of this stage run (k6's data_sent / data_received). */
+  bytesSent: 0,
+  bytesReceived: 0,
+  /** exec.test.abort()'s reason once called in this runtime. */
+  aborted: null,
+  /** exec.test.options: the consolidated options, frozen. */
+  testOptions: deepFreeze(data.testOptions ?? {}),
+  startedAt: data.startedAt ?? 0,
 };
 
-/**
- * k6's `--out json` (K6SHIM_JSON_OUT=file): a Metric line the first time a metric gets a
- * sample, then one Point line per sample, in the shape real k6 v1.3 writes
- * (../shared/samples/k6): {"type":"Point","data":{"time":RFC3339 with ns,"value":…,"tags":{…}},"metric":…}.
- */
-const jsonLines = [];
-const declared = new Set();
-export function emitSample(name, type, contains, value, tags) {
-  if (!process.env.K6SHIM_JSON_OUT) return;
-  if (!declared.has(name)) {
-    declared.add(name);
-    jsonLines.push(JSON.stringify({ type: 'Metric', data: { name, type, contains, thresholds: [], submetrics: null }, metric: name }));
+/** [0] wake-up word, [1] stop: the runner interrupts this runtime's iteration. */
+const ctl = data.ctl ? new Int32Array(data.ctl) : new Int32Array(2);
+/** Instance counters the runner shares: [0] iterations completed, [1] interrupted, [2] VUs active, [3] VUs initialized. */
+export const counters = data.counters ? new Int32Array(data.counters) : new Int32Array(4);
+const reply = data.reply ?? null;
+
+/** Thrown into the script when the runner interrupts the iteration (k6 interrupts the VU's runtime). */
+export class Interrupted extends Error {
+  constructor(why) {
+    super(why);
+    this.name = 'InterruptError';
   }
-  const t = new Date().toISOString().replace('Z', `${String(randomInt(1e6)).padStart(6, '0')}Z`);
-  const data = { time: t, value, tags: { ...(state.groupTag ? { group: state.groupTag } : {}), ...state.vuMetrics.tags, ...(tags || {}), ...(state.scenario.name ? { scenario: state.scenario.name } : {}) } };
-  // k6 writes a sample's metadata (exec.vu.metrics.metadata) as data.metadata, omitted when empty.
-  if (Object.keys(state.vuMetrics.metadata).length) data.metadata = Object.fromEntries(Object.entries(state.vuMetrics.metadata).map(([k, v]) => [k, String(v)]));
-  jsonLines.push(JSON.stringify({ metric: name, type: 'Point', data }));
-}
-export function flushJson() {
-  if (process.env.K6SHIM_JSON_OUT) writeFileSync(process.env.K6SHIM_JSON_OUT, jsonLines.length ? jsonLines.join('\n') + '\n' : '');
 }
 
-let channel = null;
-const signal = new Int32Array(new SharedArrayBuffer(4));
-const nap = new Int32Array(new SharedArrayBuffer(4));
-
-function ensureWorker() {
-  if (channel) return channel;
-  const { port1, port2 } = new MessageChannel();
-  const worker = new Worker(new URL('./fetch-worker.mjs', import.meta.url), {
-    workerData: { port: port2, signal: signal.buffer },
-    transferList: [port2],
-  });
-  worker.unref();
-  channel = { port: port1, worker };
-  return channel;
+export function post(msg) {
+  if (parentPort) parentPort.postMessage(msg);
 }
 
-/** Sends requests in parallel (k6's http.batch runs them concurrently) and waits for all. */
+export const stopRequested = () => Atomics.load(ctl, 1) !== 0;
+
+/** Every k6 call checks this: an interrupted or aborted iteration does not go on, even if the script catches the error. */
+export function checkAlive() {
+  if (rt.aborted !== null) throw new Interrupted(rt.aborted);
+  if (stopRequested()) throw new Interrupted('the iteration was interrupted');
+}
+
+// ---------------------------------------------------------------- samples
+
+let buffer = [];
+let sleptMs = 0;
+
+/** RFC 3339 with nanoseconds, trailing zeros cut, as Go writes a time.Time in JSON. */
+export function timestamp() {
+  const ms = performance.timeOrigin + performance.now();
+  const whole = Math.floor(ms);
+  const iso = new Date(whole).toISOString();
+  const frac = (iso.slice(20, 23) + String(Math.floor((ms - whole) * 1e6)).padStart(6, '0')).replace(/0+$/, '');
+  return `${iso.slice(0, 19)}${frac ? `.${frac}` : ''}Z`;
+}
+
+/** The tags every sample of this stage carries: group, the scenario's, the VU's (exec.vu.tags). */
+export function baseTags() {
+  const tags = { group: rt.groupPath };
+  if (rt.stage === 'default' && rt.scenario) {
+    tags.scenario = rt.scenario.name;
+    Object.assign(tags, rt.scenarioTags);
+  }
+  for (const [k, v] of Object.entries(rt.vuTags)) tags[k] = String(v);
+  return tags;
+}
+
+/**
+ * One sample: `custom` for metrics the script made (k6/metrics). `time` lets several samples of
+ * one request share one timestamp, as k6 writes them.
+ */
+export function emitSample(name, type, contains, value, tags, { custom = false, time = timestamp(), withMetadata = true } = {}) {
+  const all = baseTags();
+  for (const [k, v] of Object.entries(tags ?? {})) all[k] = String(v);
+  const s = { name, type, contains, value, tags: all, time };
+  if (custom) s.custom = true;
+  if (withMetadata && Object.keys(rt.vuMetadata).length) s.metadata = Object.fromEntries(Object.entries(rt.vuMetadata).map(([k, v]) => [k, String(v)]));
+  buffer.push(s);
+  if (buffer.length >= 500) flush();
+}
+
+/** Hands the buffered samples (and time slept) to the runner; before every blocking wait and at the end of a stage. */
+export function flush() {
+  if (buffer.length || sleptMs) post({ type: 'samples', samples: buffer, sleptMs });
+  buffer = [];
+  sleptMs = 0;
+}
+
+// ---------------------------------------------------------------- blocking calls
+
+let nextId = 1;
+
+function drain(id) {
+  for (;;) {
+    const m = reply && receiveMessageOnPort(reply);
+    if (!m) return null;
+    if (m.message.id === id) return m.message;
+  }
+}
+
+/** Sends requests through the runner (in parallel, as http.batch) and blocks until all answered. */
 export function syncFetch(requests) {
-  const { port } = ensureWorker();
-  Atomics.store(signal, 0, 0);
-  port.postMessage(requests);
-  const maxWait = Math.max(...requests.map((r) => r.timeoutMs)) + 5_000;
-  const res = Atomics.wait(signal, 0, 0, maxWait);
-  const msg = receiveMessageOnPort(port);
-  if (!msg) throw new Error(`k6 shim: no answer from the fetch worker (${res})`);
-  return msg.message;
+  checkAlive();
+  flush();
+  const id = nextId++;
+  Atomics.store(ctl, 0, 0);
+  checkAlive();
+  post({ type: 'fetch', id, requests });
+  const until = Date.now() + Math.max(...requests.map((r) => r.timeoutMs)) + 5_000;
+  for (;;) {
+    const got = drain(id);
+    if (got) return got.results;
+    const left = until - Date.now();
+    if (left <= 0) throw new Error('k6 stand-in: no answer from the runner for a request');
+    Atomics.wait(ctl, 0, 0, left);
+    Atomics.store(ctl, 0, 0);
+    checkAlive();
+  }
 }
 
-/** k6's sleep(): blocks this thread; K6SHIM_SLEEP_SCALE shortens waits in tests. */
+/** k6's sleep(): blocks this runtime; the stand-in's sleepScale shortens waits in tests. */
 export function syncSleep(seconds) {
-  const ms = Math.max(0, seconds * 1000 * state.sleepScale);
-  state.sleptMs += ms;
-  if (ms > 0) Atomics.wait(nap, 0, 0, ms);
+  checkAlive();
+  flush();
+  const ms = Math.max(0, Number(seconds) * 1000 * rt.sleepScale);
+  sleptMs += ms;
+  const until = Date.now() + ms;
+  Atomics.store(ctl, 0, 0);
+  checkAlive();
+  for (let left = ms; left > 0; left = until - Date.now()) {
+    Atomics.wait(ctl, 0, 0, left);
+    Atomics.store(ctl, 0, 0);
+    checkAlive();
+  }
 }

@@ -1,0 +1,27 @@
+/**
+ * The committed sample of the oracle's regression corpus (test/fixtures/oracle-corpus/, made by
+ * scripts/oracle-corpus.ts): each history judged again must give its recorded fingerprint, the
+ * same verdict, violation count per invariant and evidence. A difference is a change of what the
+ * oracle says; if it is meant, regenerate the sample (its README.md) and say why in the commit.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkEntry, corpusEntries, readJson, REPO_ROOT, type SourceFile } from '../../scripts/corpus/corpus.ts';
+import { describeDifference } from '../../scripts/corpus/fingerprint.ts';
+
+const SAMPLE = join(REPO_ROOT, 'test', 'fixtures', 'oracle-corpus');
+const entries = corpusEntries(SAMPLE);
+
+describe('oracle regression corpus sample', () => {
+  it('holds matrix runs of each kind, random histories and a synthetic one', () => {
+    const kinds = entries.map((n) => readJson<SourceFile>(join(SAMPLE, n, 'source.json')).kind);
+    for (const kind of ['bug', 'clean', 'variant', 'random', 'synthetic'] as const) expect(kinds, kind).toContain(kind);
+  });
+
+  for (const name of entries) {
+    it(`${name} is judged as recorded`, { timeout: 120_000 }, async () => {
+      const r = await checkEntry(SAMPLE, name);
+      expect(r.differences?.map(describeDifference)).toEqual([]);
+    });
+  }
+});
