@@ -23,7 +23,7 @@
  * travels, just less compactly. A new incompatible layout takes a new version number; the
  * converter refuses a version it does not know.
  *
- * No imports but types: this file is bundled into the k6 scripts (no Node, no zod).
+ * It imports only types and the format's version: it is bundled into the k6 scripts (no Node, no zod).
  */
 import type { ExchangeRecord } from './schema.ts';
 import { HISTORY_VERSION } from './version.ts';
@@ -304,7 +304,7 @@ export function encodeK6Record(r: ExchangeRecord): string {
   const c: Ctx = { t, sec: Math.floor(t / 1000), sent: (r.sent ?? {}) as Obj, pay: null };
   const e = new Encoder(c);
   const body = e.object(rec, FIELDS.record, []);
-  // tStart itself is the base of the differences: a non-finite one travels as an override (and the base is 0).
+  // tStart is written whole: the base of the differences (0 when it is no finite number, which JSON writes as null).
   const out: unknown[] = [K6_RECORD_ENCODING, ...body];
   if (e.extra.length) {
     while (out.length < FIELDS.record.length + 1) out.push(null);

@@ -9,7 +9,8 @@
  *   sample (k6's documented JSON output). paystorm's k6 scripts (k6/lib/record.ts) add a
  *   Counter `paystorm_exchange` whose points carry, under `paystorm_record` in the point's
  *   metadata (`data.metadata`; a tag of that name is read too), each exchange as a history
- *   exchange record (epoch-ms times), and under `paystorm_run` the run's facts (script, target, presentation, rate limit, key labels). The converter
+ *   exchange record (epoch-ms times; in the compact encoding of k6-record-codec.ts, or as
+ *   JSON from scripts built before it), and under `paystorm_run` the run's facts (script, target, presentation, rate limit, key labels). The converter
  *   puts the exchanges on one run clock (0 = the earliest send), numbers them by start,
  *   and adds the run and end records; the oracle then judges them like a paystorm run.
  * - Whether the run is complete: the scripts' teardown() adds one point with `paystorm_end`
