@@ -176,7 +176,13 @@ export function mergeShards(shards: readonly Shard[], opts: MergeOptions = {}): 
   const skipped = runs.flatMap((r) => r.faultsSkipped ?? []);
   if (skipped.length) run.faultsSkipped = skipped;
 
-  const tEnd = Math.max(0, ...ends.map((e) => e.tEnd), ...body.map(completionTime));
+  // A loop, not a spread: a million records as arguments overflow the call stack.
+  let tEnd = 0;
+  for (const e of ends) if (e.tEnd > tEnd) tEnd = e.tEnd;
+  for (const r of body) {
+    const t = completionTime(r);
+    if (t > tEnd) tEnd = t;
+  }
   const incomplete = ends.length < shards.length || ends.some((e) => !e.complete);
   const load = ends.flatMap((e) => e.load ?? []);
   const end: EndRecord = {
