@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { startReferenceService, DEFAULT_KEYS, type RunningService } from '../../src/target/index.ts';
 import { ROOT, buildBundles, removeBundles, runShim, type ShimOptions, type ShimResult } from './helpers.ts';
 import { describeWithShared, sharedPath } from '../shared-files.ts';
+import { SYSTEM_TAG_NAMES } from './shim/options.mjs';
 
 const PROBE = join(ROOT, 'test', 'k6', 'fixtures', 'probe.js');
 const K6_CLI = join(ROOT, 'test', 'k6', 'shim', 'k6-cli.mjs');
@@ -293,6 +294,27 @@ describe('cut short: teardown() and handleSummary() run all the same, with k6\'s
   }, 60_000);
 });
 
+describe('options.systemTags: k6 adds only the system tags it names; a script\'s own tags stay; an unknown name is refused', () => {
+  it('with systemTags [scenario]: checks carry no check or group tag, iterations only scenario; with k6\'s defaults both are there', async () => {
+    const cut = join(work, 'tags-cut.k6.json');
+    const r = await probe({ PROBE_SYSTEM_TAGS: JSON.stringify(['scenario']) }, { jsonOut: cut });
+    expect(r.r.exitCode, r.r.output).toBe(0);
+    const lines = readJson(cut);
+    expect(points(lines, 'checks').length).toBeGreaterThan(0);
+    for (const p of points(lines, 'checks')) expect(p.data.tags).toEqual({ scenario: 'probe' });
+    for (const p of points(lines, 'iterations')) expect(p.data.tags).toEqual({ scenario: 'probe' });
+    const full = join(work, 'tags-default.k6.json');
+    expect((await probe({}, { jsonOut: full })).r.exitCode).toBe(0);
+    for (const p of points(readJson(full), 'checks')) expect(p.data.tags).toEqual({ check: 'the probe check', group: '', scenario: 'probe' });
+  }, 60_000);
+
+  it('a name k6 does not know is a configuration error (exit 104)', async () => {
+    const r = await probe({ PROBE_SYSTEM_TAGS: JSON.stringify(['scenario', 'endpoint']) });
+    expect(r.r.exitCode).toBe(104);
+    expect(r.r.fatal).toMatch(/systemTags: "endpoint" is not a system tag/);
+  }, 60_000);
+});
+
 describeWithShared([REAL_SAMPLE], '--out json as real k6 writes it (compared with mixed-30s-clean.k6.json.gz, recorded with the same bundle)', () => {
   let svc: RunningService;
   let bundles = '';
@@ -313,6 +335,13 @@ describeWithShared([REAL_SAMPLE], '--out json as real k6 writes it (compared wit
     expect(r.fatal, r.output).toBeNull();
     const ours = readJson(out);
     const real = readJson(sharedPath(REAL_SAMPLE));
+    // Without the expected_response system tag k6 declares no http_req_duration{expected_response:true} sub-metric.
+    if (!((r.options as { systemTags?: string[] }).systemTags ?? ['expected_response']).includes('expected_response')) {
+      for (const l of real) if (l.type === 'Metric' && Array.isArray(l.data.submetrics)) {
+        const subs = (l.data.submetrics as { suffix: string }[]).filter((x) => x.suffix !== 'expected_response:true');
+        l.data.submetrics = subs.length ? subs : null;
+      }
+    }
     const metricLines = (lines: JsonLine[]) => new Map(lines.filter((l) => l.type === 'Metric').map((l) => [l.metric, l]));
     const realMetrics = metricLines(real);
     const ourMetrics = metricLines(ours);
@@ -341,6 +370,11 @@ describeWithShared([REAL_SAMPLE], '--out json as real k6 writes it (compared wit
       }
       return shapes;
     };
+    // The bundles now keep fewer system tags (options.systemTags) than the recording's did: real k6
+    // would write the recording's tags less those it drops.
+    const kept = (r.options as { systemTags?: string[] }).systemTags ?? SYSTEM_TAG_NAMES;
+    const dropped = SYSTEM_TAG_NAMES.filter((t) => !kept.includes(t));
+    for (const l of real) if (l.type === 'Point' && l.data.tags) for (const t of dropped) delete l.data.tags[t];
     const ourShapes = tagShapes(ours);
     const realShapes = tagShapes(real);
     for (const [k, shapes] of ourShapes) {

@@ -13,7 +13,7 @@
  * Each request writes k6's http_req_* samples (one timestamp, the same tags) and counts its
  * bytes for the stage's data_sent / data_received.
  */
-import { rt, syncFetch, emitSample, timestamp, post as toRunner } from './state.mjs';
+import { rt, syncFetch, emitSample, timestamp, post as toRunner, systemTags } from './state.mjs';
 
 function canonical(name) {
   return name
@@ -67,12 +67,14 @@ function toResponse(req, res) {
   const ranges = rt.responseCallback && rt.responseCallback.expectedStatuses;
   const expected = ranges ? ranges.some((r) => (typeof r === 'number' ? r === res.status : res.status >= r.min && res.status <= r.max)) : res.status >= 200 && res.status < 400;
   const name = req.tags.name ?? req.url;
-  const tags = { expected_response: String(expected), method: req.method, name, proto: 'HTTP/1.1', status: String(res.status), url: name };
-  if (r.error_code) tags.error_code = String(r.error_code);
+  const sys = { expected_response: String(expected), method: req.method, name, proto: 'HTTP/1.1', status: String(res.status), url: name };
+  if (r.error_code) sys.error_code = String(r.error_code);
   if (res.status === 0) {
-    delete tags.proto;
-    tags.error = res.error;
+    delete sys.proto;
+    sys.error = res.error;
   }
+  // options.systemTags decides which of k6's own tags a sample carries; the request's tags stay.
+  const tags = systemTags(sys);
   Object.assign(tags, req.tags);
   const time = timestamp();
   const t = r.timings;

@@ -1,5 +1,5 @@
 /** Shim of the `k6` module: check, sleep, group, fail, randomSeed (per runtime, as in k6). */
-import { rt, syncSleep, emitSample, timestamp, checkAlive } from './state.mjs';
+import { rt, syncSleep, emitSample, timestamp, checkAlive, systemTagOn } from './state.mjs';
 
 export function check(val, sets, tags) {
   checkAlive();
@@ -7,7 +7,7 @@ export function check(val, sets, tags) {
   for (const [name, fn] of Object.entries(sets)) {
     const ok = typeof fn === 'function' ? Boolean(fn(val)) : Boolean(fn);
     all = all && ok;
-    emitSample('checks', 'rate', 'default', ok ? 1 : 0, { ...(tags || {}), check: name });
+    emitSample('checks', 'rate', 'default', ok ? 1 : 0, { ...(tags || {}), ...(systemTagOn('check') ? { check: name } : {}) });
   }
   return all;
 }

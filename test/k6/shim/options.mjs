@@ -73,6 +73,9 @@ function consolidatedScenario(name, sc) {
   return out;
 }
 
+/** Every system tag k6 v1.3 knows (lib/metrics/system_tag.go); options.systemTags may name only these. */
+export const SYSTEM_TAG_NAMES = ['proto', 'subproto', 'status', 'method', 'url', 'name', 'group', 'check', 'error', 'error_code', 'tls_version', 'scenario', 'service', 'expected_response', 'ip', 'ocsp_status', 'vu', 'iter'];
+
 /**
  * The consolidated options: `script` (the bundle's `options`) under `cli` ({iterations, vus,
  * duration, executionSegment, executionSegmentSequence}). Returns the options object k6 would
@@ -113,6 +116,10 @@ export function consolidate(script, cli) {
     consolidated[name] = consolidatedScenario(name, sc);
   }
   for (const k of ['vus', 'iterations', 'duration', 'stages']) delete base[k];
+  if (base.systemTags !== undefined) {
+    if (!Array.isArray(base.systemTags)) throw new Error('systemTags: expected a list of system tag names');
+    for (const t of base.systemTags) if (!SYSTEM_TAG_NAMES.includes(t)) throw new Error(`systemTags: "${t}" is not a system tag (k6's are ${SYSTEM_TAG_NAMES.join(', ')})`);
+  }
   return {
     ...base,
     scenarios: consolidated,

@@ -116,7 +116,9 @@ export class Metrics {
    * @param thresholds the script's `options.thresholds`
    * @param jsonOut k6's --out json file (.gz: gzipped), or null
    */
-  constructor({ thresholds, jsonOut, summaryTrendStats }) {
+  constructor({ thresholds, jsonOut, summaryTrendStats, systemTags }) {
+    // k6 adds http_req_duration{expected_response:true} only while that system tag is on.
+    this.expectedResponseTag = !Array.isArray(systemTags) || systemTags.includes('expected_response');
     this.trendStats = summaryTrendStats ?? ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)'];
     /** key -> { name, tags, suffix, sources: [{source, parsed, abortOnFail, delayMs}] } */
     this.keys = new Map();
@@ -155,7 +157,7 @@ export class Metrics {
   /** The sub-metrics k6 keeps for a metric: those the thresholds select, and http_req_duration{expected_response:true}. */
   submetricsOf(name) {
     const subs = [...this.keys.entries()].filter(([, k]) => k.name === name && k.suffix !== undefined).map(([key, k]) => ({ name: key, suffix: k.suffix, tags: k.tags }));
-    if (name === 'http_req_duration' && !subs.some((s) => s.suffix === 'expected_response:true')) subs.push({ name: 'http_req_duration{expected_response:true}', suffix: 'expected_response:true', tags: { expected_response: 'true' } });
+    if (name === 'http_req_duration' && this.expectedResponseTag && !subs.some((s) => s.suffix === 'expected_response:true')) subs.push({ name: 'http_req_duration{expected_response:true}', suffix: 'expected_response:true', tags: { expected_response: 'true' } });
     return subs;
   }
 

@@ -429,7 +429,7 @@ class Test {
       for (const [name, sc] of Object.entries(consolidated.scenarios)) {
         if (!init.exports.includes(sc.exec ?? 'default')) throw new Error(`scenario ${name}: exec ${sc.exec ?? 'default'} is not an exported function`);
       }
-      this.metrics = new Metrics({ thresholds: consolidated.thresholds, jsonOut: cfg.jsonOut, summaryTrendStats: consolidated.summaryTrendStats });
+      this.metrics = new Metrics({ thresholds: consolidated.thresholds, jsonOut: cfg.jsonOut, summaryTrendStats: consolidated.summaryTrendStats, systemTags: consolidated.systemTags });
     } catch (e) {
       this.result.fatal = `options: ${describe(e)}`;
       return EXIT.invalidConfig;

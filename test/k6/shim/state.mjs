@@ -86,11 +86,27 @@ export function timestamp() {
   return `${iso.slice(0, 19)}${frac ? `.${frac}` : ''}Z`;
 }
 
+/** k6's default `systemTags` (options.systemTags replaces the list; `vu`, `iter`, `ip`, `ocsp_status` are off unless named). */
+export const DEFAULT_SYSTEM_TAGS = ['proto', 'subproto', 'status', 'method', 'url', 'name', 'group', 'check', 'error', 'error_code', 'tls_version', 'scenario', 'service', 'expected_response'];
+
+/** Is this system tag on (options.systemTags, else k6's defaults)? A script's own tags are always kept. */
+export function systemTagOn(name) {
+  const list = Array.isArray(rt.testOptions?.systemTags) ? rt.testOptions.systemTags : DEFAULT_SYSTEM_TAGS;
+  return list.includes(name);
+}
+
+/** The system tags of a sample, less those options.systemTags turns off. */
+export function systemTags(tags) {
+  const out = {};
+  for (const [k, v] of Object.entries(tags)) if (systemTagOn(k)) out[k] = v;
+  return out;
+}
+
 /** The tags every sample of this stage carries: group, the scenario's, the VU's (exec.vu.tags). */
 export function baseTags() {
-  const tags = { group: rt.groupPath };
+  const tags = systemTags({ group: rt.groupPath });
   if (rt.stage === 'default' && rt.scenario) {
-    tags.scenario = rt.scenario.name;
+    if (systemTagOn('scenario')) tags.scenario = rt.scenario.name;
     Object.assign(tags, rt.scenarioTags);
   }
   for (const [k, v] of Object.entries(rt.vuTags)) tags[k] = String(v);
