@@ -53,9 +53,11 @@ describe('paced requests', () => {
     expect(records).toHaveLength(2);
     const [first, second] = records;
     expect(second.tStart - first.tStart).toBeGreaterThanOrEqual(250);
-    // Not charged for the ~300 ms in the pacer: intended is within a few ms of its start.
-    expect(second.tStart - second.tIntended).toBeLessThan(50);
-    expect(second.tEnd - second.tIntended).toBeLessThan(200);
+    // Not charged for the ~300 ms in the pacer: intended is near its start. The bound is half the
+    // wait, so a loaded machine's scheduling delay (60+ ms seen in a full suite on 2 cores) is not
+    // mistaken for the wait, while a charged wait (>= 250 ms) still fails.
+    expect(second.tStart - second.tIntended).toBeLessThan(150);
+    expect(second.tEnd - second.tIntended).toBeLessThan(250);
   });
 
   it('a late start the pacer did not cause is still charged (the intended time stays)', async () => {
