@@ -6,7 +6,9 @@
  * growing intervals can be judged from the gaps between attempts. Each copy of an event
  * (at-least-once delivery) is failed the same way (see AnswerBook). Every later attempt
  * is answered 200: no event is failed for good. A live-mode event is never failed or
- * stalled (a tester fails test deliveries only).
+ * stalled (a tester fails test deliveries only). The book tops the draw up so that the events
+ * failed never fall below the rounded share of the test-mode events seen: a short run still
+ * fails some, and the retry rules are exercised.
  */
 import { COPY_GAP_MS } from '../spec/tolerances.ts';
 import { createHash } from 'node:crypto';
@@ -86,6 +88,8 @@ interface EventChains {
 export class AnswerBook {
   private readonly events = new Map<string, EventChains>();
   private failing = 0;
+  /** Test-mode events seen (first deliveries), to keep the failed share from falling short by chance. */
+  private firsts = 0;
   readonly failAttempts: number;
   private readonly now: () => number;
 
@@ -123,7 +127,13 @@ export class AnswerBook {
       e.open.push(chain);
       return 'fail';
     }
-    const a = chooseAnswer(this.plan, eventId, attempt, livemode);
+    let a = chooseAnswer(this.plan, eventId, attempt, livemode);
+    if (eventId !== null && attempt === 0 && livemode === false) {
+      this.firsts++;
+      // The draw alone can fail none of a short run's few events (0.8^10 = 11% at share 0.2),
+      // leaving the retry rules unexercised: top up to the rounded share of the events seen.
+      if (a === 'ok' && this.failing < Math.round(this.firsts * this.plan.failShare)) a = 'fail';
+    }
     if (a === 'fail' && eventId !== null) {
       const n = this.failing++;
       const repeat = n < REPEAT_FIRST || (n - REPEAT_FIRST) % REPEAT_EVERY === REPEAT_EVERY - 1;
