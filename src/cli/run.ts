@@ -7,7 +7,7 @@
  */
 import { readHistory, type HistoryWriter } from '../history/index.ts';
 import type { RunConfig } from './config.ts';
-import { readRunSettings } from './run-steps/settings.ts';
+import { readRunSettings, type RunSettings } from './run-steps/settings.ts';
 import { RunScope, type RunIo } from './run-steps/scope.ts';
 import { resolveTarget } from './run-steps/target.ts';
 import { openChaos } from './run-steps/chaos.ts';
@@ -21,6 +21,15 @@ export type { RunIo, RunResult };
 export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> {
   const settings = await readRunSettings(cfg, io);
   const scope = new RunScope(io);
+  try {
+    return await judgedRun(settings, scope);
+  } finally {
+    await scope.final();
+  }
+}
+
+async function judgedRun(settings: RunSettings, scope: RunScope): Promise<RunResult> {
+  const { io } = scope;
   let history: HistoryWriter | null = null;
   try {
     const resolved = await resolveTarget(settings, scope);
@@ -42,6 +51,9 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
   }
   await scope.cleanup();
   await history.close();
+  scope.live.loadEnded();
   const summary = await judgeRun(readHistory(settings.historyPath, { onWarning: (m) => io.stderr.write(`paystorm: ${m}\n`) }), settings.judging, io.signal?.aborted ?? false);
-  return reportRun(summary, settings, io);
+  const result = await reportRun(summary, settings, io);
+  scope.live.verdict(summary);
+  return result;
 }

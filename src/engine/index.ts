@@ -3,4 +3,5 @@ export * from './clock.ts';
 export * from './executors.ts';
 export * from './burst.ts';
 export * from './progress.ts';
+export * from './live.ts';
 export * from './run.ts';

@@ -5,6 +5,7 @@
  * stay readable.
  */
 import type { HistoryRecord } from '../history/index.ts';
+import type { LiveViolation, LiveWatcher } from './live.ts';
 
 export interface ProgressStream {
   write(chunk: string): unknown;
@@ -47,8 +48,10 @@ export class Progress {
   errors = 0;
   rateLimited = 0;
   dropped = 0;
-  /** Bumped by the live oracle. */
+  /** Confirmed violations the live oracle reported. */
   violations = 0;
+  /** The invariant of the first one, named on the line. */
+  firstViolation: string | null = null;
   webhooks = 0;
   readonly plain: boolean;
   private readonly stream: ProgressStream;
@@ -78,8 +81,21 @@ export class Progress {
     } else if (r.kind === 'webhook') this.webhooks++;
   };
 
-  addViolations(n = 1): void {
-    this.violations += n;
+  /** A violation the live oracle confirmed. */
+  addViolation(v: Pick<LiveViolation, 'invariant'>): void {
+    this.violations++;
+    this.firstViolation ??= v.invariant;
+  }
+
+  /** This line as a watcher of a LiveRun. */
+  watcher(): LiveWatcher {
+    return {
+      record: this.onRecord,
+      dropped: (n) => this.addDropped(n),
+      scenario: (name, index, total) => this.setScenario(name, index, total),
+      phase: (note, ms) => this.phase(note, ms),
+      violation: (v) => this.addViolation(v),
+    };
   }
 
   addDropped(n: number): void {
@@ -147,7 +163,7 @@ export class Progress {
     const phase = this.phaseText(now);
     return (
       `paystorm ${elapsed}${sc}  ${this.requests} req  ${Math.round(this.currentRate())}/s  p99 ${p99 === null ? '-' : `${p99 >= 100 ? Math.round(p99) : p99.toFixed(1)}ms`}  ` +
-      `errors ${this.errors}  429s ${this.rateLimited}  dropped ${this.dropped}  violations ${this.violations}` +
+      `errors ${this.errors}  429s ${this.rateLimited}  dropped ${this.dropped}  violations ${this.violations}${this.firstViolation ? ` (first: ${this.firstViolation})` : ''}` +
       (phase ? `  | ${phase}` : '')
     );
   }

@@ -16,6 +16,7 @@ import { runExecutor, type IterationFn } from './executors.ts';
 import type { HistoryWriter } from '../history/writer.ts';
 import type { MetricsAggregator } from '../history/metrics.ts';
 import type { Progress } from './progress.ts';
+import { LiveRun } from './live.ts';
 import { seededRandom } from '../spec/random.ts';
 
 export interface RunCaps {
@@ -42,7 +43,10 @@ export interface RunScenariosOptions {
   timeScale: number;
   /** External stop (SIGINT). */
   signal?: AbortSignal;
+  /** The console line: told everything `live` is told, started and stopped with the load. */
   progress?: Progress;
+  /** What the run shows while it goes (records, dropped iterations, scenarios, phases); a fresh one when absent. */
+  live?: LiveRun;
   /** Fed every record and every dropped iteration. */
   metrics?: MetricsAggregator;
   webhooks?: ScenarioContext["webhooks"];
@@ -228,7 +232,8 @@ export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> 
   o.signal?.addEventListener('abort', onExternalAbort, { once: true });
   const durationCap = setTimeout(() => budget.stop(STOP_REASONS.maxDuration), Math.max(0, o.caps.maxDurationMs - clock.now()));
 
-  const unsubscribe = [o.metrics ? writer.subscribe((r) => o.metrics!.add(r)) : null, o.progress ? writer.subscribe(o.progress.onRecord) : null];
+  const live = o.live ?? new LiveRun();
+  const unsubscribe = [o.metrics ? writer.subscribe((r) => o.metrics!.add(r)) : null, writer.subscribe(live.record), o.progress ? live.watch(o.progress.watcher()) : null];
   if (o.runRecord) writer.write(o.runRecord);
   o.progress?.start();
 
@@ -263,16 +268,18 @@ export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> 
   const onRunStop = () => runFaultsStop.abort();
   signal.addEventListener('abort', onRunStop, { once: true });
   const extraFaults = runFaults(o.extraFaults, runFaultsStop.signal, 'faults');
+  let current = '';
   const onDropped = (n: number) => {
     dropped += n;
     o.metrics?.addDropped(n);
-    o.progress?.addDropped(n);
+    live.dropped(n, current);
   };
 
   for (const [index, scenario] of o.scenarios.entries()) {
     if (signal.aborted) break;
     factory.setScenario(scenario.name);
-    o.progress?.setScenario(scenario.name, index, o.scenarios.length);
+    current = scenario.name;
+    live.scenario(scenario.name, index, o.scenarios.length);
     const random = seededRandom(scenarioSeed(o.seed, scenario.name));
     const ctx: ScenarioContext = {
       scenario: scenario.name,
@@ -310,7 +317,7 @@ export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> 
       ...(o.upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs: o.upstreamTimeoutMs } : {}),
       ...(o.refundFailAmount !== undefined ? { refundFailAmount: o.refundFailAmount } : {}),
       ...(o.settleBoundMs !== undefined ? { settleBoundMs: o.settleBoundMs } : {}),
-      ...(o.progress ? { phase: (note: string | null, ms?: number) => o.progress!.phase(note, ms) } : {}),
+      phase: (note: string | null, ms?: number) => live.phase(note, ms),
     };
     const faultsStop = new AbortController();
     const onStop = () => faultsStop.abort();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Progress, isCi } from '../../src/engine/index.ts';
+import { LiveRun, Progress, isCi } from '../../src/engine/index.ts';
 import { HISTORY_VERSION, type ExchangeRecord } from '../../src/history/index.ts';
 
 function rec(status: number, failure: ExchangeRecord['failure'] = null): ExchangeRecord {
@@ -21,9 +21,36 @@ describe('progress', () => {
     p.onRecord(rec(503));
     p.onRecord(rec(0, 'timeout'));
     p.addDropped(2);
-    p.addViolations();
+    p.addViolation({ invariant: 'idem-single-object' });
     t = 5_000;
-    expect(p.line()).toMatch(/^paystorm 5s\/1m00s {2}4 req .*errors 2 {2}429s 1 {2}dropped 2 {2}violations 1$/);
+    expect(p.line()).toMatch(/^paystorm 5s\/1m00s {2}4 req .*errors 2 {2}429s 1 {2}dropped 2 {2}violations 1 \(first: idem-single-object\)$/);
+  });
+
+  it('as a LiveRun watcher, counts what the run reports and names the first violation found', () => {
+    const { stream } = sink(false);
+    const p = new Progress({ clock: { now: () => 1000 }, stream });
+    const live = new LiveRun(() => {});
+    live.watch(p.watcher());
+    live.record(rec(429));
+    live.dropped(3, 's');
+    live.scenario('mixed', 0, 2);
+    const evidence = { message: 'x' };
+    live.violation({ invariant: 'refund-sum-bounded', rules: ['REF-1'], evidence, t: 10 });
+    live.violation({ invariant: 'idem-single-object', rules: ['IDEM-6'], evidence, t: 20 });
+    expect(p.line()).toMatch(/mixed 1\/2 {2}1 req .*429s 1 {2}dropped 3 {2}violations 2 \(first: refund-sum-bounded\)$/);
+    expect(live.violations.map((v) => v.invariant)).toEqual(['refund-sum-bounded', 'idem-single-object']);
+  });
+
+  it('drops a watcher that throws and keeps telling the others', () => {
+    const notes: string[] = [];
+    const live = new LiveRun((m) => notes.push(m));
+    let seen = 0;
+    live.watch({ record: () => { throw new Error('boom'); } });
+    live.watch({ record: () => void seen++ });
+    live.record(rec(200));
+    live.record(rec(200));
+    expect(seen).toBe(2);
+    expect(notes).toEqual([expect.stringContaining('dropped: boom')]);
   });
 
   it('prints plain lines without carriage returns when not on a TTY', async () => {

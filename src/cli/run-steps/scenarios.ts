@@ -151,6 +151,7 @@ export async function runScenarioSuite(history: HistoryWriter, s: RunSettings, s
     timeScale: s.timeScale,
     signal: io.signal ? AbortSignal.any([io.signal, safety.signal]) : safety.signal,
     progress,
+    live: scope.live,
     metrics: new MetricsAggregator(),
     webhooks: receiver
       ? {

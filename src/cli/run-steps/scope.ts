@@ -2,7 +2,7 @@
  * What the steps of `paystorm run` share while the run lives: its streams, its clock, the gate
  * records wait behind until the history opens, and what must be closed on every way out.
  */
-import { RunClock } from '../../engine/index.ts';
+import { LiveRun, RunClock } from '../../engine/index.ts';
 import type { FaultRecord, HistoryRecord, HistoryWriter, WebhookRecord } from '../../history/index.ts';
 
 export interface RunIo {
@@ -32,9 +32,26 @@ export class RunScope {
   /** Time 0 of the run: the clock starts when the scope is made, before any server. */
   readonly clock = new RunClock();
   readonly gate = new RecordGate();
+  /** What the run shows while it goes: the progress line, the metrics endpoint and the live page watch it. */
+  readonly live: LiveRun;
   private readonly cleanups: (() => Promise<void>)[] = [];
+  private readonly finals: (() => Promise<void>)[] = [];
 
-  constructor(readonly io: RunIo) {}
+  constructor(readonly io: RunIo) {
+    this.live = new LiveRun((m) => io.stderr.write(`paystorm: ${m}\n`));
+  }
+
+  /**
+   * Runs once the verdict is written (or the run failed), after cleanup: for what must outlive
+   * the load, such as an endpoint a final scrape reads. Reverse order of registration.
+   */
+  onFinal(c: () => Promise<void>): void {
+    this.finals.push(c);
+  }
+
+  async final(): Promise<void> {
+    for (const c of this.finals.splice(0).reverse()) await c().catch((e) => this.io.stderr.write(`paystorm: closing: ${(e as Error).message}\n`));
+  }
 
   /** Runs at cleanup, in reverse order of registration (the proxy closes before the service behind it). */
   onCleanup(c: () => Promise<void>): void {
