@@ -59,7 +59,10 @@ const PALETTE = {
   refused: '#dc2626',
 };
 
-export function faultBands(summary: Summary): FaultBand[] {
+/** What a fault band is drawn from: a summary's fault, or a fault record while the run goes. */
+export type FaultWindow = Pick<Summary['faults'][number], 'tStart' | 'tEnd' | 'type' | 'link'>;
+
+export function faultBands(summary: { faults: readonly FaultWindow[] }): FaultBand[] {
   return summary.faults
     .map((f) => ({ start: f.tStart / 1000, end: Math.max(f.tEnd, f.tStart) / 1000, label: `${f.type} (${f.link})` }))
     .sort((a, b) => a.start - b.start);
@@ -164,9 +167,13 @@ export function rateCharts(m: RunMetrics, faults: FaultBand[]): ChartSpec[] {
 
 /** Every chart of the report, in page order. Charts with no x values are still listed: the page shows "no data". */
 export function buildCharts(summary: Summary, m: RunMetrics): ChartSpec[] {
-  const faults = faultBands(summary);
+  return chartsFor(m, faultBands(summary), Math.max(summary.duration_ms, m.durationMs) / 1000);
+}
+
+/** The charts of `m`, every one spanning at least `spanS` seconds (the run's length), its faults and its data. */
+export function chartsFor(m: RunMetrics, faults: FaultBand[], spanS: number): ChartSpec[] {
   const charts = [throughputChart(m, faults), ...latencyCharts(m, faults), ...rateCharts(m, faults)];
-  const xMax = Math.max(summary.duration_ms / 1000, m.durationMs / 1000, ...faults.map((f) => f.end), ...charts.map((c) => c.x.at(-1) ?? 0));
+  const xMax = Math.max(spanS, ...faults.map((f) => f.end), ...charts.map((c) => c.x.at(-1) ?? 0));
   for (const c of charts) c.xMax = Math.ceil(xMax);
   return charts;
 }

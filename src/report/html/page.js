@@ -1,8 +1,7 @@
-// Browser side of report.html: draws the chart specs built by chart-data.ts with uPlot.
+// Browser side of report.html and of the live page: draws the chart specs built by chart-data.ts with uPlot.
 // Inlined into the page as-is (not compiled), so plain modern JS only.
 (function () {
   'use strict';
-  var data = JSON.parse(document.getElementById('paystorm-data').textContent);
   var FAULT_FILL = 'rgba(220, 38, 38, 0.10)';
   var FAULT_EDGE = 'rgba(220, 38, 38, 0.55)';
   var FAULT_LABEL = '#991b1b';
@@ -111,16 +110,20 @@
   }
 
   // Without the cursor on the plot the legend shows each series' last value (marked "last"), not "--".
-  function legendValue(values) {
-    var last = lastValue(values);
+  // Read at draw time, so a chart whose data is replaced (the live page) shows its newest value.
+  function legendValue(valuesOf) {
     return function (u, v, sidx, idx) {
-      if (idx === null || idx === undefined) return last === null ? '--' : fmt(last) + ' (last)';
+      if (idx === null || idx === undefined) {
+        var last = lastValue(valuesOf());
+        return last === null ? '--' : fmt(last) + ' (last)';
+      }
       return fmt(v);
     };
   }
 
-  function seriesOpts(s) {
-    var o = { label: s.label, stroke: s.color, width: s.width || 1.25, spanGaps: false, scale: s.scale || 'y', points: { show: false }, value: legendValue(s.values) };
+  function seriesOpts(entry, i) {
+    var s = entry.spec.series[i];
+    var o = { label: s.label, stroke: s.color, width: s.width || 1.25, spanGaps: false, scale: s.scale || 'y', points: { show: false }, value: legendValue(function () { return entry.spec.series[i].values; }) };
     if (s.dash) o.dash = s.dash;
     if (s.stepped) o.paths = uPlot.paths.stepped({ align: 1 });
     if (s.pointsOnly) {
@@ -142,67 +145,107 @@
     return Math.max(280, Math.floor(el.getBoundingClientRect().width) - 4);
   }
 
-  var plots = [];
-  var rendered = 0;
-  data.charts.forEach(function (spec) {
-    var el = document.getElementById(spec.id);
-    if (!el) return;
-    var body = el.querySelector('.chart-body');
+  function pointsOf(spec) {
     var points = 0;
     spec.series.forEach(function (s) { s.values.forEach(function (v) { if (v !== null) points++; }); });
-    if (spec.x.length === 0 || points === 0) {
-      body.innerHTML = '<div class="nodata">no data</div>';
-      el.dataset.points = '0';
-      return;
-    }
-    var hasY2 = spec.series.some(function (s) { return s.scale === 'y2'; });
+    return spec.x.length === 0 ? 0 : points;
+  }
+
+  // uPlot's columns: x, then each series (a log axis cannot show 0 ms: such points are left out rather than clamped).
+  function columns(spec, log) {
+    return [spec.x].concat(spec.series.map(function (s) { return log ? s.values.map(function (v) { return v !== null && v > 0 ? v : null; }) : s.values; }));
+  }
+
+  function sameSeries(a, b) {
+    return a.series.length === b.series.length && a.series.every(function (s, i) { return s.label === b.series[i].label; });
+  }
+
+  var plots = [];
+
+  // Draws one chart spec into its element (an h3 and a .chart-body); returns a handle whose
+  // update(spec) redraws it with new data (the live page), keeping the scale the reader chose.
+  function drawChart(el, spec) {
+    var body = el.querySelector('.chart-body');
+    var entry = { plot: null, body: body, el: el, spec: spec, log: false, tools: false };
     var logOk = spec.group === 'latency';
-    // One spike flattens a linear latency axis: start on a log scale when the top is far above the typical value.
-    var useLog = logOk && spikeFlattens(spec);
-    if (logOk) {
-      var tools = document.createElement('span');
-      tools.className = 'chart-tools';
-      tools.innerHTML = '<label><input type="checkbox" class="log-toggle"' + (useLog ? ' checked' : '') + '> log scale</label>';
-      el.querySelector('h3').appendChild(tools);
-    }
-    var entry = { plot: null, body: body, el: el };
     function build(log) {
+      var s = entry.spec;
+      var hasY2 = s.series.some(function (x) { return x.scale === 'y2'; });
       var axes = [
         { label: 'seconds since start', size: 40, labelSize: 18, grid: { stroke: '#eef0f3' }, ticks: { stroke: '#d1d5db' } },
-        { label: spec.yLabel + (log ? ' (log)' : ''), scale: 'y', size: 56, labelSize: 18, grid: { stroke: '#eef0f3' }, ticks: { stroke: '#d1d5db' } },
+        { label: s.yLabel + (log ? ' (log)' : ''), scale: 'y', size: 56, labelSize: 18, grid: { stroke: '#eef0f3' }, ticks: { stroke: '#d1d5db' } },
       ];
-      if (hasY2) axes.push({ label: spec.y2Label || '', scale: 'y2', side: 1, size: 50, labelSize: 18, grid: { show: false } });
+      if (hasY2) axes.push({ label: s.y2Label || '', scale: 'y2', side: 1, size: 50, labelSize: 18, grid: { show: false } });
       var scales = {
-        x: { time: false, range: fullRunRange(spec) },
+        x: { time: false, range: fullRunRange(s) },
         y: log ? { distr: 3, log: 10 } : { range: function (u, min, max) { return [0, max > 0 ? max * 1.08 : 1]; } },
       };
       if (hasY2) scales.y2 = { range: function (u, min, max) { return [0, max > 0 ? max * 1.15 : 1]; } };
-      var height = spec.group === 'throughput' ? 280 : 220;
+      var height = s.group === 'throughput' ? 280 : 220;
       var opts = {
         width: chartWidth(body),
         height: height,
         scales: scales,
         axes: axes,
-        series: [{ label: 't (s)', value: legendValue(spec.x) }].concat(spec.series.map(seriesOpts)),
+        series: [{ label: 't (s)', value: legendValue(function () { return entry.spec.x; }) }].concat(s.series.map(function (x, i) { return seriesOpts(entry, i); })),
         legend: { live: true },
         cursor: { drag: { x: true, y: false } },
-        plugins: [overlays(spec)],
+        plugins: [overlays(s)],
       };
-      // A log axis cannot show 0 ms: such points are left out rather than clamped.
-      var cols = [spec.x].concat(spec.series.map(function (s) { return log ? s.values.map(function (v) { return v !== null && v > 0 ? v : null; }) : s.values; }));
       if (entry.plot) entry.plot.destroy();
-      entry.plot = new uPlot(opts, cols, body);
+      body.innerHTML = '';
+      entry.plot = new uPlot(opts, columns(s, log), body);
+      entry.log = log;
       el.dataset.scale = log ? 'log' : 'linear';
+      if (plots.indexOf(entry) < 0) plots.push(entry);
     }
-    build(useLog);
-    if (logOk) el.querySelector('.log-toggle').addEventListener('change', function (e) { build(e.target.checked); });
-    plots.push(entry);
-    el.dataset.points = String(points);
-    rendered++;
-  });
+    function show() {
+      var points = pointsOf(entry.spec);
+      el.dataset.points = String(points);
+      if (points === 0) {
+        if (entry.plot) { entry.plot.destroy(); entry.plot = null; }
+        body.innerHTML = '<div class="nodata">no data</div>';
+        return false;
+      }
+      if (logOk && !entry.tools) {
+        // One spike flattens a linear latency axis: start on a log scale when the top is far above the typical value.
+        entry.log = spikeFlattens(entry.spec);
+        var tools = document.createElement('span');
+        tools.className = 'chart-tools';
+        tools.innerHTML = '<label><input type="checkbox" class="log-toggle"' + (entry.log ? ' checked' : '') + '> log scale</label>';
+        el.querySelector('h3').appendChild(tools);
+        tools.querySelector('.log-toggle').addEventListener('change', function (e) { build(e.target.checked); });
+        entry.tools = true;
+      }
+      return true;
+    }
+    entry.update = function (next) {
+      var rebuild = !entry.plot || !sameSeries(entry.spec, next);
+      // In place: the overlays and the x range read the spec when they draw.
+      for (var k in next) entry.spec[k] = next[k];
+      if (!show()) return;
+      if (rebuild) build(entry.log);
+      else entry.plot.setData(columns(entry.spec, entry.log));
+    };
+    entry.drawn = show();
+    if (entry.drawn) build(entry.log);
+    return entry;
+  }
 
   window.addEventListener('resize', function () {
-    plots.forEach(function (p) { p.plot.setSize({ width: chartWidth(p.body), height: p.plot.height }); });
+    plots.forEach(function (p) { if (p.plot) p.plot.setSize({ width: chartWidth(p.body), height: p.plot.height }); });
+  });
+  window.PaystormCharts = { draw: drawChart };
+
+  // report.html: its charts' data is inlined once; the live page (src/report/dashboard) draws through PaystormCharts.
+  var dataEl = document.getElementById('paystorm-data');
+  if (!dataEl) return;
+  var data = JSON.parse(dataEl.textContent);
+  var rendered = 0;
+  data.charts.forEach(function (spec) {
+    var el = document.getElementById(spec.id);
+    if (!el) return;
+    if (drawChart(el, spec).drawn) rendered++;
   });
   document.body.dataset.chartsRendered = String(rendered);
 })();
