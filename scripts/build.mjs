@@ -8,7 +8,7 @@
  * The compiled CLI reads nothing under src/ at run time (an installed package has no src/): what
  * the sources read beside themselves is inlined (esbuild `define`) — the history worker's script
  * (bundled here as src/history/writer.ts bundles it when the sources run) and the HTML report's
- * page.js and styles.css.
+ * page.js and styles.css, and the live page's dashboard.js.
  *
  * dist/cli/.stamp is written last: bin/paystorm.js uses the build only when the stamp is
  * newer than every file under src/ and scenarios/ (else it runs src through tsx).
@@ -48,6 +48,7 @@ async function inlinedFiles() {
     PAYSTORM_HISTORY_WORKER: JSON.stringify(worker.outputFiles[0].text),
     PAYSTORM_REPORT_PAGE_JS: text('src/report/html/page.js'),
     PAYSTORM_REPORT_STYLES_CSS: text('src/report/html/styles.css'),
+    PAYSTORM_DASHBOARD_JS: text('src/report/dashboard/dashboard.js'),
   };
 }
 

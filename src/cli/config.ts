@@ -74,6 +74,10 @@ export const runConfigSchema = z
     saveBaseline: z.string().optional(),
     /** Window of the soak drift's per-window figures (default 60s). */
     trendWindow: durationSchema.optional(),
+    /** --dashboard PORT: serve the live page on this port (0: any free port) while the run goes (docs/dashboard.md). */
+    dashboard: z.number().int().min(0).max(65535).optional(),
+    /** The address the live page listens on (default 127.0.0.1: this machine only). */
+    dashboardHost: z.string().optional(),
   })
   .strict();
 export type RunConfig = z.infer<typeof runConfigSchema>;

@@ -19,6 +19,7 @@ import { isRegressionExpr, loadBaseline, parseRegression } from '../oracle/basel
 import { isDriftExpr, parseDriftThreshold } from '../oracle/trend.ts';
 import { SCENARIOS, scenarioByName } from '../../scenarios/index.ts';
 import { isScenarioPath } from './scenario-file.ts';
+import { dashboardHostProblem } from './run-steps/dashboard.ts';
 import { isBugName, BUG_NAMES } from '../target/bugs.ts';
 import { variantByName, VARIANT_NAMES, type ServiceVariant } from '../target/variants.ts';
 import { parseDuration } from './duration.ts';
@@ -195,6 +196,13 @@ export const RUN_CHECKS: RunCheck[] = [
     return out;
   }),
   check('out', (out) => outProblem(out)),
+  check('dashboard', (port, cfg) => {
+    if (port !== 0 && port === cfg.webhookPort) return `port ${port} is also --webhook-port; pass another port for the live page (or 0 for any free one).`;
+  }),
+  check('dashboardHost', (host, cfg) => {
+    if (cfg.dashboard === undefined) return 'sets where the live page listens, but no --dashboard PORT asks for the page: add --dashboard PORT, or drop --dashboard-host.';
+    return dashboardHostProblem(host);
+  }),
 ];
 
 /** Checks that span options (no one option to hang them on). */

@@ -9,6 +9,7 @@ import { readHistory, type HistoryWriter } from '../history/index.ts';
 import type { RunConfig } from './config.ts';
 import { readRunSettings, type RunSettings } from './run-steps/settings.ts';
 import { RunScope, type RunIo } from './run-steps/scope.ts';
+import { openDashboard } from './run-steps/dashboard.ts';
 import { resolveTarget } from './run-steps/target.ts';
 import { openChaos } from './run-steps/chaos.ts';
 import { probeTarget } from './run-steps/probe.ts';
@@ -32,6 +33,7 @@ async function judgedRun(settings: RunSettings, scope: RunScope): Promise<RunRes
   const { io } = scope;
   let history: HistoryWriter | null = null;
   try {
+    await openDashboard(settings, scope);
     const resolved = await resolveTarget(settings, scope);
     const chaos = await openChaos(settings, resolved, scope);
     const target = await probeTarget(settings, chaos.targetUrl, io);

@@ -20,6 +20,8 @@ export interface LiveWatcher {
   record?(r: HistoryRecord): void;
   /** Iterations an open-model executor could not start in time. */
   dropped?(n: number, scenario: string): void;
+  /** The suite's planned length (ms from the first scenario's start) and the plan line, once, before the load. */
+  plan?(totalMs: number, line: string): void;
   /** A scenario started (index of total). */
   scenario?(name: string, index: number, total: number): void;
   /** What the scenario waits for, for `ms` if given; null clears. */
@@ -61,6 +63,9 @@ export class LiveRun {
   readonly record = (r: HistoryRecord): void => this.emit('record', r);
   dropped(n: number, scenario: string): void {
     this.emit('dropped', n, scenario);
+  }
+  plan(totalMs: number, line: string): void {
+    this.emit('plan', totalMs, line);
   }
   scenario(name: string, index: number, total: number): void {
     this.emit('scenario', name, index, total);

@@ -42,10 +42,13 @@ export const runCommand: PaystormCommand = {
       .option('save-baseline', { type: 'string', describe: 'Save this run\'s baseline (histograms and counts, a few KB) into this directory' })
       .option('trend-window', { type: 'string', describe: 'Window of the soak drift figures and trend() thresholds (default 60s)' })
       .option('variant', { type: 'string', describe: 'Embedded target: a conforming variant of the reference service, one open choice of the spec taken another way (see docs/variant-matrix.md)' })
+      .option('dashboard', { type: 'number', describe: 'Serve a live page on this port while the run goes: the report\'s charts, the phase, the plan\'s time left and violations as they are found, then the final report (0: any free port; see docs/dashboard.md)' })
+      .option('dashboard-host', { type: 'string', describe: 'Address the live page listens on (default 127.0.0.1: this machine only; 0.0.0.0: every interface, with no authentication)' })
       .example('$0 run', 'The default suite against the embedded reference service')
       .example('$0 run mixed --target https://staging.example.com --key acme:svc_test_sk_... --cards cards.json --duration 5m', 'Mixed load against a staging deployment')
       .example('$0 run rate-limit --target https://staging.example.com --key svc_test_sk_... --key svc_test_sk_...', 'Probe the 500/min fixed window')
-      .example('$0 run chaos', 'Upstream faults through the embedded Toxiproxy-compatible proxy'),
+      .example('$0 run chaos', 'Upstream faults through the embedded Toxiproxy-compatible proxy')
+      .example('$0 run mixed --duration 5m --dashboard 8090', 'Watch the run live at http://127.0.0.1:8090/'),
   handler: async (args) => {
     const flags: RunConfig = {
       scenarios: args.scenarios,
@@ -80,6 +83,8 @@ export const runCommand: PaystormCommand = {
       baseline: args.baseline,
       saveBaseline: args.saveBaseline,
       trendWindow: args.trendWindow,
+      dashboard: args.dashboard,
+      dashboardHost: args.dashboardHost,
       ...(args.cards !== undefined ? { cards: args.cards } : {}),
     };
     // The pipeline loads only when a run starts (`paystorm run --help` stays fast).

@@ -29,6 +29,8 @@ export interface PreparedScenarios {
   settleBoundMs: number;
   /** SM-4: the 3DS challenge time-out, when known. */
   challengeTimeoutMs: number | undefined;
+  /** How long the suite will take and why (the plan line). */
+  plan: { totalMs: number; line: string };
 }
 
 function keyInfo(k: ParsedKey, directApi?: boolean, shared?: boolean): KeyInfo {
@@ -69,7 +71,7 @@ export function prepareScenarios(s: RunSettings, target: ProbedTarget, receiver:
   // Embedded: the service's own challenge expiry, scaled.
   const challengeTimeoutMs =
     cfg.challengeTimeout !== undefined ? parseDuration(cfg.challengeTimeout, '--challenge-timeout') : embedded ? (s.variant?.options.challengeExpiryMs ?? embeddedChallengeTimeoutMs(timeScale)) : undefined;
-  return { keys, env, settleBoundMs, challengeTimeoutMs };
+  return { keys, env, settleBoundMs, challengeTimeoutMs, plan: { totalMs: plan.totalMs, line: plan.line } };
 }
 
 /** What the run record and the load are made from: the earlier steps' outputs. */
@@ -139,6 +141,7 @@ export async function runScenarioSuite(history: HistoryWriter, s: RunSettings, s
   scope.onCleanup(async () => unsubscribeSafety());
   // The planned length is known only when --duration sets it; otherwise show elapsed time alone.
   const progress = new Progress({ clock, stream: io.stderr, ...(durationMs !== undefined ? { totalMs: durationMs } : {}) });
+  scope.live.plan(prepared.plan.totalMs, prepared.plan.line);
   const outcome = await runScenarios({
     scenarios: s.scenarios,
     target: h.target,

@@ -1,0 +1,205 @@
+/**
+ * What the live page shows, kept from a LiveRun as the run goes: the report's charts (the same
+ * metrics aggregator and chart builders as report.html, bounded for the page), the scenario and
+ * its phase, elapsed time and the plan's time left, counters, the violations the oracle confirms,
+ * and at the end the verdict. `state()` is what the server sends; nothing in it holds a secret key
+ * (keys appear as labels only, and every text from the target is redacted).
+ */
+import type { LiveViolation, LiveWatcher } from '../../engine/live.ts';
+import { MetricsAggregator, type HistoryRecord } from '../../history/index.ts';
+import type { Summary } from '../../spec/summary.ts';
+import { chartsFor, faultBands, type ChartSpec, type FaultWindow } from '../html/chart-data.ts';
+import { redactSecrets } from '../redact.ts';
+import { verdictReason } from '../verdict.ts';
+import { boundRateSamples, boundTimeline } from './bound.ts';
+
+/** Violations listed one by one on the page; past it, only counted. */
+export const MAX_LISTED_VIOLATIONS = 100;
+/** Fault windows kept for the charts' shading (the newest). */
+const MAX_FAULTS = 500;
+/** The rate shown: requests per second over the last few whole seconds. */
+const RATE_SECONDS = 3;
+/** Examples of one invariant listed at the end, when the oracle did not confirm it while running. */
+const EXAMPLES_AT_END = 5;
+
+export interface DashboardViolation {
+  invariant: string;
+  rules: string[];
+  message: string;
+  requestIds: string[];
+  /** Run time (ms) when it was found; null when only the final verdict named it and gave no time. */
+  t: number | null;
+  /** Found by the final verdict, not while the run went. */
+  atEnd: boolean;
+}
+
+export interface DashboardState {
+  runId: string | null;
+  /** starting: no load yet; running; judging: the load ended, the verdict is being judged; done. */
+  status: 'starting' | 'running' | 'judging' | 'done';
+  elapsedMs: number;
+  /** The suite's plan: its length, the line that explains it, and the time left of it. */
+  plan: { totalMs: number; line: string; leftMs: number } | null;
+  scenario: { name: string; index: number; total: number } | null;
+  /** What the scenario waits for, with its time left when known. */
+  phase: { note: string; leftMs: number | null } | null;
+  counters: {
+    requests: number;
+    /** Requests per second over the last few whole seconds. */
+    rate: number;
+    s2xx: number;
+    /** 4xx answers, 429s included. */
+    s4xx: number;
+    s429: number;
+    s5xx: number;
+    /** Requests with no answer. */
+    failures: number;
+    dropped: number;
+    webhooks: number;
+    violations: number;
+  };
+  charts: ChartSpec[];
+  /** The first MAX_LISTED_VIOLATIONS; counters.violations counts them all. */
+  violations: DashboardViolation[];
+  final: { verdict: Summary['verdict']; exitCode: number; reason: string } | null;
+}
+
+export interface DashboardFeedOptions {
+  /** The run's clock (ms since its start). */
+  clock: { now(): number };
+  runId?: string;
+}
+
+export class DashboardFeed implements LiveWatcher {
+  private readonly metrics = new MetricsAggregator();
+  private readonly faults: FaultWindow[] = [];
+  private readonly listed: DashboardViolation[] = [];
+  private violationCount = 0;
+  private readonly liveInvariants = new Set<string>();
+  private webhooks = 0;
+  private readonly runId: string | null;
+  private status: DashboardState['status'] = 'starting';
+  private planned: { totalMs: number; line: string } | null = null;
+  /** When the first scenario started: the plan counts from there. */
+  private loadStart: number | null = null;
+  private current: DashboardState['scenario'] = null;
+  private phaseNote: { note: string; until: number | null } | null = null;
+  private finalState: DashboardState['final'] = null;
+  private readonly listeners = new Set<(urgent: boolean) => void>();
+
+  constructor(private readonly opts: DashboardFeedOptions) {
+    this.runId = opts.runId ?? null;
+  }
+
+  /** Called when something the page should show at once happened (urgent: the verdict); returns the unsubscribe. */
+  onChange(fn: (urgent: boolean) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private changed(urgent = false): void {
+    for (const fn of this.listeners) fn(urgent);
+  }
+
+  readonly record = (r: HistoryRecord): void => {
+    this.metrics.add(r);
+    if (r.kind === 'webhook') this.webhooks++;
+    else if (r.kind === 'fault') {
+      this.faults.push({ tStart: r.tStart, tEnd: r.tEnd, type: r.toxic.type, link: r.link });
+      if (this.faults.length > MAX_FAULTS) this.faults.shift();
+    }
+  };
+
+  dropped(n: number): void {
+    this.metrics.addDropped(n);
+  }
+
+  plan(totalMs: number, line: string): void {
+    this.planned = { totalMs, line };
+  }
+
+  scenario(name: string, index: number, total: number): void {
+    this.loadStart ??= this.opts.clock.now();
+    this.status = 'running';
+    this.current = { name, index, total };
+    this.phaseNote = null;
+    this.changed();
+  }
+
+  phase(note: string | null, ms?: number): void {
+    this.phaseNote = note === null ? null : { note, until: ms !== undefined && ms > 0 ? this.opts.clock.now() + ms : null };
+    this.changed();
+  }
+
+  violation(v: LiveViolation): void {
+    this.liveInvariants.add(v.invariant);
+    this.addViolation({ invariant: v.invariant, rules: [...v.rules], message: v.evidence.message, requestIds: v.evidence.requestIds ?? [], t: v.t, atEnd: false });
+    this.changed();
+  }
+
+  loadEnded(): void {
+    this.status = 'judging';
+    this.phaseNote = null;
+    this.changed();
+  }
+
+  /** The verdict: lists the violations the oracle found only at the end, and ends the feed. */
+  verdict(summary: Summary): void {
+    for (const inv of summary.invariants) {
+      if (inv.status !== 'fail' || this.liveInvariants.has(inv.id)) continue;
+      for (const e of inv.examples.slice(0, EXAMPLES_AT_END)) {
+        this.addViolation({ invariant: inv.id, rules: [...inv.rules], message: e.message, requestIds: e.requestIds ?? [], t: e.times?.[0] ?? null, atEnd: true });
+      }
+    }
+    this.status = 'done';
+    this.finalState = { verdict: summary.verdict, exitCode: summary.exitCode, reason: redactSecrets(verdictReason(summary)) };
+    this.changed(true);
+  }
+
+  get done(): boolean {
+    return this.finalState !== null;
+  }
+
+  private addViolation(v: DashboardViolation): void {
+    this.violationCount++;
+    if (this.listed.length >= MAX_LISTED_VIOLATIONS) return;
+    this.listed.push({ ...v, message: redactSecrets(v.message), requestIds: v.requestIds.slice(0, 3).map(redactSecrets) });
+  }
+
+  state(): DashboardState {
+    const now = this.opts.clock.now();
+    const m = this.metrics.snapshot();
+    // While the load runs, the second now under way is not complete: leave it out (it would dip).
+    const timeline = this.status === 'running' || this.status === 'starting' ? m.timeline.filter((p) => p.t < Math.floor(now / 1000)) : m.timeline;
+    const total = (pick: (p: (typeof timeline)[number]) => number) => timeline.reduce((a, p) => a + pick(p), 0);
+    const recent = timeline.slice(-RATE_SECONDS);
+    const plan = this.planned ? { ...this.planned, line: redactSecrets(this.planned.line), leftMs: Math.max(0, (this.loadStart ?? now) + this.planned.totalMs - now) } : null;
+    const planEndS = plan ? ((this.loadStart ?? now) + plan.totalMs) / 1000 : 0;
+    const phaseLeft = this.phaseNote?.until != null ? this.phaseNote.until - now : null;
+    if (phaseLeft !== null && phaseLeft <= 0) this.phaseNote = null;
+    return {
+      runId: this.runId,
+      status: this.status,
+      elapsedMs: now,
+      plan,
+      scenario: this.current ? { ...this.current, name: redactSecrets(this.current.name) } : null,
+      phase: this.phaseNote ? { note: redactSecrets(this.phaseNote.note), leftMs: phaseLeft } : null,
+      counters: {
+        requests: m.requests,
+        rate: recent.length ? Math.round((recent.reduce((a, p) => a + p.requests, 0) / recent.length) * 10) / 10 : 0,
+        s2xx: total((p) => p.s2xx),
+        s4xx: total((p) => p.s4xx),
+        s429: total((p) => p.s429),
+        s5xx: total((p) => p.s5xx),
+        failures: total((p) => p.failures),
+        dropped: m.dropped,
+        webhooks: this.webhooks,
+        violations: this.violationCount,
+      },
+      // The x axis spans the plan (or the time so far, when longer): the data grows into it.
+      charts: chartsFor({ ...m, timeline: boundTimeline(timeline), rate: boundRateSamples(m.rate) }, faultBands({ faults: this.faults }), Math.max(now / 1000, planEndS)),
+      violations: [...this.listed],
+      final: this.finalState,
+    };
+  }
+}
