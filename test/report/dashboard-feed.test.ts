@@ -2,15 +2,16 @@
 import { describe, expect, it } from 'vitest';
 import { LiveRun } from '../../src/engine/index.ts';
 import { HISTORY_VERSION, type ExchangeRecord, type FaultRecord } from '../../src/history/index.ts';
-import { DashboardFeed, MAX_LISTED_VIOLATIONS } from '../../src/report/dashboard/feed.ts';
+import { DashboardFeed, EXAMPLES_PER_INVARIANT } from '../../src/report/dashboard/feed.ts';
 import { boundRateSamples, boundTimeline } from '../../src/report/dashboard/bound.ts';
 import type { RateSample, TimelinePoint } from '../../src/spec/scenario.ts';
+import type { Operation } from '../../src/spec/operations.ts';
 import { fixtureSummary } from './fixture.ts';
 
 const SECRET = 'svc_test_sk_4eC39HqLyjWDarjtT1zdp7dc';
 
 let seq = 0;
-function exchange(tEnd: number, status: number, op = 'create', rate: ExchangeRecord['rate'] = null): ExchangeRecord {
+function exchange(tEnd: number, status: number, op: Operation = 'create', rate: ExchangeRecord['rate'] = null): ExchangeRecord {
   return { v: HISTORY_VERSION, kind: 'exchange', seq: seq++, scenario: 'mixed', op, key: 'acme/test/…b605', sent: {}, tIntended: tEnd - 20, tStart: tEnd - 20, tEnd, wall: 0, status, contentType: null, rate, retryAfter: null, json: false, error: null, payment: null, refund: null, list: null, failure: null };
 }
 
@@ -75,19 +76,21 @@ describe('dashboard feed', () => {
     expect(feed.state().charts[0].x).toEqual([0, 1]);
   });
 
-  it('lists violations as the oracle confirms them, redacted, bounded, and tells its listeners at once', () => {
+  it('lists violations as the oracle confirms them, one entry per invariant, redacted, bounded, and tells its listeners at once', () => {
     const { live, feed, at } = fed();
     const told: boolean[] = [];
     feed.onChange((urgent) => told.push(urgent));
     at(2000);
     live.violation({ invariant: 'no-secret-echo', rules: ['SEC-2'], evidence: { message: `401 echoed the key ${SECRET}`, requestIds: ['req_1'] }, t: 1500 });
     expect(told).toEqual([false]);
-    const [v] = feed.state().violations;
-    expect(v).toEqual({ invariant: 'no-secret-echo', rules: ['SEC-2'], message: '401 echoed the key svc_test_sk_[redacted]', requestIds: ['req_1'], t: 1500, atEnd: false });
+    expect(feed.state().violations).toEqual([{ invariant: 'no-secret-echo', rules: ['SEC-2'], count: 1, examples: [{ message: '401 echoed the key svc_test_sk_[redacted]', requestIds: ['req_1'], t: 1500 }], atEnd: false }]);
     expect(JSON.stringify(feed.state())).not.toContain(SECRET);
-    for (let i = 0; i < MAX_LISTED_VIOLATIONS + 20; i++) live.violation({ invariant: 'x', rules: [], evidence: { message: `m${i}` }, t: i });
-    expect(feed.state().violations).toHaveLength(MAX_LISTED_VIOLATIONS);
-    expect(feed.state().counters.violations).toBe(MAX_LISTED_VIOLATIONS + 21);
+    // One record after another breaks the same rule: counted, the first few kept.
+    for (let i = 0; i < 10_000; i++) live.violation({ invariant: 'no-card-data-returned', rules: ['PAY-9'], evidence: { message: `m${i}` }, t: 2000 + i });
+    const st = feed.state();
+    expect(st.violations.map((v) => [v.invariant, v.count])).toEqual([['no-secret-echo', 1], ['no-card-data-returned', 10_000]]);
+    expect(st.violations[1].examples.map((e) => e.message)).toEqual(Array.from({ length: EXAMPLES_PER_INVARIANT }, (_, i) => `m${i}`));
+    expect(st.counters.violations).toBe(10_001);
   });
 
   it('at the verdict, adds the failures only the final verdict found and says the run is done', () => {
@@ -106,10 +109,11 @@ describe('dashboard feed', () => {
     const st = feed.state();
     expect(st.status).toBe('done');
     expect(st.final).toMatchObject({ verdict: 'fail', exitCode: summary.exitCode });
-    expect(st.violations.filter((v) => v.invariant === failing[0].id)).toHaveLength(1);
+    expect(st.violations.find((v) => v.invariant === failing[0].id)).toMatchObject({ count: 1, atEnd: false });
     const atEnd = st.violations.filter((v) => v.atEnd);
-    expect(new Set(atEnd.map((v) => v.invariant))).toEqual(new Set(failing.slice(1).map((i) => i.id)));
-    expect(atEnd[0].message).toBe(failing[1].examples[0].message);
+    expect(atEnd.map((v) => v.invariant)).toEqual(failing.slice(1).map((i) => i.id));
+    expect(atEnd[0].count).toBe(failing[1].examples.length);
+    expect(atEnd[0].examples[0].message).toBe(failing[1].examples[0].message);
   });
 });
 

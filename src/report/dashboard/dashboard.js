@@ -49,6 +49,9 @@
     $('live-header').classList.toggle('has-violations', c.violations > 0);
   }
 
+  function seconds(t) { return t === null ? 'at the end' : (t / 1000).toFixed(1) + ' s'; }
+
+  // One line per violated invariant: when first found, how many, and the first few examples.
   function showViolations(st) {
     var total = st.counters.violations;
     if (total === listed) return;
@@ -59,23 +62,30 @@
       var li = document.createElement('li');
       li.className = 'finding violation';
       li.dataset.invariant = v.invariant;
+      li.dataset.atEnd = String(v.atEnd);
+      li.dataset.count = String(v.count);
       var when = document.createElement('span');
       when.className = 'when mono';
-      when.textContent = v.t === null ? 'at the end' : (v.t / 1000).toFixed(1) + ' s' + (v.atEnd ? ' (found at the end)' : '');
+      when.textContent = v.atEnd ? 'found by the final verdict' : 'first at ' + seconds(v.examples[0].t);
       var name = document.createElement('span');
       name.className = 'mono inv-id';
       name.textContent = v.invariant;
       var rules = document.createElement('span');
       rules.className = 'rules';
       v.rules.forEach(function (r) { var code = document.createElement('code'); code.textContent = r; rules.appendChild(code); });
-      var msg = document.createElement('div');
-      msg.className = 'msg';
-      msg.textContent = v.message + (v.requestIds.length ? ' (' + v.requestIds.join(', ') + ')' : '');
-      li.append(when, ' ', name, ' ', rules, msg);
+      var count = document.createElement('span');
+      count.className = 'badge fail';
+      count.textContent = v.atEnd ? v.count + (v.count === 1 ? ' example' : ' examples') : v.count + ' found';
+      li.append(when, ' ', name, ' ', rules, ' ', count);
+      v.examples.forEach(function (e) {
+        var msg = document.createElement('div');
+        msg.className = 'msg';
+        msg.textContent = (v.atEnd ? '' : seconds(e.t) + ': ') + e.message + (e.requestIds.length ? ' (' + e.requestIds.join(', ') + ')' : '');
+        li.appendChild(msg);
+      });
       list.appendChild(li);
     });
-    var more = total - st.violations.length;
-    setText('violations-note', total === 0 ? 'None confirmed so far.' : more > 0 ? 'The first ' + st.violations.length + ' of ' + total + ' are listed; the final report has them all.' : '');
+    setText('violations-note', total === 0 ? 'None confirmed so far.' : total + (total === 1 ? ' violation' : ' violations') + ' of ' + st.violations.length + (st.violations.length === 1 ? ' invariant' : ' invariants') + '; the first few of each are shown, the final report has them all.');
   }
 
   function showCharts(st) {

@@ -13,22 +13,27 @@ import { redactSecrets } from '../redact.ts';
 import { verdictReason } from '../verdict.ts';
 import { boundRateSamples, boundTimeline } from './bound.ts';
 
-/** Violations listed one by one on the page; past it, only counted. */
-export const MAX_LISTED_VIOLATIONS = 100;
 /** Fault windows kept for the charts' shading (the newest). */
 const MAX_FAULTS = 500;
 /** The rate shown: requests per second over the last few whole seconds. */
 const RATE_SECONDS = 3;
-/** Examples of one invariant listed at the end, when the oracle did not confirm it while running. */
-const EXAMPLES_AT_END = 5;
-
-export interface DashboardViolation {
-  invariant: string;
-  rules: string[];
+/** Examples kept per invariant (the first ones found); the rest are counted. */
+export const EXAMPLES_PER_INVARIANT = 3;
+export interface ViolationExample {
   message: string;
   requestIds: string[];
   /** Run time (ms) when it was found; null when only the final verdict named it and gave no time. */
   t: number | null;
+}
+
+/** The violations of one invariant: one line on the page however many are found. */
+export interface DashboardViolation {
+  invariant: string;
+  rules: string[];
+  /** How many were found: confirmed while running, or the final verdict's examples. */
+  count: number;
+  /** The first EXAMPLES_PER_INVARIANT, in the order found. */
+  examples: ViolationExample[];
   /** Found by the final verdict, not while the run went. */
   atEnd: boolean;
 }
@@ -59,7 +64,7 @@ export interface DashboardState {
     violations: number;
   };
   charts: ChartSpec[];
-  /** The first MAX_LISTED_VIOLATIONS; counters.violations counts them all. */
+  /** One entry per violated invariant, in the order first found; counters.violations counts every violation. */
   violations: DashboardViolation[];
   final: { verdict: Summary['verdict']; exitCode: number; reason: string } | null;
 }
@@ -73,9 +78,8 @@ export interface DashboardFeedOptions {
 export class DashboardFeed implements LiveWatcher {
   private readonly metrics = new MetricsAggregator();
   private readonly faults: FaultWindow[] = [];
-  private readonly listed: DashboardViolation[] = [];
+  private readonly byInvariant = new Map<string, DashboardViolation>();
   private violationCount = 0;
-  private readonly liveInvariants = new Set<string>();
   private webhooks = 0;
   private readonly runId: string | null;
   private status: DashboardState['status'] = 'starting';
@@ -132,8 +136,7 @@ export class DashboardFeed implements LiveWatcher {
   }
 
   violation(v: LiveViolation): void {
-    this.liveInvariants.add(v.invariant);
-    this.addViolation({ invariant: v.invariant, rules: [...v.rules], message: v.evidence.message, requestIds: v.evidence.requestIds ?? [], t: v.t, atEnd: false });
+    this.addViolation(v.invariant, v.rules, { message: v.evidence.message, requestIds: v.evidence.requestIds ?? [], t: v.t }, false);
     this.changed();
   }
 
@@ -146,10 +149,8 @@ export class DashboardFeed implements LiveWatcher {
   /** The verdict: lists the violations the oracle found only at the end, and ends the feed. */
   verdict(summary: Summary): void {
     for (const inv of summary.invariants) {
-      if (inv.status !== 'fail' || this.liveInvariants.has(inv.id)) continue;
-      for (const e of inv.examples.slice(0, EXAMPLES_AT_END)) {
-        this.addViolation({ invariant: inv.id, rules: [...inv.rules], message: e.message, requestIds: e.requestIds ?? [], t: e.times?.[0] ?? null, atEnd: true });
-      }
+      if (inv.status !== 'fail' || this.byInvariant.has(inv.id)) continue;
+      for (const e of inv.examples) this.addViolation(inv.id, inv.rules, { message: e.message, requestIds: e.requestIds ?? [], t: e.times?.[0] ?? null }, true);
     }
     this.status = 'done';
     this.finalState = { verdict: summary.verdict, exitCode: summary.exitCode, reason: redactSecrets(verdictReason(summary)) };
@@ -160,10 +161,12 @@ export class DashboardFeed implements LiveWatcher {
     return this.finalState !== null;
   }
 
-  private addViolation(v: DashboardViolation): void {
+  private addViolation(invariant: string, rules: readonly string[], e: ViolationExample, atEnd: boolean): void {
     this.violationCount++;
-    if (this.listed.length >= MAX_LISTED_VIOLATIONS) return;
-    this.listed.push({ ...v, message: redactSecrets(v.message), requestIds: v.requestIds.slice(0, 3).map(redactSecrets) });
+    let entry = this.byInvariant.get(invariant);
+    if (!entry) this.byInvariant.set(invariant, (entry = { invariant, rules: [...rules], count: 0, examples: [], atEnd }));
+    entry.count++;
+    if (entry.examples.length < EXAMPLES_PER_INVARIANT) entry.examples.push({ message: redactSecrets(e.message), requestIds: e.requestIds.slice(0, 3).map(redactSecrets), t: e.t });
   }
 
   state(): DashboardState {
@@ -198,7 +201,7 @@ export class DashboardFeed implements LiveWatcher {
       },
       // The x axis spans the plan (or the time so far, when longer): the data grows into it.
       charts: chartsFor({ ...m, timeline: boundTimeline(timeline), rate: boundRateSamples(m.rate) }, faultBands({ faults: this.faults }), Math.max(now / 1000, planEndS)),
-      violations: [...this.listed],
+      violations: [...this.byInvariant.values()].map((v) => ({ ...v, examples: [...v.examples] })),
       final: this.finalState,
     };
   }

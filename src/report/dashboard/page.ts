@@ -26,7 +26,8 @@ header.run.has-violations { border-top-color: var(--fail); }
 .facts.counters dd, #elapsed, #time-left { font-variant-numeric: tabular-nums; }
 #connection { color: var(--fail); font-weight: 600; }
 li.violation .when { color: var(--muted); margin-right: 4px; }
-li.violation .msg { margin-top: 2px; }
+li.violation .msg { margin-top: 2px; font-size: 13px; }
+li.violation .msg:first-of-type { font-weight: 600; }
 #final .inner { max-width: 1280px; margin: 0 auto; padding: 0 20px 20px; }
 #report-frame { width: 100%; height: calc(100vh - 170px); min-height: 480px; border: 1px solid var(--line); border-radius: 6px; background: var(--card); }
 `;
