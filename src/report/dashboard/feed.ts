@@ -5,9 +5,8 @@
  * and at the end the verdict. `state()` is what the server sends; nothing in it holds a secret key
  * (keys appear as labels only, and every text from the target is redacted).
  */
-import type { LiveViolation, LiveWatcher } from '../../engine/live.ts';
 import { MetricsAggregator, type HistoryRecord } from '../../history/index.ts';
-import type { Summary } from '../../spec/summary.ts';
+import type { Evidence, Summary } from '../../spec/summary.ts';
 import { chartsFor, faultBands, type ChartSpec, type FaultWindow } from '../html/chart-data.ts';
 import { redactSecrets } from '../redact.ts';
 import { verdictReason } from '../verdict.ts';
@@ -19,6 +18,15 @@ const MAX_FAULTS = 500;
 const RATE_SECONDS = 3;
 /** Examples kept per invariant (the first ones found); the rest are counted. */
 export const EXAMPLES_PER_INVARIANT = 3;
+/** A violation the oracle confirmed while the run goes (the engine's LiveViolation; the report reads no engine module). */
+export interface ConfirmedViolation {
+  invariant: string;
+  rules: readonly string[];
+  evidence: Evidence;
+  /** Run time (ms) when it was found. */
+  t: number;
+}
+
 export interface ViolationExample {
   message: string;
   requestIds: string[];
@@ -75,7 +83,8 @@ export interface DashboardFeedOptions {
   runId?: string;
 }
 
-export class DashboardFeed implements LiveWatcher {
+/** A watcher of the run's LiveRun (src/engine/live.ts): the run step passes it to `scope.live.watch`. */
+export class DashboardFeed {
   private readonly metrics = new MetricsAggregator();
   private readonly faults: FaultWindow[] = [];
   private readonly byInvariant = new Map<string, DashboardViolation>();
@@ -135,7 +144,7 @@ export class DashboardFeed implements LiveWatcher {
     this.changed();
   }
 
-  violation(v: LiveViolation): void {
+  violation(v: ConfirmedViolation): void {
     this.addViolation(v.invariant, v.rules, { message: v.evidence.message, requestIds: v.evidence.requestIds ?? [], t: v.t }, false);
     this.changed();
   }
