@@ -12,7 +12,7 @@ import { startDashboardServer, type DashboardServer } from '../../report/dashboa
 import type { RunSettings } from './settings.ts';
 import type { RunScope } from './scope.ts';
 
-export const DASHBOARD_DEFAULT_HOST = '127.0.0.1';
+const DASHBOARD_DEFAULT_HOST = '127.0.0.1';
 
 const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
