@@ -74,6 +74,10 @@ export const runConfigSchema = z
     saveBaseline: z.string().optional(),
     /** Window of the soak drift's per-window figures (default 60s). */
     trendWindow: durationSchema.optional(),
+    /** Serve the run's metrics (OpenMetrics) at http://metricsHost:metricsPort/metrics until the verdict is written (docs/metrics.md); 0: any free port. */
+    metricsPort: z.number().int().min(0).max(65535).optional(),
+    /** The address the metrics endpoint listens on (default 127.0.0.1; 0.0.0.0 to be scraped from other hosts). */
+    metricsHost: z.string().optional(),
   })
   .strict();
 export type RunConfig = z.infer<typeof runConfigSchema>;
