@@ -6,6 +6,7 @@
  */
 import { EXIT, PaystormError } from '../../spec/index.ts';
 import type { ChaosGroup } from '../../chaos/index.ts';
+import { INVARIANTS } from '../../oracle/index.ts';
 import { RunMetricsExporter, startMetricsEndpoint, METRICS_PATH, type MetricsEndpoint } from '../../report/openmetrics/index.ts';
 import type { RunSettings } from './settings.ts';
 import type { RunScope } from './scope.ts';
@@ -39,7 +40,7 @@ export async function openMetrics(s: Pick<RunSettings, 'cfg'>, scope: RunScope):
   const { metricsPort, metricsHost } = s.cfg;
   if (metricsPort === undefined) return null;
   const host = metricsHost ?? METRICS_HOST_DEFAULT;
-  const exporter = new RunMetricsExporter();
+  const exporter = new RunMetricsExporter(INVARIANTS.map((i) => i.id));
   let endpoint: MetricsEndpoint;
   try {
     endpoint = await startMetricsEndpoint({ host, port: metricsPort, registry: exporter.series.registry });

@@ -31,8 +31,13 @@ export class RunMetricsExporter {
   /** Every proxy and toxic type seen active, by `proxy\0type`. */
   private readonly faultPairs = new Map<string, { proxy: string; toxic: string }>();
 
-  constructor() {
+  /**
+   * `invariants`: the ids the oracle judges, whose violation series start at 0, so a dashboard's
+   * `increase()` sees the first violation of each (a series born at 1 shows no increase).
+   */
+  constructor(invariants: readonly string[] = []) {
     this.series = createRunSeries((g) => this.collectFaults(g));
+    for (const invariant of invariants) this.addViolations(invariant, 0);
   }
 
   /** Where the active-fault gauge reads the fault windows open now (the run's chaos sessions). */
