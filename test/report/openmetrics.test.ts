@@ -15,6 +15,7 @@ import { Registry } from 'prom-client';
 import { executeRun } from '../../src/cli/run.ts';
 import { resolveRunConfig } from '../../src/cli/run-checks.ts';
 import { EXIT, PaystormError, type Summary } from '../../src/spec/index.ts';
+import { LiveRun } from '../../src/engine/index.ts';
 import { DEFAULT_KEYS } from '../../src/target/index.ts';
 import { mergeHistograms, decodeHistogram, percentileOf } from '../../src/history/index.ts';
 import { RunMetricsExporter, SERIES, LATENCY_BUCKETS_SECONDS, startMetricsEndpoint, type SeriesName } from '../../src/report/openmetrics/index.ts';
@@ -73,19 +74,18 @@ async function exposition(e: RunMetricsExporter) {
 describe('the metrics exporter', () => {
   it('counts requests, latency, 429s, connection errors, open payments, webhooks, faults and violations as the records show them', async () => {
     const e = new RunMetricsExporter();
-    const w = e.watcher();
     // Latency from the intended start: 25 ms late, 5 ms long = 30 ms.
-    w.record!(create({ id: 'pay_1', tIntended: 0, tStart: 25, tEnd: 30, scenario: 'mixed' } as never));
-    w.record!(create({ id: 'pay_2', scenario: 'mixed' } as never));
-    w.record!(ex({ status: 429, key: K.test2, scenario: 'rate-limit' } as never));
-    w.record!(ex({ status: 0, op: 'create', failure: 'reset' } as never));
+    e.record(create({ id: 'pay_1', tIntended: 0, tStart: 25, tEnd: 30, scenario: 'mixed' } as never));
+    e.record(create({ id: 'pay_2', scenario: 'mixed' } as never));
+    e.record(ex({ status: 429, key: K.test2, scenario: 'rate-limit' } as never));
+    e.record(ex({ status: 0, op: 'create', failure: 'reset' } as never));
     // paystorm cut it off itself: not the service's request, as in the run report.
-    w.record!(ex({ status: 0, failure: 'aborted' } as never));
-    w.record!(retrieve('pay_1', { p: { status: 'succeeded' } }));
-    w.record!(webhook({ answered: 500 }));
-    w.record!(webhook({ answered: 0, stalledMs: 1500, type: 'something.new' }));
-    w.record!(fault({ proxy: 'upstream', toxic: { name: 'paystorm_1_latency', type: 'latency', stream: 'downstream', toxicity: 1, attributes: {} } }));
-    w.dropped!(3, 'mixed');
+    e.record(ex({ status: 0, failure: 'aborted' } as never));
+    e.record(retrieve('pay_1', { p: { status: 'succeeded' } }));
+    e.record(webhook({ answered: 500 }));
+    e.record(webhook({ answered: 0, stalledMs: 1500, type: 'something.new' }));
+    e.record(fault({ proxy: 'upstream', toxic: { name: 'paystorm_1_latency', type: 'latency', stream: 'downstream', toxicity: 1, attributes: {} } }));
+    e.dropped(3, 'mixed');
     e.watchFaults(() => [{ proxy: 'upstream', type: 'timeout' }, { proxy: 'upstream', type: 'timeout' }]);
 
     let f = await exposition(e);
@@ -110,7 +110,7 @@ describe('the metrics exporter', () => {
     expect(sumOf(f, 'paystorm_dropped_iterations_total', { scenario: 'mixed' })).toBe(3);
 
     // A list showing pay_2 settled closes it; the fault window closed reads 0, its line kept.
-    w.record!(list(['pay_2'], { statuses: ['failed'] }));
+    e.record(list(['pay_2'], { statuses: ['failed'] }));
     e.watchFaults(() => []);
     f = await exposition(e);
     expect(sumOf(f, 'paystorm_open_payments')).toBe(0);
@@ -120,18 +120,19 @@ describe('the metrics exporter', () => {
   it('violations: live ones count as found; the verdict raises each invariant to its summary count, never counting one twice', async () => {
     // The judged invariants start at 0: a dashboard's increase() then sees each one's first violation.
     const e = new RunMetricsExporter(['single-charge', 'rate-limit-window']);
-    const w = e.watcher();
+    const live = new LiveRun();
+    live.watch(e);
     let f = await exposition(e);
     expect(samplesOf(f, 'paystorm_violations_total').map((s) => [s.labels.invariant, s.value])).toEqual([
       ['single-charge', 0],
       ['rate-limit-window', 0],
     ]);
-    w.violation!({ invariant: 'single-charge', rules: ['IDEM-6'], evidence: { message: 'x' }, t: 10 });
-    w.violation!({ invariant: 'single-charge', rules: ['IDEM-6'], evidence: { message: 'y' }, t: 20 });
+    live.violation({ invariant: 'single-charge', rules: ['IDEM-6'], evidence: { message: 'x' }, t: 10 });
+    live.violation({ invariant: 'single-charge', rules: ['IDEM-6'], evidence: { message: 'y' }, t: 20 });
     f = await exposition(e);
     expect(sumOf(f, 'paystorm_violations_total', { invariant: 'single-charge' })).toBe(2);
     const summary = { invariants: [{ id: 'single-charge', violations: 3 }, { id: 'rate-limit-window', violations: 0 }, { id: 'leaks', violations: 1 }] } as unknown as Summary;
-    w.verdict!(summary);
+    live.verdict(summary);
     f = await exposition(e);
     const byInvariant = Object.fromEntries(samplesOf(f, 'paystorm_violations_total').map((s) => [s.labels.invariant, s.value]));
     expect(byInvariant).toEqual({ 'single-charge': 3, 'rate-limit-window': 0, leaks: 1 });

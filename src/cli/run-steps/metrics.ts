@@ -48,7 +48,7 @@ export async function openMetrics(s: Pick<RunSettings, 'cfg'>, scope: RunScope):
     throw listenError(e, host, metricsPort);
   }
   const { stderr } = scope.io;
-  const unwatch = scope.live.watch(exporter.watcher());
+  const unwatch = scope.live.watch(exporter);
   scope.onFinal(async () => {
     unwatch();
     const waited = await endpoint.closeAfterFinalScrape();

@@ -58,17 +58,6 @@ export const SERIES = {
 
 export type SeriesName = keyof typeof SERIES;
 
-/** The sample names a family shows on the wire (what a PromQL query may name). */
-export function sampleNames(name: SeriesName): string[] {
-  const kind: Kind = SERIES[name].kind;
-  return kind === 'histogram' ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name];
-}
-
-/** Every sample name the endpoint exports. */
-export function exportedSampleNames(): string[] {
-  return (Object.keys(SERIES) as SeriesName[]).flatMap(sampleNames);
-}
-
 type Labels<N extends SeriesName> = (typeof SERIES)[N]['labels'][number];
 
 export interface RunSeries {
