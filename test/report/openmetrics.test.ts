@@ -164,14 +164,15 @@ describe('the metrics exporter', () => {
 });
 
 describe('paystorm run --metrics-port', () => {
-  it('serves every series during an embedded run; keys only as labels; the final scrape matches summary.json', { timeout: 180_000 }, async () => {
+  it('serves every series during an embedded run with faults; keys only as labels; the final scrape matches summary.json', { timeout: 180_000 }, async () => {
     const out = tempDir();
     const w = watchedIo();
-    const cfg = resolveRunConfig({ scenarios: ['mixed'], duration: '3s', seed: 5, bugs: ['pay-valid-create-refused'], out, metricsPort: 0 }, null);
+    const cfg = resolveRunConfig({ scenarios: ['mixed', 'chaos-short'], duration: '3s', seed: 5, bugs: ['pay-valid-create-refused'], out, metricsPort: 0 }, null);
     const run = executeRun(cfg, w.io);
     const [, url] = await w.waitFor(/metrics \(OpenMetrics\) at (http:\/\/127\.0\.0\.1:\d+\/metrics)/);
     let last: { text: string; contentType: string } | null = null;
     let during = 0;
+    const faultsSeen = new Set<string>();
     let finished = false;
     void run.finally(() => (finished = true));
     // Scrape every 200 ms until the run returns: the endpoint waits for one scrape after the verdict.
@@ -179,7 +180,9 @@ describe('paystorm run --metrics-port', () => {
       try {
         const res = await fetch(url);
         last = { text: await res.text(), contentType: res.headers.get('content-type') ?? '' };
-        if (sumOf(parseOpenMetrics(last.text), 'paystorm_requests_total') > 0) during++;
+        const now = parseOpenMetrics(last.text);
+        if (sumOf(now, 'paystorm_requests_total') > 0) during++;
+        for (const s of samplesOf(now, 'paystorm_faults_active')) if (s.value > 0) faultsSeen.add(`${s.labels.proxy}:${s.labels.toxic}`);
       } catch {
         // Not up yet, or closed after the final scrape.
       }
@@ -215,6 +218,13 @@ describe('paystorm run --metrics-port', () => {
     const violations = Object.fromEntries(samplesOf(f, 'paystorm_violations_total').map((s) => [s.labels.invariant, s.value]));
     expect(violations).toEqual(Object.fromEntries(summary.invariants.map((i) => [i.id, i.violations])));
     expect(violations['create-returns-payment']).toBeGreaterThan(0);
+    // Fault windows: seen open while the run went (the chaos sessions' own state), and each closed one counted.
+    const windows = new Map<string, number>();
+    for (const w of summary.faults) windows.set(`${w.proxy}:${w.type}`, (windows.get(`${w.proxy}:${w.type}`) ?? 0) + 1);
+    expect(Object.fromEntries(samplesOf(f, 'paystorm_fault_windows_total').map((s) => [`${s.labels.proxy}:${s.labels.toxic}`, s.value]))).toEqual(Object.fromEntries(windows));
+    expect(faultsSeen.size, 'fault windows seen open by a scrape').toBeGreaterThan(0);
+    for (const fault of faultsSeen) expect(windows.has(fault), fault).toBe(true);
+    expect(sumOf(f, 'paystorm_faults_active')).toBe(0);
     // The p99 from the buckets lands in the bucket of the run's own HDR p99.
     const hdrP99 = percentileOf(decodeHistogram(mergeHistograms(Object.values(summary.metrics.latency as Record<string, Record<string, { hdr: string }>>).flatMap((c) => Object.values(c).map((l) => l.hdr)))), 99) / 1e6;
     const bucketOf = (s: number) => LATENCY_BUCKETS_SECONDS.findIndex((b) => s <= b);

@@ -19,8 +19,9 @@ function listenError(e: unknown, host: string, port: number): unknown {
   if (code === 'EADDRINUSE') return new PaystormError(`--metrics-port: port ${port} is in use on ${host}; pass a free port (or 0 for any free one).`, EXIT.usage, '--metrics-port');
   if (code === 'EACCES') return new PaystormError(`--metrics-port: port ${port} may not be opened by this user on ${host}; pass a port of 1024 or above (or 0 for any free one).`, EXIT.usage, '--metrics-port');
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL' || code === 'EAI_NONAME') {
+    const what = code === 'EADDRNOTAVAIL' ? 'is not an address of this machine' : 'does not resolve to an address';
     return new PaystormError(
-      `--metrics-host: ${JSON.stringify(host)} is not an address of this machine (${code}); pass 127.0.0.1 (the default), 0.0.0.0 to be scraped from other hosts, or one of this machine's addresses.`,
+      `--metrics-host: ${JSON.stringify(host)} ${what} (${code}); pass 127.0.0.1 (the default), 0.0.0.0 to be scraped from other hosts, or one of this machine's addresses.`,
       EXIT.usage,
       '--metrics-host',
     );
