@@ -30,8 +30,6 @@ function listenError(e: unknown, host: string, port: number): unknown {
 }
 
 export interface OpenedMetrics {
-  exporter: RunMetricsExporter;
-  endpoint: MetricsEndpoint;
   /** The active-fault gauge reads these sessions' open windows from now on. */
   watchChaos(chaos: ChaosGroup | null): void;
 }
@@ -57,8 +55,6 @@ export async function openMetrics(s: Pick<RunSettings, 'cfg'>, scope: RunScope):
   });
   stderr.write(`paystorm: metrics (OpenMetrics) at ${endpoint.url}${METRICS_PATH} until the verdict is written\n`);
   return {
-    exporter,
-    endpoint,
     watchChaos: (chaos) => {
       if (chaos) exporter.watchFaults(() => chaos.sessions.flatMap((x) => x.activeWindows()));
     },

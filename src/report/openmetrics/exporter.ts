@@ -1,9 +1,9 @@
 /**
  * What a run's metrics endpoint shows, kept up to date as the run goes: it watches the run's
  * LiveRun (its methods are a LiveWatcher's) and counts every history record into the series of
- * series.ts. Requests and latency are counted as
- * the run report counts them (src/history/metrics.ts): latency from the intended start, and an
- * exchange paystorm itself cut off (`failure: aborted`, a cap or an interrupt) is left out.
+ * series.ts. Requests and latency are counted as the run report counts them
+ * (src/history/metrics.ts): latency from the intended start, and an exchange paystorm itself cut
+ * off (`failure: aborted`, a cap or an interrupt) is left out.
  */
 import type { Gauge } from 'prom-client';
 import { EVENT_TYPES, TERMINAL_STATUSES, type PaymentStatus, type Summary } from '../../spec/index.ts';
