@@ -45,6 +45,8 @@ export interface ChaosSession {
   runSchedule(steps: readonly FaultStep[], signal?: AbortSignal): Promise<FaultRecord[]>;
   /** Names of the faults active now. */
   activeFaults(): string[];
+  /** The faults active now, by proxy and toxic type (one entry per open window). */
+  activeWindows(): { proxy: string; type: string }[];
   /** Removes every toxic and proxy this session added and re-enables what it disabled. Idempotent. */
   cleanup(): Promise<void>;
 }
@@ -302,6 +304,7 @@ export async function openChaosSession(opts: ChaosSessionOptions): Promise<Chaos
     toxiproxyUrl: url,
     proxies,
     activeFaults: () => [...open.values()].map((w) => `${w.proxy}/${w.toxic.name}`),
+    activeWindows: () => [...open.values()].map((w) => ({ proxy: w.proxy, type: w.toxic.type })),
     cleanup,
     async runSchedule(steps, signal) {
       if (closing) throw new PaystormError('chaos session is closed: open a new one to run another schedule', EXIT.usage);

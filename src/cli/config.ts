@@ -78,6 +78,10 @@ export const runConfigSchema = z
     dashboard: z.number().int().min(0).max(65535).optional(),
     /** The address the live page listens on (default 127.0.0.1: this machine only). */
     dashboardHost: z.string().optional(),
+    /** Serve the run's metrics (OpenMetrics) at http://metricsHost:metricsPort/metrics until the verdict is written (docs/metrics.md); 0: any free port. */
+    metricsPort: z.number().int().min(0).max(65535).optional(),
+    /** The address the metrics endpoint listens on (default 127.0.0.1; 0.0.0.0 to be scraped from other hosts). */
+    metricsHost: z.string().optional(),
   })
   .strict();
 export type RunConfig = z.infer<typeof runConfigSchema>;

@@ -11,6 +11,7 @@
  */
 import { accessSync, constants, existsSync, rmSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { isIP } from 'node:net';
 import { makeDirsSync } from '../history/index.ts';
 import { EXIT, HEADER_NAME_PATTERN, PaystormError, parseKeyArg, parseProxyArg, type ParsedKey } from '../spec/index.ts';
 import { parseFaultSchedule } from '../chaos/fault-schedule.ts';
@@ -203,7 +204,21 @@ export const RUN_CHECKS: RunCheck[] = [
     if (cfg.dashboard === undefined) return 'sets where the live page listens, but no --dashboard PORT asks for the page: add --dashboard PORT, or drop --dashboard-host.';
     return dashboardHostProblem(host);
   }),
+  check('metricsHost', (host, cfg) => metricsHostProblems(host, cfg.metricsPort !== undefined)),
 ];
+
+/**
+ * --metrics-host: an address or host name to listen on, nothing more (no scheme, port or path).
+ * Whether this machine has that address is learned when the endpoint opens, still before load.
+ */
+function metricsHostProblems(host: string, withPort: boolean): string[] {
+  const out: string[] = [];
+  if (!withPort) out.push('pass --metrics-port too: the host says where the metrics endpoint listens, the port turns it on.');
+  if (isIP(host) === 0 && !/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(host)) {
+    out.push(`${JSON.stringify(host)} is not an address or host name: pass an address of this machine such as 127.0.0.1 (the default) or 0.0.0.0 (every interface), without scheme or port.`);
+  }
+  return out;
+}
 
 /** Checks that span options (no one option to hang them on). */
 function crossProblems(cfg: RunConfig, fieldOf: (key: keyof RunConfig) => string): OptionProblem[] {

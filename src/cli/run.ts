@@ -15,6 +15,7 @@ import { openChaos } from './run-steps/chaos.ts';
 import { probeTarget } from './run-steps/probe.ts';
 import { openHistory, prepareScenarios, runScenarioSuite, writeRunRecord } from './run-steps/scenarios.ts';
 import { judgeRun } from './run-steps/judge.ts';
+import { openMetrics, type OpenedMetrics } from './run-steps/metrics.ts';
 import { reportRun, type RunResult } from './run-steps/report.ts';
 
 export type { RunIo, RunResult };
@@ -23,19 +24,22 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
   const settings = await readRunSettings(cfg, io);
   const scope = new RunScope(io);
   try {
-    return await judgedRun(settings, scope);
+    // Before anything starts: a busy --metrics-port stops the run before any load (exit 3).
+    const metrics = await openMetrics(settings, scope);
+    return await judgedRun(settings, scope, metrics);
   } finally {
     await scope.final();
   }
 }
 
-async function judgedRun(settings: RunSettings, scope: RunScope): Promise<RunResult> {
+async function judgedRun(settings: RunSettings, scope: RunScope, metrics: OpenedMetrics | null): Promise<RunResult> {
   const { io } = scope;
   let history: HistoryWriter | null = null;
   try {
     await openDashboard(settings, scope);
     const resolved = await resolveTarget(settings, scope);
     const chaos = await openChaos(settings, resolved, scope);
+    metrics?.watchChaos(chaos.chaos);
     const target = await probeTarget(settings, chaos.targetUrl, io);
     const prepared = prepareScenarios(settings, target, resolved.receiver, chaos.faultPlan, io);
     const suite = { target, prepared, receiver: resolved.receiver, chaos };

@@ -41,12 +41,15 @@ export const runCommand: PaystormCommand = {
       .option('baseline', { type: 'string', describe: 'Compare with a saved baseline (a --save-baseline directory, a baseline.json or a run directory): regression thresholds such as "http_req_duration{op:create}: p(99) < baseline * 1.2" (default: every op\'s p50 < baseline * 1.5 + 5, error rate < baseline + 0.01, settle time p50 < baseline * 1.5 + 5); see docs/baselines.md' })
       .option('save-baseline', { type: 'string', describe: 'Save this run\'s baseline (histograms and counts, a few KB) into this directory' })
       .option('trend-window', { type: 'string', describe: 'Window of the soak drift figures and trend() thresholds (default 60s)' })
+      .option('metrics-port', { type: 'number', describe: 'Serve the run\'s metrics (OpenMetrics, for a Prometheus) at http://127.0.0.1:PORT/metrics until the verdict is written; 0 picks a free port (see docs/metrics.md)' })
+      .option('metrics-host', { type: 'string', describe: 'Address the metrics endpoint listens on (default 127.0.0.1; 0.0.0.0 to be scraped from other hosts)' })
       .option('variant', { type: 'string', describe: 'Embedded target: a conforming variant of the reference service, one open choice of the spec taken another way (see docs/variant-matrix.md)' })
       .option('dashboard', { type: 'number', describe: 'Serve a live page on this port while the run goes: the report\'s charts, the phase, the plan\'s time left and violations as they are found, then the final report (0: any free port; see docs/dashboard.md)' })
       .option('dashboard-host', { type: 'string', describe: 'Address the live page listens on (default 127.0.0.1: this machine only; 0.0.0.0: every interface, with no authentication)' })
       .example('$0 run', 'The default suite against the embedded reference service')
       .example('$0 run mixed --target https://staging.example.com --key acme:svc_test_sk_... --cards cards.json --duration 5m', 'Mixed load against a staging deployment')
       .example('$0 run rate-limit --target https://staging.example.com --key svc_test_sk_... --key svc_test_sk_...', 'Probe the 500/min fixed window')
+      .example('$0 run soak --duration 1h --metrics-port 9464', 'A soak a Prometheus scrapes at http://127.0.0.1:9464/metrics')
       .example('$0 run chaos', 'Upstream faults through the embedded Toxiproxy-compatible proxy')
       .example('$0 run mixed --duration 5m --dashboard 8090', 'Watch the run live at http://127.0.0.1:8090/'),
   handler: async (args) => {
@@ -85,6 +88,8 @@ export const runCommand: PaystormCommand = {
       trendWindow: args.trendWindow,
       dashboard: args.dashboard,
       dashboardHost: args.dashboardHost,
+      metricsPort: args.metricsPort,
+      metricsHost: args.metricsHost,
       ...(args.cards !== undefined ? { cards: args.cards } : {}),
     };
     // The pipeline loads only when a run starts (`paystorm run --help` stays fast).
