@@ -74,6 +74,10 @@ export const runConfigSchema = z
     saveBaseline: z.string().optional(),
     /** Window of the soak drift's per-window figures (default 60s). */
     trendWindow: durationSchema.optional(),
+    /** Stop the run at the first confirmed violation: true for any invariant, or these invariant or rule ids (docs/run.md, Live verdicts). */
+    abortOnViolation: z.union([z.boolean(), z.array(z.string())]).optional(),
+    /** Rewrite summary.json and report.html with the verdict so far this often (default 5m for a run planned over 15 minutes). */
+    snapshotEvery: durationSchema.optional(),
   })
   .strict();
 export type RunConfig = z.infer<typeof runConfigSchema>;

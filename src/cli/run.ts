@@ -5,7 +5,7 @@
  * measured is lost; whatever happens, what the steps started (embedded target, proxies,
  * receiver) is closed.
  */
-import { readHistory, type HistoryWriter } from '../history/index.ts';
+import type { HistoryWriter } from '../history/index.ts';
 import type { RunConfig } from './config.ts';
 import { readRunSettings, type RunSettings } from './run-steps/settings.ts';
 import { RunScope, type RunIo } from './run-steps/scope.ts';
@@ -13,7 +13,7 @@ import { resolveTarget } from './run-steps/target.ts';
 import { openChaos } from './run-steps/chaos.ts';
 import { probeTarget } from './run-steps/probe.ts';
 import { openHistory, prepareScenarios, runScenarioSuite, writeRunRecord } from './run-steps/scenarios.ts';
-import { judgeRun } from './run-steps/judge.ts';
+import { RunJudge } from './run-steps/judge.ts';
 import { reportRun, type RunResult } from './run-steps/report.ts';
 
 export type { RunIo, RunResult };
@@ -31,6 +31,7 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
 async function judgedRun(settings: RunSettings, scope: RunScope): Promise<RunResult> {
   const { io } = scope;
   let history: HistoryWriter | null = null;
+  let judge: RunJudge | null = null;
   try {
     const resolved = await resolveTarget(settings, scope);
     const chaos = await openChaos(settings, resolved, scope);
@@ -38,12 +39,15 @@ async function judgedRun(settings: RunSettings, scope: RunScope): Promise<RunRes
     const prepared = prepareScenarios(settings, target, resolved.receiver, chaos.faultPlan, io);
     const suite = { target, prepared, receiver: resolved.receiver, chaos };
     history = openHistory(settings);
+    // Judged while it is written: live violations, --abort-on-violation, snapshots, the verdict.
+    judge = new RunJudge(settings, scope);
     writeRunRecord(history, settings, scope, suite);
-    await runScenarioSuite(history, settings, scope, suite);
+    await runScenarioSuite(history, settings, scope, suite, judge);
   } catch (e) {
     await scope.cleanup();
     if (!history || history.written === 0) {
       await history?.close().catch(() => {});
+      await judge?.abandon();
       throw e;
     }
     // The history is open: keep what was measured, judge it, then report the error.
@@ -52,7 +56,7 @@ async function judgedRun(settings: RunSettings, scope: RunScope): Promise<RunRes
   await scope.cleanup();
   await history.close();
   scope.live.loadEnded();
-  const summary = await judgeRun(readHistory(settings.historyPath, { onWarning: (m) => io.stderr.write(`paystorm: ${m}\n`) }), settings.judging, io.signal?.aborted ?? false);
+  const summary = await judge!.final(io.signal?.aborted ?? false);
   const result = await reportRun(summary, settings, io);
   scope.live.verdict(summary);
   return result;

@@ -41,10 +41,13 @@ export const runCommand: PaystormCommand = {
       .option('baseline', { type: 'string', describe: 'Compare with a saved baseline (a --save-baseline directory, a baseline.json or a run directory): regression thresholds such as "http_req_duration{op:create}: p(99) < baseline * 1.2" (default: every op\'s p50 < baseline * 1.5 + 5, error rate < baseline + 0.01, settle time p50 < baseline * 1.5 + 5); see docs/baselines.md' })
       .option('save-baseline', { type: 'string', describe: 'Save this run\'s baseline (histograms and counts, a few KB) into this directory' })
       .option('trend-window', { type: 'string', describe: 'Window of the soak drift figures and trend() thresholds (default 60s)' })
+      .option('abort-on-violation', { type: 'string', describe: 'End the run at the first confirmed violation (exit 1, reports and repro written); with ids (comma-separated invariant or rule ids, e.g. idem-single-object,IDEM-6) only at theirs' })
+      .option('snapshot-every', { type: 'string', describe: 'Rewrite summary.json and report.html with the verdict so far this often, marked as a snapshot (default 5m for a run planned over 15 minutes)' })
       .option('variant', { type: 'string', describe: 'Embedded target: a conforming variant of the reference service, one open choice of the spec taken another way (see docs/variant-matrix.md)' })
       .example('$0 run', 'The default suite against the embedded reference service')
       .example('$0 run mixed --target https://staging.example.com --key acme:svc_test_sk_... --cards cards.json --duration 5m', 'Mixed load against a staging deployment')
       .example('$0 run rate-limit --target https://staging.example.com --key svc_test_sk_... --key svc_test_sk_...', 'Probe the 500/min fixed window')
+      .example('$0 run mixed --duration 20m --abort-on-violation --snapshot-every 1m', 'Stop at the first violation; keep a report of the verdict so far every minute')
       .example('$0 run chaos', 'Upstream faults through the embedded Toxiproxy-compatible proxy'),
   handler: async (args) => {
     const flags: RunConfig = {
@@ -80,6 +83,9 @@ export const runCommand: PaystormCommand = {
       baseline: args.baseline,
       saveBaseline: args.saveBaseline,
       trendWindow: args.trendWindow,
+      // A bare --abort-on-violation: any invariant.
+      abortOnViolation: args.abortOnViolation === undefined ? undefined : args.abortOnViolation === '' ? true : String(args.abortOnViolation).split(',').map((x) => x.trim()).filter(Boolean),
+      snapshotEvery: args.snapshotEvery,
       ...(args.cards !== undefined ? { cards: args.cards } : {}),
     };
     // The pipeline loads only when a run starts (`paystorm run --help` stays fast).
