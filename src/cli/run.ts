@@ -31,7 +31,8 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
 async function judgedRun(settings: RunSettings, scope: RunScope): Promise<RunResult> {
   const { io } = scope;
   let history: HistoryWriter | null = null;
-  let judge: RunJudge | null = null;
+  // Started first, so its thread is up by the time the history opens: it waits for the file.
+  const judge = new RunJudge(settings, scope);
   try {
     const resolved = await resolveTarget(settings, scope);
     const chaos = await openChaos(settings, resolved, scope);
@@ -39,15 +40,13 @@ async function judgedRun(settings: RunSettings, scope: RunScope): Promise<RunRes
     const prepared = prepareScenarios(settings, target, resolved.receiver, chaos.faultPlan, io);
     const suite = { target, prepared, receiver: resolved.receiver, chaos };
     history = openHistory(settings);
-    // Judged while it is written: live violations, --abort-on-violation, snapshots, the verdict.
-    judge = new RunJudge(settings, scope);
     writeRunRecord(history, settings, scope, suite);
     await runScenarioSuite(history, settings, scope, suite, judge);
   } catch (e) {
     await scope.cleanup();
     if (!history || history.written === 0) {
       await history?.close().catch(() => {});
-      await judge?.abandon();
+      await judge.abandon();
       throw e;
     }
     // The history is open: keep what was measured, judge it, then report the error.
@@ -56,7 +55,7 @@ async function judgedRun(settings: RunSettings, scope: RunScope): Promise<RunRes
   await scope.cleanup();
   await history.close();
   scope.live.loadEnded();
-  const summary = await judge!.final(io.signal?.aborted ?? false);
+  const summary = await judge.final(io.signal?.aborted ?? false);
   const result = await reportRun(summary, settings, io);
   scope.live.verdict(summary);
   return result;

@@ -91,7 +91,8 @@ export class RunJudge {
         await writeSnapshot(this.s.runDir, sum, this.scope.clock.now());
         log(`snapshot (${label}): ${sum.invariants.filter((i) => i.status === 'fail').length} failing invariant(s) so far, summary.json and report.html in ${this.s.runDir}`);
       },
-      (e: unknown) => log(`snapshot (${label}) failed: ${(e as Error).message}`),
+      // Cancelled by the end of the run: nothing to say.
+      (e: unknown) => (this.finished ? undefined : log(`snapshot (${label}) failed: ${(e as Error).message}`)),
     );
     this.snapshotting = { cancel, done };
     try {
@@ -105,8 +106,7 @@ export class RunJudge {
   async final(interrupted: boolean): Promise<Summary> {
     this.finished = true;
     if (this.timer) clearInterval(this.timer);
-    // A snapshot still judging must not overwrite the final reports.
-    await this.snapshotting?.cancel();
+    await this.endSnapshot();
     try {
       return await this.live.close(interrupted);
     } catch (e) {
@@ -120,8 +120,16 @@ export class RunJudge {
   async abandon(): Promise<void> {
     this.finished = true;
     if (this.timer) clearInterval(this.timer);
-    await this.snapshotting?.cancel();
+    await this.endSnapshot();
     await this.live.terminate();
+  }
+
+  /** A snapshot still judging is cancelled, one being written is let finish: neither may overwrite the final reports. */
+  private async endSnapshot(): Promise<void> {
+    const s = this.snapshotting;
+    if (!s) return;
+    await s.cancel();
+    await s.done;
   }
 }
 
