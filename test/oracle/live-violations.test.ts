@@ -4,7 +4,11 @@
  * are not told. IDEM-6 (two objects under one Idempotency-Key) is told when the second object
  * comes back, while its count and evidence stay the end's.
  */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readHistory } from '../../src/history/index.ts';
+import { check } from '../../src/oracle/check.ts';
 import type { Evidence } from '../../src/spec/index.ts';
 import { judge, INVARIANTS, type Invariant } from '../../src/oracle/index.ts';
 import { Findings } from '../../src/oracle/lib/findings.ts';
@@ -94,5 +98,25 @@ describe('IDEM-6 live', () => {
     const told: Evidence[] = [];
     await judge([runRec(), create({ idemKey: 'k', id: 'pay_a' }), create({ idemKey: 'k', id: 'pay_a', tStart: 5 }), endRec()], { invariants: [idem], onViolation: (_i, e) => told.push(e) });
     expect(told).toEqual([]);
+  });
+});
+
+describe('live violations on the committed corpus', () => {
+  // Every violation told live is one the end counts, under the invariant it names.
+  const SAMPLE = join(import.meta.dirname, '../fixtures/oracle-corpus');
+  const names = readdirSync(SAMPLE).filter((n) => existsSync(join(SAMPLE, n, 'history.bin.gz')));
+  it('tells no invariant more violations than its final count, and tells the seeded double charge', { timeout: 300_000 }, async () => {
+    let toldAny = 0;
+    for (const name of names) {
+      const told = new Map<string, number>();
+      const { judgement } = await check(readHistory(join(SAMPLE, name, 'history.bin.gz'), { onWarning: () => {} }), { onViolation: (inv) => told.set(inv.id, (told.get(inv.id) ?? 0) + 1) });
+      for (const [id, n] of told) {
+        const final = judgement.invariants.find((i) => i.id === id)!;
+        expect(final.violations, `${name}: ${id}`).toBeGreaterThanOrEqual(n);
+        toldAny += n;
+      }
+      if (name === 'bug-idem-no-inflight-lock') expect(told.get('idem-single-object'), name).toBeGreaterThan(0);
+    }
+    expect(toldAny).toBeGreaterThan(0);
   });
 });
