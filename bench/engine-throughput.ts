@@ -94,6 +94,8 @@ async function paystormRun(url: string, connections: number, n: number, offload 
   const writer = HistoryWriter.open(path, { offload });
   // As `paystorm run` judges: the oracle on its own thread, following the file as it is written.
   const judge = liveJudge ? new LiveJudge(path, { thresholds: [], scenarioThresholds: {} }) : null;
+  // As in a run, the thread has started before the load does (a run starts it before the target).
+  await judge?.ready;
   const rate = new SteadyRate(n);
   writer.subscribe((r) => {
     if (r.kind === 'exchange') rate.tick();

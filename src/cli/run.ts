@@ -29,10 +29,19 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
 }
 
 async function judgedRun(settings: RunSettings, scope: RunScope): Promise<RunResult> {
-  const { io } = scope;
-  let history: HistoryWriter | null = null;
   // Started first, so its thread is up by the time the history opens: it waits for the file.
   const judge = new RunJudge(settings, scope);
+  try {
+    return await loadAndJudge(settings, scope, judge);
+  } finally {
+    // Whatever failed (a history that would not close, a report that could not be written), its threads end.
+    await judge.close();
+  }
+}
+
+async function loadAndJudge(settings: RunSettings, scope: RunScope, judge: RunJudge): Promise<RunResult> {
+  const { io } = scope;
+  let history: HistoryWriter | null = null;
   try {
     const resolved = await resolveTarget(settings, scope);
     const chaos = await openChaos(settings, resolved, scope);
@@ -46,7 +55,6 @@ async function judgedRun(settings: RunSettings, scope: RunScope): Promise<RunRes
     await scope.cleanup();
     if (!history || history.written === 0) {
       await history?.close().catch(() => {});
-      await judge.abandon();
       throw e;
     }
     // The history is open: keep what was measured, judge it, then report the error.

@@ -51,4 +51,6 @@ async function main(): Promise<void> {
   post({ summary });
 }
 
+// Loaded: the oracle's modules are in (the costly part of starting).
+post({ ready: true });
 main().catch((e: unknown) => post({ error: (e as Error)?.message ?? String(e), exitCode: (e as { exitCode?: number }).exitCode ?? null }));

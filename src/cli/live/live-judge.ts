@@ -32,6 +32,8 @@ export function judgeWorkerSource(): string {
 const JUDGE_WORKER_BUILD = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent' } as const;
 
 export interface LiveJudgeHooks {
+  /** The thread has loaded the oracle and is reading. */
+  onReady?: () => void;
   onViolation?: (v: JudgedViolation) => void;
   onWarning?: (message: string) => void;
 }
@@ -41,7 +43,8 @@ function startJudge(data: JudgeWorkerData, hooks: LiveJudgeHooks): { worker: Wor
   const worker = new Worker(judgeWorkerSource(), { eval: true, workerData: data });
   const summary = new Promise<Summary>((resolve, reject) => {
     worker.on('message', (m: FromJudge) => {
-      if ('violation' in m) hooks.onViolation?.(m.violation);
+      if ('ready' in m) hooks.onReady?.();
+      else if ('violation' in m) hooks.onViolation?.(m.violation);
       else if ('warning' in m) hooks.onWarning?.(m.warning);
       else if ('summary' in m) resolve(m.summary);
       else reject(m.exitCode !== null ? new PaystormError(m.error, m.exitCode as ExitCode) : new Error(`the judge failed: ${m.error}`));
@@ -60,11 +63,17 @@ function startJudge(data: JudgeWorkerData, hooks: LiveJudgeHooks): { worker: Wor
 export class LiveJudge {
   private readonly worker: Worker;
   private readonly summary: Promise<Summary>;
+  /** Resolves once the thread has loaded the oracle (about a second of CPU) and follows the file. */
+  readonly ready: Promise<void>;
 
   constructor(historyPath: string, options: JudgeWorkerOptions, hooks: LiveJudgeHooks = {}, pollMs?: number) {
-    ({ worker: this.worker, summary: this.summary } = startJudge({ mode: 'live', historyPath, options, ...(pollMs !== undefined ? { pollMs } : {}) }, hooks));
-    // A failure before close() is reported then; never an unhandled rejection meanwhile.
-    this.summary.catch(() => {});
+    let loaded!: () => void;
+    this.ready = new Promise<void>((resolve) => (loaded = resolve));
+    const withReady: LiveJudgeHooks = { ...hooks, onReady: () => (loaded(), hooks.onReady?.()) };
+    ({ worker: this.worker, summary: this.summary } = startJudge({ mode: 'live', historyPath, options, ...(pollMs !== undefined ? { pollMs } : {}) }, withReady));
+    // A failure is reported by close(), never as an unhandled rejection meanwhile; a thread that
+    // failed before loading is not waited for.
+    this.summary.catch(() => loaded());
   }
 
   /** The history is closed: judge what is left of it and give the verdict. */

@@ -1,13 +1,15 @@
 /**
- * The judge's thread runs below the load's threads (as the history writer's worker does): judging
- * may lag while the machine is busy and catches up after; the load, and an embedded service in the
- * same process, must not wait for it. Imported first by the thread's script, so that even loading
- * the oracle's modules runs at the lower priority. On Linux the nice value of pid 0 is this thread's alone.
+ * The judge's thread runs at the lowest priority there is, below the load's threads and the
+ * history writer's worker (+10): it takes the CPU time the load leaves, so judging lags while the
+ * machine is saturated and catches up after; the load, and an embedded service in the same
+ * process, never wait for it (at +10 it still cost a closed loop on 2 cores a quarter of its
+ * rate, bench/README.md). Imported first by the thread's script, so that even loading the
+ * oracle's modules runs at the lower priority. On Linux the nice value of pid 0 is this thread's alone.
  */
 import { getPriority, setPriority } from 'node:os';
 
 try {
-  setPriority(Math.min(19, getPriority() + 10));
+  setPriority(Math.min(19, getPriority() + 19));
 } catch {
   // Not permitted or not supported: run at the same priority.
 }

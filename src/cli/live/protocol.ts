@@ -28,4 +28,4 @@ export interface JudgedViolation {
   evidence: Evidence;
 }
 
-export type FromJudge = { violation: JudgedViolation } | { warning: string } | { summary: Summary } | { error: string; exitCode: number | null };
+export type FromJudge = { ready: true } | { violation: JudgedViolation } | { warning: string } | { summary: Summary } | { error: string; exitCode: number | null };

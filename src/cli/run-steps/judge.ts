@@ -11,20 +11,21 @@ import type { Summary } from '../../spec/index.ts';
 import { readHistory, type HistoryRecord } from '../../history/index.ts';
 import { check } from '../../oracle/index.ts';
 import { writeSnapshot } from '../../report/index.ts';
+import { STOP_REASONS } from '../../engine/index.ts';
 import { scenarioByName } from '../../../scenarios/index.ts';
 import { judgeSnapshot, LiveJudge, type JudgedViolation, type JudgeWorkerOptions } from '../live/live-judge.ts';
 import { SNAPSHOT_DEFAULT, type JudgeSettings, type RunSettings } from './settings.ts';
 import type { RunScope } from './scope.ts';
 
-/** The end record's reason when --abort-on-violation stopped the run (engine STOP_REASONS.violation). */
-export const violationStopReason = (invariant: string) => `violation: ${invariant}`;
+/** The end record's reason when --abort-on-violation stopped the run. */
+export const violationStopReason = (invariant: string) => `${STOP_REASONS.violation}: ${invariant}`;
 
 /** The judge's options as data its thread can be sent. */
 export function judgeWorkerOptions(judging: JudgeSettings, scenarios: RunSettings['scenarios']): JudgeWorkerOptions {
   return {
     thresholds: [...judging.thresholds],
     // Histories whose run record names scenarios without their thresholds: take them from the code.
-    scenarioThresholds: Object.fromEntries(scenarios.map((s) => [s.name, [...(scenarioByName(s.name)?.thresholds ?? s.thresholds ?? [])]])),
+    scenarioThresholds: Object.fromEntries(scenarios.map((s) => [s.name, [...(s.thresholds ?? [])]])),
     ...(judging.baseline ? { baseline: judging.baseline } : {}),
     ...(judging.trendWindowMs !== undefined ? { trendWindowMs: judging.trendWindowMs } : {}),
   };
@@ -116,8 +117,8 @@ export class RunJudge {
     }
   }
 
-  /** The run failed before any record: no verdict. */
-  async abandon(): Promise<void> {
+  /** Ends its threads (after the verdict, or without one when the run failed). Safe to call twice. */
+  async close(): Promise<void> {
     this.finished = true;
     if (this.timer) clearInterval(this.timer);
     await this.endSnapshot();
