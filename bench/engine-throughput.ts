@@ -8,6 +8,7 @@
  * process, and the median ratio is printed.
  *
  *   node --import tsx bench/engine-throughput.ts [--rounds 5] [--requests 100000] [--connections 10] [--offload 1]
+ *   node --import tsx bench/engine-throughput.ts --contenders paystorm,paystorm-live-judge   (the live judge's cost)
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,9 +23,10 @@ import { HistoryWriter } from '../src/history/index.ts';
 import { parseKeyArg } from '../src/spec/index.ts';
 import { BENCH_KEY, PAY_ID, SteadyRate, arg, fmt, median, runChild, startNginx } from './engine-lib.ts';
 import { BENCH_HISTORY_FILE } from './engine-lib.ts';
+import { LiveJudge } from '../src/cli/live/live-judge.ts';
 
 const SELF = fileURLToPath(import.meta.url);
-type Contender = 'autocannon' | 'paystorm' | 'paystorm-main-thread' | 'undici-request' | 'undici-dispatch';
+type Contender = 'autocannon' | 'paystorm' | 'paystorm-live-judge' | 'paystorm-main-thread' | 'undici-request' | 'undici-dispatch';
 interface ChildResult {
   contender: Contender;
   rps: number;
@@ -86,10 +88,14 @@ async function undiciDispatchRun(url: string, connections: number, n: number): P
   return { contender: 'undici-dispatch', rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs(), sysUs: rate.cpuSplitUs().system, mainUs: rate.mainThreadPerResponseUs() };
 }
 
-async function paystormRun(url: string, connections: number, n: number, offload = arg('offload', '1') === '1'): Promise<ChildResult> {
+async function paystormRun(url: string, connections: number, n: number, offload = arg('offload', '1') === '1', liveJudge = false): Promise<ChildResult> {
   const dir = mkdtempSync(join(tmpdir(), 'paystorm-bench-'));
   const path = join(dir, BENCH_HISTORY_FILE);
   const writer = HistoryWriter.open(path, { offload });
+  // As `paystorm run` judges: the oracle on its own thread, following the file as it is written.
+  const judge = liveJudge ? new LiveJudge(path, { thresholds: [], scenarioThresholds: {} }) : null;
+  // As in a run, the thread has started before the load does (a run starts it before the target).
+  await judge?.ready;
   const rate = new SteadyRate(n);
   writer.subscribe((r) => {
     if (r.kind === 'exchange') rate.tick();
@@ -120,10 +126,15 @@ async function paystormRun(url: string, connections: number, n: number, offload 
     log: () => {},
   });
   await writer.close();
+  // The verdict comes after the load (not timed): the judge must have read every record.
+  if (judge) {
+    const summary = await judge.close(false);
+    if ((summary.metrics as { requests?: number }).requests !== n) throw new Error(`the live judge read ${String((summary.metrics as { requests?: number }).requests)} requests, expected ${n}`);
+  }
   const historyBytes = statSync(path).size;
   rmSync(dir, { recursive: true, force: true });
   if (outcome.requests !== n) throw new Error(`paystorm sent ${outcome.requests}, expected ${n}`);
-  return { contender: offload ? 'paystorm' : 'paystorm-main-thread', rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs(), sysUs: rate.cpuSplitUs().system, mainUs: rate.mainThreadPerResponseUs(), historyBytes };
+  return { contender: liveJudge ? 'paystorm-live-judge' : offload ? 'paystorm' : 'paystorm-main-thread', rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs(), sysUs: rate.cpuSplitUs().system, mainUs: rate.mainThreadPerResponseUs(), historyBytes };
 }
 
 async function child(): Promise<void> {
@@ -132,7 +143,7 @@ async function child(): Promise<void> {
   const connections = Number(arg('connections'));
   const n = Number(arg('requests'));
   const warm = Math.max(connections, Math.floor(n / 10));
-  const fn = { autocannon: autocannonRun, paystorm: paystormRun, 'paystorm-main-thread': (u: string, c: number, k: number) => paystormRun(u, c, k, false), 'undici-request': undiciRequestRun, 'undici-dispatch': undiciDispatchRun }[contender];
+  const fn = { autocannon: autocannonRun, paystorm: paystormRun, 'paystorm-live-judge': (u: string, c: number, k: number) => paystormRun(u, c, k, true, true), 'paystorm-main-thread': (u: string, c: number, k: number) => paystormRun(u, c, k, false), 'undici-request': undiciRequestRun, 'undici-dispatch': undiciDispatchRun }[contender];
   await fn(url, connections, warm); // JIT warm-up, same share for every contender
   const r = await fn(url, connections, n);
   process.stdout.write(JSON.stringify(r) + '\n');
@@ -162,6 +173,8 @@ async function main(): Promise<void> {
         line.push(`${c} ${Math.round(r.rps)}/s ${fmt(r.cpuUs, 1)} µs cpu/req (${fmt(r.sysUs, 1)} sys, ${fmt(r.mainUs, 1)} main thread)${r.historyBytes ? ` (history ${(r.historyBytes / 1e6).toFixed(1)} MB, ${(r.historyBytes / r.responses).toFixed(0)} B/request)` : ''}`);
       }
       for (const c of contenders) if (c !== 'autocannon' && rps.autocannon) (ratios[c] ??= []).push(rps[c] / rps.autocannon);
+      // The live judge's cost: the same engine with the judge following its history, against without.
+      if (rps['paystorm-live-judge'] && rps.paystorm) (ratios['paystorm-live-judge / paystorm'] ??= []).push(rps['paystorm-live-judge'] / rps.paystorm);
       console.log(`round ${round}: ${line.join(', ')}`);
     }
   } finally {
@@ -169,7 +182,7 @@ async function main(): Promise<void> {
   }
   console.log('');
   for (const c of contenders) console.log(`median ${c}: ${Math.round(median(results[c]))} req/s, ${fmt(median(cpu[c]), 1)} µs CPU per request`);
-  for (const [c, xs] of Object.entries(ratios)) console.log(`median ratio ${c} / autocannon: ${fmt(median(xs))}x  (rounds: ${xs.map((x) => fmt(x)).join(', ')})`);
+  for (const [c, xs] of Object.entries(ratios)) console.log(`median ratio ${c.includes(' / ') ? c : `${c} / autocannon`}: ${fmt(median(xs))}x  (rounds: ${xs.map((x) => fmt(x)).join(', ')})`);
 }
 
 if (process.argv.includes('--child')) await child();

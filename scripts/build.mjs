@@ -43,9 +43,12 @@ if (!existsSync(entry)) {
 async function inlinedFiles() {
   // The same options as workerSource() in src/history/writer.ts.
   const worker = await build({ entryPoints: [join(root, 'src', 'history', 'worker.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent' });
+  // The same options as judgeWorkerSource() in src/cli/live/live-judge.ts.
+  const judge = await build({ entryPoints: [join(root, 'src', 'cli', 'live', 'judge-worker.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent', alias: { esbuild: join(root, 'src', 'cli', 'live', 'no-esbuild.ts') } });
   const text = (path) => JSON.stringify(readFileSync(join(root, path), 'utf8'));
   return {
     PAYSTORM_HISTORY_WORKER: JSON.stringify(worker.outputFiles[0].text),
+    PAYSTORM_JUDGE_WORKER: JSON.stringify(judge.outputFiles[0].text),
     PAYSTORM_REPORT_PAGE_JS: text('src/report/html/page.js'),
     PAYSTORM_REPORT_STYLES_CSS: text('src/report/html/styles.css'),
     PAYSTORM_DASHBOARD_JS: text('src/report/dashboard/dashboard.js'),

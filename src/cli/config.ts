@@ -82,6 +82,10 @@ export const runConfigSchema = z
     metricsPort: z.number().int().min(0).max(65535).optional(),
     /** The address the metrics endpoint listens on (default 127.0.0.1; 0.0.0.0 to be scraped from other hosts). */
     metricsHost: z.string().optional(),
+    /** Stop the run at the first confirmed violation: true for any invariant, or these invariant or rule ids (docs/run.md, Live verdicts). */
+    abortOnViolation: z.union([z.boolean(), z.array(z.string())]).optional(),
+    /** Rewrite summary.json and report.html with the verdict so far this often (default 5m for a run planned over 15 minutes). */
+    snapshotEvery: durationSchema.optional(),
   })
   .strict();
 export type RunConfig = z.infer<typeof runConfigSchema>;

@@ -5,7 +5,7 @@
  * measured is lost; whatever happens, what the steps started (embedded target, proxies,
  * receiver) is closed.
  */
-import { readHistory, type HistoryWriter } from '../history/index.ts';
+import type { HistoryWriter } from '../history/index.ts';
 import type { RunConfig } from './config.ts';
 import { readRunSettings, type RunSettings } from './run-steps/settings.ts';
 import { RunScope, type RunIo } from './run-steps/scope.ts';
@@ -14,7 +14,7 @@ import { resolveTarget } from './run-steps/target.ts';
 import { openChaos } from './run-steps/chaos.ts';
 import { probeTarget } from './run-steps/probe.ts';
 import { openHistory, prepareScenarios, runScenarioSuite, writeRunRecord } from './run-steps/scenarios.ts';
-import { judgeRun } from './run-steps/judge.ts';
+import { RunJudge } from './run-steps/judge.ts';
 import { openMetrics, type OpenedMetrics } from './run-steps/metrics.ts';
 import { reportRun, type RunResult } from './run-steps/report.ts';
 
@@ -33,6 +33,17 @@ export async function executeRun(cfg: RunConfig, io: RunIo): Promise<RunResult> 
 }
 
 async function judgedRun(settings: RunSettings, scope: RunScope, metrics: OpenedMetrics | null): Promise<RunResult> {
+  // Started first, so its thread is up by the time the history opens: it waits for the file.
+  const judge = new RunJudge(settings, scope);
+  try {
+    return await loadAndJudge(settings, scope, judge, metrics);
+  } finally {
+    // Whatever failed (a history that would not close, a report that could not be written), its threads end.
+    await judge.close();
+  }
+}
+
+async function loadAndJudge(settings: RunSettings, scope: RunScope, judge: RunJudge, metrics: OpenedMetrics | null): Promise<RunResult> {
   const { io } = scope;
   let history: HistoryWriter | null = null;
   try {
@@ -45,7 +56,7 @@ async function judgedRun(settings: RunSettings, scope: RunScope, metrics: Opened
     const suite = { target, prepared, receiver: resolved.receiver, chaos };
     history = openHistory(settings);
     writeRunRecord(history, settings, scope, suite);
-    await runScenarioSuite(history, settings, scope, suite);
+    await runScenarioSuite(history, settings, scope, suite, judge);
   } catch (e) {
     await scope.cleanup();
     if (!history || history.written === 0) {
@@ -58,7 +69,7 @@ async function judgedRun(settings: RunSettings, scope: RunScope, metrics: Opened
   await scope.cleanup();
   await history.close();
   scope.live.loadEnded();
-  const summary = await judgeRun(readHistory(settings.historyPath, { onWarning: (m) => io.stderr.write(`paystorm: ${m}\n`) }), settings.judging, io.signal?.aborted ?? false);
+  const summary = await judge.final(io.signal?.aborted ?? false);
   const result = await reportRun(summary, settings, io);
   scope.live.verdict(summary);
   return result;

@@ -29,6 +29,8 @@ export const STOP_REASONS = {
   maxRequests: 'cap:max-requests',
   maxDuration: 'cap:max-duration',
   interrupted: 'interrupted',
+  /** `violation: <invariant id>`: --abort-on-violation stopped the run at a confirmed violation. */
+  violation: 'violation',
 } as const;
 
 export interface RunScenariosOptions {
@@ -43,6 +45,8 @@ export interface RunScenariosOptions {
   timeScale: number;
   /** External stop (SIGINT). */
   signal?: AbortSignal;
+  /** Stops the run early with the signal's reason as the end record's (`violation: <id>`, --abort-on-violation). */
+  stop?: AbortSignal;
   /** The console line: told everything `live` is told, started and stopped with the load. */
   progress?: Progress;
   /** What the run shows while it goes (records, dropped iterations, scenarios, phases); a fresh one when absent. */
@@ -230,6 +234,9 @@ export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> 
   const onExternalAbort = () => budget.stop(STOP_REASONS.interrupted);
   if (o.signal?.aborted) onExternalAbort();
   o.signal?.addEventListener('abort', onExternalAbort, { once: true });
+  const onStopAsked = () => budget.stop(String(o.stop?.reason));
+  if (o.stop?.aborted) onStopAsked();
+  o.stop?.addEventListener('abort', onStopAsked, { once: true });
   const durationCap = setTimeout(() => budget.stop(STOP_REASONS.maxDuration), Math.max(0, o.caps.maxDurationMs - clock.now()));
 
   const live = o.live ?? new LiveRun();
@@ -348,6 +355,7 @@ export async function runScenarios(o: RunScenariosOptions): Promise<RunOutcome> 
 
   clearTimeout(durationCap);
   o.signal?.removeEventListener('abort', onExternalAbort);
+  o.stop?.removeEventListener('abort', onStopAsked);
   await factory.close();
   if (o.beforeEnd) await o.beforeEnd().catch((err: unknown) => log(`stopping record sources before the end record failed: ${(err as Error)?.message ?? String(err)}`));
   const stopped = signal.aborted ? budget.stopReason : '';

@@ -14,7 +14,8 @@
  * line with any other non-ASCII byte is decoded as UTF-8 instead.
  */
 import { isAscii } from 'node:buffer';
-import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { BINARY_MAGIC, CodecError, RecordDecoder } from './codec.ts';
 import { EXIT, PaystormError } from '../spec/index.ts';
@@ -48,6 +49,18 @@ export interface ReadHistoryOptions {
   onWarning?: (message: string) => void;
   /** Read size (tests use a small one to split lines across reads). */
   chunkBytes?: number;
+  /**
+   * Follow a history still being written (the live judge): read what is there, wait for more,
+   * and end once `follow.done()` is true and everything written before it was read.
+   */
+  follow?: FollowOptions;
+}
+
+export interface FollowOptions {
+  /** True once the writer closed the file: read to its end, then stop. */
+  done(): boolean;
+  /** How long to wait for more bytes (default 100 ms). */
+  pollMs?: number;
 }
 
 function fail(path: string, line: number, what: string): never {
@@ -75,10 +88,13 @@ export class HistoryFile implements AsyncIterable<HistoryRecord> {
 
   /** The records a chunk of the file at a time (what `judge` reads, to spare a promise per record). */
   async *batches(): AsyncGenerator<HistoryRecord[]> {
+    const follow = this.opts.follow;
+    if (follow) await untilBytes(this.path, 2, follow);
     const gzip = this.startsWithGzip();
-    const raw = createReadStream(this.path, { highWaterMark: this.opts.chunkBytes ?? 1 << 21 });
+    const highWaterMark = this.opts.chunkBytes ?? 1 << 21;
+    const raw: NodeJS.ReadableStream & AsyncIterable<Buffer> = follow ? Readable.from(followFile(this.path, follow, highWaterMark), { objectMode: false }) : createReadStream(this.path, { highWaterMark });
     const input: AsyncIterable<Buffer> = gzip ? raw.pipe(createGunzip({ chunkSize: 1 << 18 })) : raw;
-    if (gzip) raw.on('error', (e) => (input as NodeJS.ReadWriteStream).emit('error', e));
+    if (gzip) raw.on('error', (e: Error) => (input as NodeJS.ReadWriteStream).emit('error', e));
     const it = input[Symbol.asyncIterator]();
     // The first bytes say which records follow.
     let head: Buffer = Buffer.alloc(0);
@@ -287,6 +303,49 @@ export class HistoryFile implements AsyncIterable<HistoryRecord> {
     this.stats.records++;
     // A NaN payment amount was written as null: NaN again, as the record was built.
     return reviveRecord(obj as HistoryRecord);
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Waits until the file holds `n` bytes, or the writer is done. */
+async function untilBytes(path: string, n: number, follow: FollowOptions): Promise<void> {
+  for (;;) {
+    let size = 0;
+    try {
+      size = statSync(path).size;
+    } catch {
+      // Not created yet.
+    }
+    if (size >= n || follow.done()) return;
+    await sleep(follow.pollMs ?? 100);
+  }
+}
+
+/**
+ * The bytes of a file that is still growing, in order: what is there, then more as it comes,
+ * until the writer is done and the end was read. The writer appends whole batches (gzip members)
+ * at increasing offsets, so a read that sees part of a batch sees the rest on the next one.
+ */
+async function* followFile(path: string, follow: FollowOptions, chunkBytes: number): AsyncGenerator<Buffer> {
+  const fd = openSync(path, 'r');
+  try {
+    let offset = 0;
+    const buf = Buffer.allocUnsafe(chunkBytes);
+    for (;;) {
+      // Asked before reading: bytes written before done() turned true are all read below.
+      const done = follow.done();
+      const n = readSync(fd, buf, 0, chunkBytes, offset);
+      if (n > 0) {
+        offset += n;
+        yield Buffer.from(buf.subarray(0, n));
+        continue;
+      }
+      if (done) return;
+      await sleep(follow.pollMs ?? 100);
+    }
+  } finally {
+    closeSync(fd);
   }
 }
 

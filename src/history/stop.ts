@@ -6,7 +6,7 @@
  */
 import type { EndRecord } from './schema.ts';
 
-export type StopKind = 'done' | 'cap' | 'scenario-error' | 'interrupted';
+export type StopKind = 'done' | 'cap' | 'violation' | 'scenario-error' | 'interrupted';
 
 export interface RunStop {
   kind: StopKind;
@@ -14,12 +14,14 @@ export interface RunStop {
   reason: string;
 }
 
-const RANK: Record<StopKind, number> = { done: 0, cap: 1, 'scenario-error': 2, interrupted: 3 };
+const RANK: Record<StopKind, number> = { done: 0, cap: 1, violation: 1, 'scenario-error': 2, interrupted: 3 };
 
 function kindOf(reason: string): StopKind {
   const r = reason.trim();
   if (r === 'done') return 'done';
   if (r.startsWith('cap:')) return 'cap';
+  // --abort-on-violation: stopped at a violation, which the verdict fails on.
+  if (r.startsWith('violation:')) return 'violation';
   if (r.startsWith('scenario-error')) return 'scenario-error';
   // `interrupted`, a shard with no end record, and any reason this version does not know.
   return 'interrupted';
@@ -30,7 +32,7 @@ export function runStop(end: EndRecord | null): RunStop {
   if (end.complete) return { kind: 'done', reason: end.reason };
   let worst: StopKind = 'done';
   for (const part of end.reason.split('; ')) {
-    const shard = /^shard without end record: /.test(part) ? 'interrupted' : kindOf(part.replace(/^shard .*?: (?=(done|cap:|scenario-error|interrupted))/, ''));
+    const shard = /^shard without end record: /.test(part) ? 'interrupted' : kindOf(part.replace(/^shard .*?: (?=(done|cap:|violation:|scenario-error|interrupted))/, ''));
     if (RANK[shard] > RANK[worst]) worst = shard;
   }
   // Incomplete, but no part says why: not a run that finished.

@@ -9,7 +9,7 @@ import { EXIT, PaystormError, type Finding, type Summary, type ThresholdResult }
 import { MetricsAggregator, runStop, type FaultRecord, type HistoryRecord, type RunRecord } from '../history/index.ts';
 import { describeOffsets, type ClockOffset } from '../history/merge.ts';
 import type { ShardDifference } from '../history/shard-compat.ts';
-import { judge, type Judgement } from './judge.ts';
+import { judge, type JudgeOptions, type Judgement } from './judge.ts';
 import { evaluateThresholds, replacedByUser } from './thresholds.ts';
 import { verdictOf, type Verdict } from './verdict.ts';
 import { buildSummary } from './summary.ts';
@@ -29,6 +29,8 @@ export interface CheckOptions {
   baseline?: { baseline: Baseline; source: string };
   /** Window of the soak drift's per-window figures (default 60 s). */
   trendWindowMs?: number;
+  /** Told of each violation as a check confirms it while reading (judge.ts `JudgeOptions.onViolation`). */
+  onViolation?: JudgeOptions['onViolation'];
 }
 
 export interface CheckResult {
@@ -85,6 +87,7 @@ export async function check(records: Records, opts: CheckOptions = {}): Promise<
       feedScopes(scopes, rec);
       if (rec.kind === 'fault') faults.push(rec);
     }),
+    opts.onViolation ? { onViolation: opts.onViolation } : {},
   );
   const { run, end } = judgement;
   const finalScopes: ThresholdScope[] = scopes ?? scenarioScopes(null, userExprs, opts.scenarioThresholds);

@@ -2,10 +2,11 @@
  * Runs every invariant over one pass of the history. An invariant that throws
  * becomes `error` (with its stack) and stops receiving records; the others go on.
  */
-import { OPERATIONS, type Finding, type InvariantResult } from '../spec/index.ts';
+import { OPERATIONS, type Evidence, type Finding, type InvariantResult } from '../spec/index.ts';
 import { ScenarioActivity, scenarioProgress, type EndRecord, type HistoryRecord, type RunRecord, type ScenarioProgress } from '../history/index.ts';
 import { createContext } from './context.ts';
 import { DriverLinks } from './lib/driver-links.ts';
+import { liveViolations } from './lib/findings.ts';
 import { INVARIANTS } from './invariants/index.ts';
 import type { Invariant, InvariantCheck, OracleContext, RecordTrait } from './types.ts';
 
@@ -14,6 +15,12 @@ export interface JudgeOptions {
   only?: string[];
   /** Invariants to run instead of the registry (tests). */
   invariants?: readonly Invariant[];
+  /**
+   * Told of each violation as soon as a check confirms it while judging a record (the live
+   * verdict: the progress line, `--abort-on-violation`). Every one told is in the final count;
+   * violations a check finds only at the end (`finish()`) are not told.
+   */
+  onViolation?: (invariant: Pick<Invariant, 'id' | 'rules'>, evidence: Evidence) => void;
 }
 
 export interface Judgement {
@@ -96,6 +103,10 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
     dispatch();
   };
 
+  // The slot whose onRecord runs, for the live sink (set only when someone listens: a variable write per call).
+  let judging: Slot | null = null;
+  const announce = opts.onViolation;
+  const sink = announce ? (e: Evidence) => announce(judging!.inv, e) : null;
   const links = new DriverLinks();
   const activity = new ScenarioActivity();
   const onRecord = (rec: HistoryRecord) => {
@@ -113,8 +124,10 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
     }
     let dropped = false;
     const wanting = rec.kind === 'exchange' ? (byOp.get(rec.op) ?? anyOp)[traitsOf(rec)] : byKind[rec.kind][traitsOf(rec)];
+    liveViolations.sink = sink;
     for (let i = 0; i < wanting.length; i++) {
       const slot = wanting[i];
+      judging = slot;
       try {
         slot.check!.onRecord!(rec);
       } catch (e) {
@@ -122,6 +135,7 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
         dropped = true;
       }
     }
+    liveViolations.sink = null;
     if (dropped) dispatch();
   };
   // A batched source (readHistory) spares a promise per record.

@@ -1,5 +1,5 @@
 /** Reports of a run: summary.json, junit.xml, summary.md, report.html and the console summary. */
-export { writeReports, REPORT_FILES, type WriteReportsOptions } from './write.ts';
+export { writeReports, writeSnapshot, REPORT_FILES, SNAPSHOT_FILES, type WriteReportsOptions } from './write.ts';
 export { renderJUnit } from './junit.ts';
 export { renderMarkdown } from './markdown.ts';
 export { renderHtml } from './html/render.ts';

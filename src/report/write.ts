@@ -24,6 +24,29 @@ export interface WriteReportsOptions {
   repro?: boolean;
 }
 
+/** What a snapshot rewrites: the two files a person or a CI step reads first. */
+export const SNAPSHOT_FILES = ['summary.json', 'report.html'] as const;
+
+/**
+ * The verdict so far of a run still going (`snapshot` set, `snapshotAtMs`: run time): summary.json
+ * and report.html in its directory, each written whole then renamed over the old one, so a run
+ * killed at any moment leaves its last snapshot readable. The final reports replace them.
+ */
+export async function writeSnapshot(runDir: string, summary: Summary, atMs: number): Promise<string[]> {
+  const valid = redactSummary(summarySchema.parse({ ...summary, snapshot: true, snapshotAtMs: Math.round(atMs) }));
+  const contents: Record<(typeof SNAPSHOT_FILES)[number], string> = { 'summary.json': JSON.stringify(valid, null, 2) + '\n', 'report.html': renderHtml(valid) };
+  await makeDirs(runDir);
+  const files: string[] = [];
+  for (const name of SNAPSHOT_FILES) {
+    const path = join(runDir, name);
+    const tmp = join(runDir, `.${name}.tmp-${process.pid}`);
+    await writeFile(tmp, contents[name], 'utf8');
+    await rename(tmp, path);
+    files.push(path);
+  }
+  return files;
+}
+
 /** Returns every file written: the run directory's first, then the latest copies. */
 export async function writeReports(runDir: string, summary: Summary, opts: WriteReportsOptions = {}): Promise<{ files: string[] }> {
   // A repro script per violation example, from the run's history (docs/repro.md); the examples link them.

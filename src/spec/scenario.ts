@@ -216,8 +216,9 @@ export interface ScenarioContext {
     awaitingRetry?(): number;
   } | null;
   /**
-   * Writes a mid-run report snapshot (summary and HTML so far) so an operator sees
-   * trouble early in a long run (soak). Optional: absent when the engine has no report.
+   * Writes a mid-run report snapshot (the run folder's summary.json and report.html with the
+   * verdict so far, marked as a snapshot; as --snapshot-every does) so an operator sees trouble
+   * early in a long run (soak). Optional: absent when the engine has no report.
    */
   snapshot?(label: string): Promise<void>;
   /** Proxies a fault step can act on in this run (steps on other proxies are skipped); absent: every proxy a schedule names. */

@@ -134,6 +134,12 @@ export const summarySchema = z.object({
   reason: z.string().optional(),
   /** False when the run was interrupted or stopped by a cap. */
   complete: z.boolean(),
+  /**
+   * True in the verdict so far of a run still going (`paystorm run --snapshot-every`): judged on the
+   * history as it stood at `snapshotAtMs` (run time, ms); the final reports replace it. Absent otherwise.
+   */
+  snapshot: z.boolean().optional(),
+  snapshotAtMs: z.number().optional(),
   exitCode: z.number(),
   target: z.object({ url: z.string(), embedded: z.boolean(), presentation: z.enum(['A', 'B']).nullable() }),
   started_at: z.string(),

@@ -43,6 +43,8 @@ export const runCommand: PaystormCommand = {
       .option('trend-window', { type: 'string', describe: 'Window of the soak drift figures and trend() thresholds (default 60s)' })
       .option('metrics-port', { type: 'number', describe: 'Serve the run\'s metrics (OpenMetrics, for a Prometheus) at http://127.0.0.1:PORT/metrics until the verdict is written; 0 picks a free port (see docs/metrics.md)' })
       .option('metrics-host', { type: 'string', describe: 'Address the metrics endpoint listens on (default 127.0.0.1; 0.0.0.0 to be scraped from other hosts)' })
+      .option('abort-on-violation', { type: 'string', describe: 'End the run at the first confirmed violation (exit 1, reports and repro written); with ids (comma-separated invariant or rule ids, e.g. idem-single-object,IDEM-6) only at theirs' })
+      .option('snapshot-every', { type: 'string', describe: 'Rewrite summary.json and report.html with the verdict so far this often, marked as a snapshot (default 5m for a run planned over 15 minutes)' })
       .option('variant', { type: 'string', describe: 'Embedded target: a conforming variant of the reference service, one open choice of the spec taken another way (see docs/variant-matrix.md)' })
       .option('dashboard', { type: 'number', describe: 'Serve a live page on this port while the run goes: the report\'s charts, the phase, the plan\'s time left and violations as they are found, then the final report (0: any free port; see docs/dashboard.md)' })
       .option('dashboard-host', { type: 'string', describe: 'Address the live page listens on (default 127.0.0.1: this machine only; 0.0.0.0: every interface, with no authentication)' })
@@ -50,6 +52,7 @@ export const runCommand: PaystormCommand = {
       .example('$0 run mixed --target https://staging.example.com --key acme:svc_test_sk_... --cards cards.json --duration 5m', 'Mixed load against a staging deployment')
       .example('$0 run rate-limit --target https://staging.example.com --key svc_test_sk_... --key svc_test_sk_...', 'Probe the 500/min fixed window')
       .example('$0 run soak --duration 1h --metrics-port 9464', 'A soak a Prometheus scrapes at http://127.0.0.1:9464/metrics')
+      .example('$0 run mixed --duration 20m --abort-on-violation --snapshot-every 1m', 'Stop at the first violation; keep a report of the verdict so far every minute')
       .example('$0 run chaos', 'Upstream faults through the embedded Toxiproxy-compatible proxy')
       .example('$0 run mixed --duration 5m --dashboard 8090', 'Watch the run live at http://127.0.0.1:8090/'),
   handler: async (args) => {
@@ -90,6 +93,9 @@ export const runCommand: PaystormCommand = {
       dashboardHost: args.dashboardHost,
       metricsPort: args.metricsPort,
       metricsHost: args.metricsHost,
+      // A bare --abort-on-violation: any invariant.
+      abortOnViolation: args.abortOnViolation === undefined ? undefined : args.abortOnViolation === '' ? true : String(args.abortOnViolation).split(',').map((x) => x.trim()).filter(Boolean),
+      snapshotEvery: args.snapshotEvery,
       ...(args.cards !== undefined ? { cards: args.cards } : {}),
     };
     // The pipeline loads only when a run starts (`paystorm run --help` stays fast).

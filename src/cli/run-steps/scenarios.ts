@@ -4,13 +4,11 @@
  * The history (and so the run folder) is created only here, once the target answered: a failed
  * start leaves nothing behind.
  */
-import { join } from 'node:path';
 import { defaultSettleBoundMs, type ParsedKey, type ScenarioEnv } from '../../spec/index.ts';
-import { HistoryWriter, MetricsAggregator, readHistory, type KeyInfo } from '../../history/index.ts';
+import { HistoryWriter, MetricsAggregator, type KeyInfo } from '../../history/index.ts';
 import { Progress, runScenarios, makeRunRecord } from '../../engine/index.ts';
 import { carriesLivemodeTrue, type KeySecret } from '../../client/index.ts';
 import type { WebhookReceiver } from '../../webhooks/index.ts';
-import { writeReports } from '../../report/index.ts';
 import type { FaultPlan } from '../chaos-setup.ts';
 import { parseDuration } from '../duration.ts';
 import { embeddedChallengeTimeoutMs, embeddedWebhookPaths } from '../embedded.ts';
@@ -20,7 +18,7 @@ import { EMBEDDED_WEBHOOK_BASE_PATH, RUN_DEFAULTS, WEBHOOK_FAIL_SHARE_DEFAULT, t
 import type { RunIo, RunScope } from './scope.ts';
 import type { OpenedChaos } from './chaos.ts';
 import type { ProbedTarget } from './probe.ts';
-import { judgeRun } from './judge.ts';
+import { snapshotEveryMs, type RunJudge } from './judge.ts';
 
 export interface PreparedScenarios {
   keys: KeySecret[];
@@ -124,7 +122,7 @@ export function writeRunRecord(history: HistoryWriter, s: RunSettings, scope: Ru
 }
 
 /** Runs the load into the open history; scenario errors are reported, the history stays open for the caller to close. */
-export async function runScenarioSuite(history: HistoryWriter, s: RunSettings, scope: RunScope, h: SuiteInputs): Promise<void> {
+export async function runScenarioSuite(history: HistoryWriter, s: RunSettings, scope: RunScope, h: SuiteInputs, judge: RunJudge): Promise<void> {
   const { cfg, durationMs } = s;
   const { io, clock } = scope;
   const { receiver, prepared, chaos } = h;
@@ -142,6 +140,9 @@ export async function runScenarioSuite(history: HistoryWriter, s: RunSettings, s
   // The planned length is known only when --duration sets it; otherwise show elapsed time alone.
   const progress = new Progress({ clock, stream: io.stderr, ...(durationMs !== undefined ? { totalMs: durationMs } : {}) });
   scope.live.plan(prepared.plan.totalMs, prepared.plan.line);
+  const log = (m: string) => progress.log(m);
+  const every = snapshotEveryMs(s, prepared.plan.totalMs);
+  if (every !== null) judge.every(every, log);
   const outcome = await runScenarios({
     scenarios: s.scenarios,
     target: h.target,
@@ -153,6 +154,7 @@ export async function runScenarioSuite(history: HistoryWriter, s: RunSettings, s
     seed: s.seed,
     timeScale: s.timeScale,
     signal: io.signal ? AbortSignal.any([io.signal, safety.signal]) : safety.signal,
+    stop: judge.stop.signal,
     progress,
     live: scope.live,
     metrics: new MetricsAggregator(),
@@ -165,13 +167,8 @@ export async function runScenarioSuite(history: HistoryWriter, s: RunSettings, s
           ...(s.webhookRetryWithinMs !== undefined ? { retryWithinMs: s.webhookRetryWithinMs } : {}),
         }
       : null,
-    // A mid-run report (soak): the history so far, judged and rendered into <run>/snapshot/.
-    snapshot: async (label: string) => {
-      const summary = await judgeRun(readHistory(s.historyPath, { onWarning: () => {} }), s.judging, false);
-      const dir = join(s.runDir, 'snapshot');
-      await writeReports(dir, summary, { latestDir: dir });
-      progress.log(`snapshot (${label}): ${summary.invariants.filter((i) => i.status === 'fail').length} failing invariant(s), report in ${dir}`);
-    },
+    // A scenario's own mid-run report (soak): the same snapshot as --snapshot-every's.
+    snapshot: (label: string) => judge.snapshot(label, log),
     timeoutMs: s.timeoutMs,
     ...(durationMs !== undefined ? { durationMs } : {}),
     ...(cfg.rate !== undefined ? { rate: cfg.rate } : {}),

@@ -11,6 +11,8 @@ import { HISTORY_FILE } from '../../history/index.ts';
 import { scaledDelays } from '../../target/options.ts';
 import { variantByName, VARIANT_NAMES, type ServiceVariant } from '../../target/variants.ts';
 import { loadBaseline, type Baseline } from '../../oracle/baseline.ts';
+import { INVARIANTS } from '../../oracle/invariants/index.ts';
+import { RULE_IDS } from '../../spec/rules.ts';
 import { SCENARIOS, scenarioByName } from '../../../scenarios/index.ts';
 import { loadCardsFile, type RunConfig } from '../config.ts';
 import { parseDuration } from '../duration.ts';
@@ -45,6 +47,25 @@ export const RUN_DEFAULTS = Object.freeze({
   /** SM-6 / FT-2 bound for a real deployment: "usually within seconds". */
   settleBoundMs: DEFAULT_SETTLE_BOUND_MS,
 });
+
+/** --snapshot-every's default: every 5 minutes, for a run planned to last over 15 minutes. */
+export const SNAPSHOT_DEFAULT = Object.freeze({ everyMs: 5 * 60_000, whenPlannedOverMs: 15 * 60_000 });
+
+/** --abort-on-violation's ids: each an invariant id or a rule id (exit 3 naming any other). */
+export function abortOnViolationOf(v: RunConfig['abortOnViolation']): RunSettings['abortOnViolation'] {
+  if (v === undefined || v === false) return null;
+  if (v === true || v.length === 0) return 'any';
+  const known = new Set<string>([...INVARIANTS.map((i) => i.id), ...RULE_IDS]);
+  const unknown = v.filter((id) => !known.has(id));
+  if (unknown.length) {
+    throw new PaystormError(
+      `--abort-on-violation: ${unknown.map((id) => `"${id}"`).join(', ')} ${unknown.length > 1 ? 'are' : 'is'} neither an invariant id nor a rule id. Give invariant ids (docs/detection-matrix.md, summary.json) or rule ids (IDEM-6), comma-separated, or no value for any violation; write --abort-on-violation=IDS when scenario names follow it.`,
+      EXIT.usage,
+      '--abort-on-violation',
+    );
+  }
+  return new Set(v);
+}
 
 /** What the judge needs beside the history: the same for the final verdict and a soak's snapshots. */
 export interface JudgeSettings {
@@ -84,6 +105,10 @@ export interface RunSettings {
   extraFaults: FaultStep[];
   keys: RunKeys;
   judging: JudgeSettings;
+  /** --abort-on-violation: stop at the first confirmed violation of any invariant (`any`), of these invariant or rule ids, or never (null). */
+  abortOnViolation: 'any' | ReadonlySet<string> | null;
+  /** --snapshot-every, when given (ms); the default depends on the planned length (SNAPSHOT_DEFAULT). */
+  snapshotEveryMs: number | undefined;
   runId: string;
   outDir: string;
   runDir: string;
@@ -203,6 +228,9 @@ export async function readRunSettings(cfg: RunConfig, io: RunIo): Promise<RunSet
   if (webhookRetryWithinMs !== undefined && !(webhookRetryWithinMs > 0)) {
     throw new PaystormError(`--webhook-retry-within: must be longer than 0 (e.g. 5m or 1h), got "${cfg.webhookRetryWithin}".`, EXIT.usage, '--webhook-retry-within');
   }
+  const abortOnViolation = abortOnViolationOf(cfg.abortOnViolation);
+  const snapshotEveryMs = cfg.snapshotEvery !== undefined ? parseDuration(cfg.snapshotEvery, '--snapshot-every') : undefined;
+  if (snapshotEveryMs !== undefined && !(snapshotEveryMs >= 1000)) throw new PaystormError(`--snapshot-every: at least 1s (e.g. 1m or 5m), got "${cfg.snapshotEvery}".`, EXIT.usage, '--snapshot-every');
   const keys = await runKeys(cfg, embedded, variant);
 
   const runId = newRunId();
@@ -228,6 +256,8 @@ export async function readRunSettings(cfg: RunConfig, io: RunIo): Promise<RunSet
     extraFaults,
     keys,
     judging: { thresholds: cfg.thresholds ?? [], ...(baseline ? { baseline } : {}), ...(trendWindowMs !== undefined ? { trendWindowMs } : {}) },
+    abortOnViolation,
+    snapshotEveryMs,
     runId,
     outDir,
     runDir,

@@ -6,6 +6,21 @@ import type { InvariantOutcome } from '../types.ts';
 export const MAX_EXAMPLES = 5;
 const BODY_MAX = 300;
 
+/**
+ * Where a violation found while a record is being judged is told at once (the live verdict).
+ * The judge sets it around each check's `onRecord` when someone listens (judge.ts `onViolation`)
+ * and clears it before `finish()`: only violations confirmed record by record are live.
+ */
+export const liveViolations: { sink: ((e: Evidence) => void) | null } = { sink: null };
+
+/**
+ * A violation confirmed while records are being judged that the check counts only at `finish()`
+ * (it groups its evidence there): told to the live sink now, counted nowhere.
+ */
+export function announceViolation(e: Evidence): void {
+  liveViolations.sink?.(e);
+}
+
 export class Findings {
   checked = 0;
   violations = 0;
@@ -20,6 +35,7 @@ export class Findings {
   violation(e: Evidence): void {
     this.violations++;
     if (this.examples.length < MAX_EXAMPLES) this.examples.push(e);
+    liveViolations.sink?.(e);
   }
 
   /** One lenient answer under finding `id` (`text`: one sentence saying what was accepted and why that is allowed). */

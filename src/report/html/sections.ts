@@ -15,7 +15,7 @@ export function headerSection(s: Summary, m: RunMetrics): string {
   const fact = (label: string, value: string) => `<div><dt>${h(label)}</dt><dd>${h(value)}</dd></div>`;
   return `<header class="run ${s.verdict}"><div class="inner">
 <span class="verdict ${s.verdict}" id="verdict">${s.verdict.toUpperCase()}</span>
-<div><p class="verdict-reason" id="verdict-reason">${h(verdictReason(s))}</p><h1>paystorm run <span class="mono">${h(s.runId)}</span></h1>
+<div>${s.snapshot ? `<p class="snapshot" id="snapshot"><strong>Snapshot</strong> of a run still going, judged at ${h(formatDuration(s.snapshotAtMs ?? s.duration_ms))} on the history so far; the final report replaces it.</p>` : ''}<p class="verdict-reason" id="verdict-reason">${h(verdictReason(s))}</p><h1>paystorm run <span class="mono">${h(s.runId)}</span></h1>
 <div class="muted">${h(s.target.url)}${s.target.embedded ? ' (embedded target)' : ''} · started ${h(s.started_at)}</div></div>
 <dl class="facts">
 ${fact('Duration', formatDuration(s.duration_ms))}

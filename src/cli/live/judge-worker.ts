@@ -1,0 +1,56 @@
+/**
+ * The live judge's thread: the oracle's `check` over the history file, followed as it is written
+ * (`live`), or over the file as it stands (`snapshot`). The same `check` as `paystorm check`, so the
+ * verdict a run prints is the one a later check of its folder gives. Told violations are posted as
+ * checks confirm them; the summary is posted at the end.
+ */
+import { getPriority, setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import { readHistory } from '../../history/reader.ts';
+import { check, type CheckOptions } from '../../oracle/check.ts';
+import type { FromJudge, JudgeWorkerData, ToJudge } from './protocol.ts';
+
+// Below the load's threads (as the history writer's worker): judging may lag while the machine is
+// busy and catches up after; the load (and an embedded service in the same process) must not wait.
+// On Linux the nice value of pid 0 is this thread's alone.
+try {
+  setPriority(Math.min(19, getPriority() + 10));
+} catch {
+  // Not permitted or not supported: run at the same priority.
+}
+const port = parentPort!;
+const data = workerData as JudgeWorkerData;
+const post = (m: FromJudge) => port.postMessage(m);
+
+let closed = false;
+let interrupted: boolean | undefined;
+port.on('message', (m: ToJudge) => {
+  if ('close' in m) {
+    interrupted = m.close.interrupted;
+    closed = true;
+  }
+});
+
+async function main(): Promise<void> {
+  const o = data.options;
+  const live = data.mode === 'live';
+  const records = readHistory(data.historyPath, {
+    onWarning: (m) => (live ? post({ warning: m }) : undefined),
+    ...(live ? { follow: { done: () => closed, ...(data.pollMs !== undefined ? { pollMs: data.pollMs } : {}) } } : {}),
+  });
+  const options: CheckOptions = {
+    thresholds: o.thresholds,
+    scenarioThresholds: (name: string) => o.scenarioThresholds[name] ?? [],
+    ...(o.baseline ? { baseline: o.baseline } : {}),
+    ...(o.trendWindowMs !== undefined ? { trendWindowMs: o.trendWindowMs } : {}),
+    ...(live ? { onViolation: (inv, evidence) => post({ violation: { invariant: inv.id, rules: [...inv.rules], evidence } }) } : {}),
+  };
+  // Read once the records are judged: the run says it when it closes the history, before the last records are read.
+  Object.defineProperty(options, 'interrupted', { get: () => interrupted, enumerable: true });
+  const { summary } = await check(records, options);
+  post({ summary });
+}
+
+// Loaded: the oracle's modules are in (the costly part of starting).
+post({ ready: true });
+main().catch((e: unknown) => post({ error: (e as Error)?.message ?? String(e), exitCode: (e as { exitCode?: number }).exitCode ?? null }));

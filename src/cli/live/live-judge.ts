@@ -1,0 +1,95 @@
+/**
+ * The live judge: the oracle's `check` on a thread of its own, following the history file as the
+ * writer appends to it (src/history/reader.ts `follow`). Violations reach the run as checks confirm
+ * them; when the run closes the history, the judge reads what is left and gives the summary: the
+ * run's verdict without reading the file again. Snapshots judge the file as it stands on another
+ * thread, so the live judge never waits for them.
+ */
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { buildSync } from 'esbuild';
+import { PaystormError, type ExitCode, type Summary } from '../../spec/index.ts';
+import type { FromJudge, JudgedViolation, JudgeWorkerData, JudgeWorkerOptions } from './protocol.ts';
+
+export type { JudgedViolation, JudgeWorkerOptions };
+
+/** The judge thread's script as the build inlined it into the compiled CLI (scripts/build.mjs); undefined when the sources run. */
+declare const PAYSTORM_JUDGE_WORKER: string | undefined;
+
+let bundled: string | null = null;
+
+/** The judge thread's code, bundled once per process into one CommonJS script (as the history writer's worker is). */
+export function judgeWorkerSource(): string {
+  if (bundled === null && typeof PAYSTORM_JUDGE_WORKER === 'string') bundled = PAYSTORM_JUDGE_WORKER;
+  if (bundled === null) {
+    // The same options as scripts/build.mjs's inlined copy.
+    const out = buildSync({ entryPoints: [fileURLToPath(new URL('./judge-worker.ts', import.meta.url))], ...JUDGE_WORKER_BUILD, alias: { esbuild: fileURLToPath(new URL('./no-esbuild.ts', import.meta.url)) } });
+    bundled = out.outputFiles[0].text;
+  }
+  return bundled;
+}
+
+const JUDGE_WORKER_BUILD = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent' } as const;
+
+export interface LiveJudgeHooks {
+  /** The thread has loaded the oracle and is reading. */
+  onReady?: () => void;
+  onViolation?: (v: JudgedViolation) => void;
+  onWarning?: (message: string) => void;
+}
+
+/** One judge thread: resolves with the summary it posts, rejects with the error it posts or dies of. */
+function startJudge(data: JudgeWorkerData, hooks: LiveJudgeHooks): { worker: Worker; summary: Promise<Summary> } {
+  const worker = new Worker(judgeWorkerSource(), { eval: true, workerData: data });
+  const summary = new Promise<Summary>((resolve, reject) => {
+    worker.on('message', (m: FromJudge) => {
+      if ('ready' in m) hooks.onReady?.();
+      else if ('violation' in m) hooks.onViolation?.(m.violation);
+      else if ('warning' in m) hooks.onWarning?.(m.warning);
+      else if ('summary' in m) resolve(m.summary);
+      else reject(m.exitCode !== null ? new PaystormError(m.error, m.exitCode as ExitCode) : new Error(`the judge failed: ${m.error}`));
+    });
+    worker.on('error', (e) => reject(new Error(`the judge thread failed: ${e.message}`)));
+    worker.on('exit', (code) => reject(new Error(`the judge thread exited (code ${code}) before its verdict`)));
+  });
+  // The summary settles the worker's work: let it go.
+  summary.then(
+    () => worker.terminate(),
+    () => worker.terminate(),
+  );
+  return { worker, summary };
+}
+
+export class LiveJudge {
+  private readonly worker: Worker;
+  private readonly summary: Promise<Summary>;
+  /** Resolves once the thread has loaded the oracle (about a second of CPU) and follows the file. */
+  readonly ready: Promise<void>;
+
+  constructor(historyPath: string, options: JudgeWorkerOptions, hooks: LiveJudgeHooks = {}, pollMs?: number) {
+    let loaded!: () => void;
+    this.ready = new Promise<void>((resolve) => (loaded = resolve));
+    const withReady: LiveJudgeHooks = { ...hooks, onReady: () => (loaded(), hooks.onReady?.()) };
+    ({ worker: this.worker, summary: this.summary } = startJudge({ mode: 'live', historyPath, options, ...(pollMs !== undefined ? { pollMs } : {}) }, withReady));
+    // A failure is reported by close(), never as an unhandled rejection meanwhile; a thread that
+    // failed before loading is not waited for.
+    this.summary.catch(() => loaded());
+  }
+
+  /** The history is closed: judge what is left of it and give the verdict. */
+  close(interrupted: boolean): Promise<Summary> {
+    this.worker.postMessage({ close: { interrupted } });
+    return this.summary;
+  }
+
+  /** Stops the thread without a verdict (the run failed before its history opened). */
+  async terminate(): Promise<void> {
+    await this.worker.terminate();
+  }
+}
+
+/** The verdict on the history file as it stands (a run still writing it): judged on a thread of its own. */
+export function judgeSnapshot(historyPath: string, options: JudgeWorkerOptions): { summary: Promise<Summary>; cancel: () => Promise<void> } {
+  const { worker, summary } = startJudge({ mode: 'snapshot', historyPath, options }, {});
+  return { summary, cancel: async () => void (await worker.terminate()) };
+}
