@@ -11,8 +11,8 @@
  *   the fixed parts compared byte by byte, the name and time matched against the ones seen
  *   before (a request's HTTP points share one time), the value read by JSON's number grammar
  *   (no exponent, at most 15 digits: digits / 10^k is then exactly what JSON.parse gives), the
- *   tags parsed by JSON.parse once per distinct text, the record's text by JSON.parse of its
- *   string literal. Any other shape (a Metric line, another metadata key, an escape in the
+ *   tags parsed by JSON.parse once per distinct text, the record's text checked to be one JSON
+ *   string literal (and left as bytes: the converter keeps it so, and parses it when it decodes). Any other shape (a Metric line, another metadata key, an escape in the
  *   name or time, a brace in a tag value, spaces, a cut line) is not read here: the caller
  *   parses that line whole, so what is accepted and refused does not depend on this reader.
  */
@@ -120,6 +120,27 @@ const BACKSLASH = 92;
 const BRACE_OPEN = 123;
 const BRACE_CLOSE = 125;
 
+/** buf[start, end) is one JSON string literal, quotes included (what JSON.parse reads as one string). */
+export function isStringLiteral(buf: Uint8Array, start: number, end: number): boolean {
+  if (end - start < 2 || buf[start] !== QUOTE || buf[end - 1] !== QUOTE) return false;
+  for (let i = start + 1; i < end - 1; i++) {
+    const c = buf[i];
+    if (c === QUOTE || c < 32) return false;
+    if (c !== BACKSLASH) continue;
+    const e = buf[++i];
+    if (e === 117) {
+      // \uXXXX
+      if (i + 4 >= end - 1) return false;
+      for (let k = 1; k <= 4; k++) {
+        const h = buf[i + k];
+        if (!((h >= 48 && h <= 57) || (h >= 65 && h <= 70) || (h >= 97 && h <= 102))) return false;
+      }
+      i += 4;
+    } else if (e !== QUOTE && e !== BACKSLASH && e !== 47 && e !== 98 && e !== 102 && e !== 110 && e !== 114 && e !== 116) return false;
+  }
+  return true;
+}
+
 /** buf[at, at + pattern.length) is pattern. */
 function bytesAt(buf: Uint8Array, at: number, pattern: Uint8Array): boolean {
   if (at + pattern.length > buf.length) return false;
@@ -139,15 +160,17 @@ export type TimeParser = (text: string) => number;
 
 /**
  * Reads Point lines in place (see the module's comment). After `read` returns true, `metric`,
- * `timeMs`, `value`, `tags` hold the line's; `record` is the `paystorm_record` text of a point
- * of `recordMetric` (null for other metrics; a point of it without that metadata is not read here).
+ * `timeMs`, `value`, `tags` hold the line's; for a point of `recordMetric`, `recordStart` and
+ * `recordEnd` are where its `paystorm_record` text lies as a JSON string literal, quotes
+ * included (-1 for other metrics; a point of it without that metadata is not read here).
  */
 export class PointBytes {
   metric!: MetricName;
   timeMs = NaN;
   value = 0;
   tags!: TagSet;
-  record: string | null = null;
+  recordStart = -1;
+  recordEnd = -1;
 
   private readonly metrics = new Map<number, MetricName[]>();
   private readonly tagSets = new Map<number, TagSet[]>();
@@ -216,18 +239,13 @@ export class PointBytes {
     // The tags: to the line's end, or to the metadata that carries a record.
     const tagsStart = i + BEFORE_TAGS.length - 1;
     let tagsEnd = end - 2;
-    let record: string | null = null;
+    let recordStart = -1;
     if (metric.name === this.recordMetric) {
       const meta = buf.indexOf(METADATA, tagsStart);
       if (meta < 0 || meta >= end) return false;
       tagsEnd = meta + 1;
-      // The record's JSON string literal, quotes included; JSON.parse checks it is one string.
-      try {
-        record = JSON.parse(lineText(buf, meta + METADATA.length - 1, end - 3)) as string;
-      } catch {
-        return false;
-      }
-      if (typeof record !== 'string') return false;
+      recordStart = meta + METADATA.length - 1;
+      if (!isStringLiteral(buf, recordStart, end - 3)) return false;
     }
     const tags = this.tagsAt(buf, tagsStart, tagsEnd);
     if (tags === null) return false;
@@ -235,7 +253,8 @@ export class PointBytes {
     this.timeMs = timeMs;
     this.value = negative ? -(n / POW10[k]) : n / POW10[k];
     this.tags = tags;
-    this.record = record;
+    this.recordStart = recordStart;
+    this.recordEnd = recordStart < 0 ? -1 : end - 3;
     return true;
   }
 
@@ -349,18 +368,37 @@ export class TextArena {
   /** Keeps `text`; returns its index. */
   add(text: string): number {
     const bytes = Buffer.byteLength(text);
+    const chunk = this.room(bytes);
+    const start = this.used;
+    this.used += chunk.write(text, start);
+    return this.kept(start);
+  }
+
+  /** Keeps the bytes buf[start, end); returns their index. */
+  addBytes(buf: Buffer, start: number, end: number): number {
+    const chunk = this.room(end - start);
+    const at = this.used;
+    // A loop: Buffer.copy's per-call cost (a view allocated each time) exceeds copying a few hundred bytes.
+    for (let i = start, j = at; i < end; i++, j++) chunk[j] = buf[i];
+    this.used += end - start;
+    return this.kept(at);
+  }
+
+  private room(bytes: number): Buffer {
     if (this.used + bytes > this.chunk.length) {
       this.chunk = Buffer.allocUnsafe(Math.max(ARENA_CHUNK, bytes));
       this.chunks.push(this.chunk);
       this.used = 0;
     }
-    const start = this.used;
-    this.used += this.chunk.write(text, start);
+    return this.chunk;
+  }
+
+  private kept(start: number): number {
     this.where.push(this.chunks.length - 1, start, this.used);
     return this.length - 1;
   }
 
-  /** The text at `index`, as lineText reads it (one-byte when it can be). */
+  /** The text at `index`, as lineText reads it (one-byte when it can be: for JSON text, whose `…` can only be in strings). */
   get(index: number): string {
     const w = index * 3;
     return lineText(this.chunks[this.where[w]], this.where[w + 1], this.where[w + 2]);

@@ -448,8 +448,8 @@ export interface K6RecordHead {
   scenario: string;
   tStart: number;
   tEnd: number;
-  /** rate.limit (null: no rate or no limit). */
-  rateLimit: number | null;
+  /** rate.limit (null: no rate or no limit; undefined: not read, k6RecordHeadOfLiteral). */
+  rateLimit: number | null | undefined;
 }
 
 const slotOf = (key: string) => FIELDS.record.findIndex((f) => f.key === key) + 1;
@@ -484,4 +484,64 @@ export function k6RecordHead(text: string): K6RecordHead | null {
     rateLimit = typeof limit === 'number' ? limit : null;
   }
   return { key, scenario, tStart, tEnd: tStart + tEnd, rateLimit };
+}
+
+const HEAD_ORDER = ['op', 'key', 'scenario', 'tStart', 'tEnd'];
+if (HEAD_ORDER.some((k, i) => FIELDS.record[i].key !== k)) throw new Error('k6RecordHeadOfLiteral reads op, key, scenario, tStart, tEnd as the first slots');
+
+/** `"[2,` as the bytes of a JSON string literal's start. */
+const LITERAL_HEAD = [34, 91, ...String(K6_RECORD_ENCODING).split('').map((c) => c.charCodeAt(0)), 44];
+const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
+
+/**
+ * The head of a compact record from the bytes of its JSON string literal (as k6 writes it in
+ * `--out json`: `"[2,\"create\",\"acme/test/…b605\",\"mixed\",1795869907126,2.406,…`),
+ * without parsing it: the key and scenario through `text` (bytes -> string), tStart and tEnd by
+ * JSON's number grammar (no exponent, at most 15 digits: then exactly what JSON.parse reads);
+ * the rate limit is not read (undefined). Null for anything else (escapes in a string, another
+ * number form, JSON records): parse the literal and use k6RecordHead.
+ */
+export function k6RecordHeadOfLiteral(b: Uint8Array, start: number, end: number, text: (bytes: Uint8Array, from: number, to: number) => string): K6RecordHead | null {
+  let i = start;
+  for (const c of LITERAL_HEAD) if (b[i++] !== c) return null;
+  const strings: string[] = [];
+  for (let k = 0; k < 3; k++) {
+    // \"…\" with no escape inside.
+    if (b[i] !== 92 || b[i + 1] !== 34) return null;
+    const from = i + 2;
+    let j = from;
+    while (j < end && b[j] !== 92) j++;
+    if (j + 2 >= end || b[j + 1] !== 34 || b[j + 2] !== 44) return null;
+    if (k > 0) strings.push(text(b, from, j));
+    i = j + 3;
+  }
+  const numbers: number[] = [];
+  for (let k = 0; k < 2; k++) {
+    const negative = b[i] === 45;
+    if (negative) i++;
+    let n = 0;
+    let digits = 0;
+    let c = b[i] - 48;
+    if (c === 0) {
+      i++;
+      digits++;
+    } else if (c > 0 && c <= 9) {
+      for (; c >= 0 && c <= 9; c = b[++i] - 48) {
+        n = n * 10 + c;
+        digits++;
+      }
+    } else return null;
+    let f = 0;
+    if (b[i] === 46) {
+      for (c = b[++i] - 48; c >= 0 && c <= 9; c = b[++i] - 48) {
+        n = n * 10 + c;
+        f++;
+      }
+      if (f === 0) return null;
+    }
+    if (digits + f > 15 || b[i] !== 44) return null;
+    i++;
+    numbers.push(negative ? -(n / POW10[f]) : n / POW10[f]);
+  }
+  return { key: strings[0], scenario: strings[1], tStart: numbers[0], tEnd: numbers[0] + numbers[1], rateLimit: undefined };
 }

@@ -40,7 +40,7 @@ import { HISTORY_VERSION } from './version.ts';
 import { exchangeRecordSchema, type EndRecord, type ExchangeRecord, type HistoryRecord, type KeyInfo, type RunRecord } from './schema.ts';
 import { K6_SCRIPT_RULES } from './k6-scripts.ts';
 import { judgeK6Plan } from './k6-plan.ts';
-import { decodeK6Record, k6RecordHead, type K6RecordHead } from './k6-record-codec.ts';
+import { decodeK6Record, k6RecordHead, k6RecordHeadOfLiteral, type K6RecordHead } from './k6-record-codec.ts';
 import { isGzip, lineChunks, lineText, PointBytes, TextArena, type MetricName, type TagSet } from './k6-lines.ts';
 import { compileFastParse, NOT_SURE } from './schema-check.ts';
 
@@ -253,12 +253,15 @@ interface TagFacts {
   tags: Readonly<Record<string, string>>;
   /** facts.requests' key of an http_reqs point. */
   request: string;
+  /** The tags carry a record, run facts or an end marker themselves (read before the metadata). */
+  carries: boolean;
 }
 
 function tagFactsOf(tags: Readonly<Record<string, string>>): TagFacts {
   return {
     tags,
     request: `${tags.op ?? tags.name ?? tags.url ?? '?'} ${tags.status ?? '?'}`,
+    carries: tags[K6_RECORD_TAG] !== undefined || tags[K6_RUN_TAG] !== undefined || tags[K6_END_TAG] !== undefined,
   };
 }
 
@@ -294,6 +297,8 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
   const scripts: string[] = [];
   const labels = new Set<string>();
   let learnedLimit: number | null = null;
+  /** Some records' rate limits were not read (k6RecordHeadOfLiteral): read at the end if the run facts have none. */
+  let unreadLimits = false;
   const scenarios = new Set<string>();
   let run: RunFacts | null = null;
   let n = 0;
@@ -308,6 +313,30 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
     let c = counts.get(name);
     if (c === undefined) counts.set(name, (c = { name, points: 0, sum: 0, kind: METRIC_KINDS[name] ?? 'other' }));
     return c;
+  };
+
+  /** An exchange record's head, for sorting and the run record; its text goes to `texts` beside it (as a JSON string literal). */
+  const keep = (head: K6RecordHead): void => {
+    recordLines.push(n);
+    tStarts.push(head.tStart);
+    tEnds.push(head.tEnd);
+    let script = scripts.indexOf(head.scenario);
+    if (script < 0) script = scripts.push(head.scenario) - 1;
+    recordScripts.push(script);
+    labels.add(head.key);
+    if (head.rateLimit === undefined) unreadLimits = true;
+    else if (head.rateLimit !== null && (learnedLimit === null || head.rateLimit > learnedLimit)) learnedLimit = head.rateLimit;
+    facts.records++;
+  };
+  /** The record of a point the in-place reader read: its literal's bytes are kept as they are. */
+  const recordBytes = (buf: Buffer, start: number, end: number, t: TagFacts): void => {
+    const head = t.carries ? null : k6RecordHeadOfLiteral(buf, start, end, interned);
+    if (head === null) {
+      carried(t.tags, { [K6_RECORD_TAG]: JSON.parse(lineText(buf, start, end)) as string });
+      return;
+    }
+    keep(head);
+    texts.addBytes(buf, start, end);
   };
 
   /** A `paystorm_exchange` point: an exchange record, the run facts or an end marker. */
@@ -326,17 +355,8 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
       markers.push(m as Record<string, unknown>);
     } else if (rec !== undefined) {
       // A plain compact record is checked whole when it is decoded (records()); any other now.
-      const head: K6RecordHead = k6RecordHead(rec) ?? headOf(exchangeOf(path, rec, n));
-      texts.add(rec);
-      recordLines.push(n);
-      tStarts.push(head.tStart);
-      tEnds.push(head.tEnd);
-      let script = scripts.indexOf(head.scenario);
-      if (script < 0) script = scripts.push(head.scenario) - 1;
-      recordScripts.push(script);
-      labels.add(head.key);
-      if (head.rateLimit !== null && (learnedLimit === null || head.rateLimit > learnedLimit)) learnedLimit = head.rateLimit;
-      facts.records++;
+      keep(k6RecordHead(rec) ?? headOf(exchangeOf(path, rec, n)));
+      texts.add(JSON.stringify(rec));
     } else if (runText !== undefined && run === null) {
       try {
         run = JSON.parse(runText) as RunFacts;
@@ -347,7 +367,7 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
   };
 
   /** What every Point adds to the facts; `metadata` is the point's (read whole), or `record` the one the in-place reader found. */
-  const point = (c: MetricCounts, tMs: number, value: number, t: TagFacts, metadata: Readonly<Record<string, string>> | null | undefined, record: string | null): void => {
+  const point = (c: MetricCounts, tMs: number, value: number, t: TagFacts, metadata: Readonly<Record<string, string>> | null | undefined): void => {
     if (Number.isFinite(tMs)) {
       if (tMs < firstPointMs) firstPointMs = tMs;
       if (tMs > lastPointMs) lastPointMs = tMs;
@@ -376,13 +396,18 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
         dropped += value;
         break;
       case 'record':
-        carried(tags, record !== null ? { [K6_RECORD_TAG]: record } : metadata);
+        if (quickRecord) recordBytes(quickBuf!, quick.recordStart, quick.recordEnd, t);
+        else carried(tags, metadata);
         break;
       default:
     }
   };
 
   const quick = new PointBytes(k6TimeMs, K6_RECORD_METRIC);
+  // The line `point` is given: the in-place reader's (its record's bytes in quickBuf), or one read whole.
+  let quickBuf: Buffer | null = null;
+  let quickRecord = false;
+  const interned = internedText();
   const parseEveryLine = opts.parseEveryLine === true;
   try {
     for await (const chunk of lineChunks(path)) {
@@ -403,7 +428,9 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
             ts.slot = tagFactsOf(ts.tags);
             if (ts.tags.scenario) scenarios.add(ts.tags.scenario);
           }
-          point(m.slot as MetricCounts, quick.timeMs, quick.value, ts.slot as TagFacts, null, quick.record);
+          quickBuf = chunk;
+          quickRecord = quick.recordStart >= 0;
+          point(m.slot as MetricCounts, quick.timeMs, quick.value, ts.slot as TagFacts, null);
           continue;
         }
         // Any other line is read whole.
@@ -426,7 +453,8 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
         if (!d || typeof d.time !== 'string' || typeof d.value !== 'number') bad(path, n, 'a Point line without data.time and a numeric data.value');
         const tags = d.tags ?? {};
         if (tags.scenario) scenarios.add(tags.scenario);
-        point(countsOf(o.metric), k6TimeMs(d.time), d.value, tagFactsOf(tags), d.metadata, null);
+        quickRecord = false;
+        point(countsOf(o.metric), k6TimeMs(d.time), d.value, tagFactsOf(tags), d.metadata);
       }
     }
   } catch (e) {
@@ -458,6 +486,13 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
     );
   }
 
+  // Rate limits the quick head did not read, when the run facts do not say the limit.
+  if (unreadLimits && !runFacts.rateLimit) {
+    for (let i = 0; i < texts.length; i++) {
+      const limit = recordLimit(path, texts.get(i), recordLines[i]);
+      if (limit !== null && (learnedLimit === null || limit > learnedLimit)) learnedLimit = limit;
+    }
+  }
   // By start (then end), as paystorm numbers exchanges; a stable sort keeps the file's order of ties.
   const order = Array.from(tStarts, (_, i) => i).sort((i, j) => tStarts[i] - tStarts[j] || tEnds[i] - tEnds[j]);
   const origin = Math.min(order.length ? tStarts[order[0]] : Infinity, runFacts.wall ?? Infinity, firstPointMs);
@@ -514,7 +549,7 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
   function* exchangesInOrder(): Generator<ExchangeRecord> {
     let seq = 0;
     for (const i of order) {
-      const x = exchangeOf(path, texts.get(i), recordLines[i]);
+      const x = exchangeOf(path, JSON.parse(texts.get(i)) as string, recordLines[i]);
       x.seq = ++seq;
       x.tIntended = round(x.tIntended - originMs);
       x.tStart = round(x.tStart - originMs);
@@ -553,6 +588,29 @@ function exchangeOf(path: string, text: string, line: number): ExchangeRecord {
     bad(path, line, `the ${K6_RECORD_TAG} tag is not a history exchange record (${issue.path.join('.') || 'record'}: ${issue.message})`);
   }
   return parsed.data;
+}
+
+/** A kept record's rate limit (its text as a JSON string literal). */
+function recordLimit(path: string, literal: string, line: number): number | null {
+  const rec = JSON.parse(literal) as string;
+  const head = k6RecordHead(rec) ?? headOf(exchangeOf(path, rec, line));
+  return head.rateLimit ?? null;
+}
+
+/** Bytes -> string, the same string for the same bytes (keys and scripts repeat on every record). */
+function internedText(): (buf: Uint8Array, from: number, to: number) => string {
+  const seen: { bytes: Uint8Array; text: string }[] = [];
+  return (buf, from, to) => {
+    for (const s of seen) {
+      if (s.bytes.length !== to - from) continue;
+      let same = true;
+      for (let i = 0; i < s.bytes.length && same; i++) same = s.bytes[i] === buf[from + i];
+      if (same) return s.text;
+    }
+    const text = Buffer.from(buf.buffer, buf.byteOffset + from, to - from).toString('utf8');
+    if (seen.length < 64) seen.unshift({ bytes: Uint8Array.prototype.slice.call(buf, from, to), text });
+    return text;
+  };
 }
 
 function headOf(x: ExchangeRecord): K6RecordHead {

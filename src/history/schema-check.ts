@@ -100,28 +100,53 @@ export function compileFastParse(schema: z.ZodType): FastParse {
         return NOT_SURE;
       };
     }
-    case 'object': {
-      if (def.catchall !== undefined) return notSure;
-      const keys = Object.keys(def.shape ?? {});
-      const parses = keys.map((k) => compileFastParse(def.shape![k]));
-      const optional = keys.map((k) => defOf(def.shape![k]).type === 'optional');
-      return (v) => {
-        if (!isPlainObject(v)) return NOT_SURE;
-        const out: Record<string, unknown> = {};
-        for (let i = 0; i < keys.length; i++) {
-          const k = keys[i];
-          if (!(k in v)) {
-            // zod: a missing key is an issue unless its schema is optional (z.any() too).
-            if (optional[i]) continue;
-            return NOT_SURE;
-          }
-          if ((out[k] = parses[i](v[k])) === NOT_SURE) return NOT_SURE;
-        }
-        // A key the schema does not know is left out, as zod leaves it out.
-        return out;
-      };
-    }
+    case 'object':
+      return def.catchall !== undefined ? notSure : compileObject(def.shape ?? {});
     default:
       return notSure;
   }
+}
+
+/**
+ * An object's parse as generated code (as zod itself compiles its objects): each key read and
+ * written by name, so V8 keeps both objects' shapes and inline caches; simple fields are checked
+ * inline, others by their compiled parse.
+ */
+function compileObject(shape: Record<string, z.ZodType>): FastParse {
+  const keys = Object.keys(shape);
+  const parses = keys.map((k) => compileFastParse(shape[k]));
+  const lines: string[] = ['if (v === null || typeof v !== "object" || Array.isArray(v)) return NS;', 'const out = {};', 'let x;'];
+  keys.forEach((k, i) => {
+    const key = JSON.stringify(k);
+    let d = defOf(shape[k]);
+    const optional = d.type === 'optional';
+    if (optional) d = defOf(d.innerType!);
+    const nullable = d.type === 'nullable';
+    if (nullable) d = defOf(d.innerType!);
+    const plain = d.checks === undefined || d.checks.length === 0;
+    // A check of x inline, or null when the field's compiled parse must run.
+    const inline =
+      d.type === 'string' && plain
+        ? 'typeof x === "string"'
+        : d.type === 'number' && plain
+          ? 'typeof x === "number" && x - x === 0'
+          : d.type === 'boolean' && plain
+            ? 'typeof x === "boolean"'
+            : d.type === 'any' || d.type === 'unknown'
+              ? 'true'
+              : null;
+    lines.push(`x = v[${key}];`);
+    // zod: a missing key is an issue unless its schema is optional (z.any() too).
+    lines.push(`if (x === undefined && !(${key} in v)) { ${optional ? '' : 'return NS;'} } else {`);
+    if (inline !== null) {
+      const accepts = [optional ? 'x === undefined' : null, nullable ? 'x === null' : null, inline].filter((c) => c !== null).join(' || ');
+      lines.push(`if (!(${accepts})) return NS;`, `out[${key}] = x;`);
+    } else {
+      lines.push(`x = parses[${i}](x);`, 'if (x === NS) return NS;', `out[${key}] = x;`);
+    }
+    lines.push('}');
+  });
+  lines.push('return out;');
+  // A key the schema does not know is left out, as zod leaves it out.
+  return new Function('parses', 'NS', `return function parseObject(v) {\n${lines.join('\n')}\n};`)(parses, NOT_SURE) as FastParse;
 }
