@@ -39,7 +39,7 @@ const CHUNK_BYTES = 1 << 20;
  */
 export async function* lineChunks(path: string, chunkBytes = CHUNK_BYTES): AsyncGenerator<Buffer> {
   const raw = createReadStream(path, { highWaterMark: chunkBytes });
-  const input = isGzip(path) ? raw.pipe(createGunzip({ chunkSize: chunkBytes })) : raw;
+  const input = isGzip(path) ? raw.pipe(createGunzip({ chunkSize: Math.max(64, chunkBytes) })) : raw;
   raw.on('error', (e) => input.destroy(e));
   // The start of a line that goes on in the next chunk (copied: the stream may reuse its buffer).
   let rest: Buffer | null = null;
