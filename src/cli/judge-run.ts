@@ -24,7 +24,7 @@ export function historyFileOf(pathArg: string): string {
   return p;
 }
 
-/** Judges records already in hand (k6 output read by src/history/k6-history.ts), as judgeHistory judges a file's. */
+/** Judges records already in hand (k6 output as src/history/k6-history.ts reads it, a merge's records), as judgeHistory judges a file's. */
 export async function judgeRecords(records: Parameters<typeof check>[0], opts: CheckOptions = {}): Promise<Summary> {
   return (await check(records, opts)).summary;
 }

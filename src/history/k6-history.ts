@@ -2,9 +2,10 @@
  * `paystorm check FILE` on k6 output: recognises the file by its content (k6's --out json,
  * plain or gzipped; a summary export is refused), reads it (k6.ts) and hands its records to the
  * oracle as they are decoded, in batches, without a history file in between. The reports go to
- * `<file without .json/.gz>.paystorm/`; with `saveHistory` the converted history is written
- * there too, as `history.bin.gz` (the encoding runs write), while the oracle reads the records.
- * Nothing is written when the file is refused.
+ * `<file without .json/.gz>.paystorm/`; `saveHistory` writes the converted history there too,
+ * as `history.bin.gz` (the encoding runs write; check does when the run has violations, whose
+ * repro scripts are made from it), `dropHistory` removes one an earlier check left. Nothing is
+ * written when the file is refused.
  */
 import { makeDirsSync } from './dirs.ts';
 import { basename, dirname, join } from 'node:path';
@@ -29,6 +30,8 @@ export interface K6Source {
    * records are decoded again) and returns its path.
    */
   saveHistory: () => Promise<string>;
+  /** Removes a history an earlier check left in reportDir: it is not this judgement's. */
+  dropHistory: () => void;
 }
 
 /** The run folder of a k6 output file: `run.k6.json.gz` -> `run.k6.paystorm`. */
@@ -51,8 +54,6 @@ export async function k6SourceOf(path: string, opts: { write: boolean; onWarning
   if (kind === 'k6-summary') throw summaryExportError(path);
   const k6 = await readK6(path, { onWarning: opts.onWarning });
   const reportDir = opts.write ? k6RunDirOf(path) : null;
-  // A history an earlier check left there is not this judgement's (saveHistory writes it anew).
-  if (reportDir !== null) for (const f of HISTORY_FILES) rmSync(join(reportDir, f), { force: true });
   async function* batches(): AsyncGenerator<HistoryRecord[]> {
     let batch: HistoryRecord[] = [];
     for (const r of k6.records()) {
@@ -89,5 +90,8 @@ export async function k6SourceOf(path: string, opts: { write: boolean; onWarning
     renameSync(partial, historyPath);
     return historyPath;
   };
-  return { k6, records, reportDir, saveHistory };
+  const dropHistory = (): void => {
+    if (reportDir !== null) for (const f of HISTORY_FILES) rmSync(join(reportDir, f), { force: true });
+  };
+  return { k6, records, reportDir, saveHistory, dropHistory };
 }

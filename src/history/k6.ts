@@ -32,6 +32,15 @@
  *   fails ("nothing was checked").
  * - `--summary-export` / handleSummary JSON, an empty or truncated file: refused with
  *   what the file is and what was expected (exit 3).
+ *
+ * How (a fleet's hour is a million exchanges and some fifteen million lines): readK6 reads every
+ * line once, in place on the bytes where it can (k6-lines.ts; any other line by JSON.parse, so
+ * what is accepted and refused is the same), and keeps each exchange record as the bytes of its
+ * JSON string with what it is sorted and summarised by (k6RecordHead); records() decodes them in
+ * start order and parses each with a parse compiled from the schema (schema-check.ts; zod for
+ * what that parse does not know), so the oracle can read them without the million held as
+ * objects. A record that is no plain compact one is checked whole as it is read; a plain one
+ * when it is decoded (the same error, naming its line).
  */
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';

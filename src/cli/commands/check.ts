@@ -1,4 +1,4 @@
-/** `paystorm check <run-dir | history file>`: re-runs the oracle over a saved history. */
+/** `paystorm check <run-dir | history file | k6 output>`: re-runs the oracle over a saved history, or judges a k6 run. */
 import { dirname } from 'node:path';
 import type { PaystormCommand } from './types.ts';
 import { historyFileOf, judgeHistory, judgeRecords } from '../judge-run.ts';
@@ -39,6 +39,7 @@ export const checkCommand: PaystormCommand = {
       // The repro scripts of violations are made from the converted history: written then, or when asked.
       const violated = summary.invariants.some((i) => i.violations > 0);
       if (args.write && (args.saveHistory || violated)) await k6.saveHistory();
+      else if (args.write) k6.dropHistory();
     } else {
       const history = historyFileOf(args.path);
       summary = await judgeHistory(history, judging);
