@@ -297,7 +297,7 @@ export async function convertK6(path: string, opts: ConvertK6Options = {}): Prom
 export async function readK6(path: string, opts: ConvertK6Options = {}): Promise<K6Run> {
   const facts: K6Facts = { points: {}, sums: {}, requests: {}, checks: {}, records: 0, scenarios: [], end: { marker: false, planRan: false, why: '', evidence: null, expected: false, ranMs: null, iterations: {} } };
   const markers: Record<string, unknown>[] = [];
-  // The exchange records: their text, line, start and end (epoch ms), and script (an index into scripts).
+  // The exchange records: their text (as a JSON string literal), line, start and end (epoch ms), and script (an index into scripts).
   const texts = new TextArena();
   const recordLines: number[] = [];
   const tStarts: number[] = [];
@@ -375,7 +375,7 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
     }
   };
 
-  /** What every Point adds to the facts; `metadata` is the point's (read whole), or `record` the one the in-place reader found. */
+  /** What every Point adds to the facts; `metadata` is the point's when its line was read whole (a record the in-place reader found is at quick.recordStart…recordEnd). */
   const point = (c: MetricCounts, tMs: number, value: number, t: TagFacts, metadata: Readonly<Record<string, string>> | null | undefined): void => {
     if (Number.isFinite(tMs)) {
       if (tMs < firstPointMs) firstPointMs = tMs;
