@@ -14,7 +14,8 @@
  *
  * Two styles: `today` (every default system tag, the `name` tag, the record as JSON: what the
  * recording's scripts wrote) and `rebuilt` (options.systemTags = K6_SYSTEM_TAGS, no `name`
- * tag, the record in the compact encoding). Each record is the synthetic one as the scripts
+ * tag, the record in the compact encoding, an answer's checks as one `op: RULE-ID …` check
+ * after the last of them, as k6/lib/checks.ts writes them). Each record is the synthetic one as the scripts
  * would build it: epoch-ms times (tEnd from k6's timings), `seq` 0, random-looking ids,
  * Idempotency-Keys and body digests (the synthetic history's are short counters, which
  * gzip would squeeze unrealistically well), a Date header. Webhooks (k6 has no receiver) and
