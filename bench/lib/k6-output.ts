@@ -14,7 +14,8 @@
  *
  * Two styles: `today` (every default system tag, the `name` tag, the record as JSON: what the
  * recording's scripts wrote) and `rebuilt` (options.systemTags = K6_SYSTEM_TAGS, no `name`
- * tag, the record in the compact encoding). Each record is the synthetic one as the scripts
+ * tag, the record in the compact encoding, an answer's checks as one `op: RULE-ID …` check
+ * after the last of them, as k6/lib/checks.ts writes them). Each record is the synthetic one as the scripts
  * would build it: epoch-ms times (tEnd from k6's timings), `seq` 0, random-looking ids,
  * Idempotency-Keys and body digests (the synthetic history's are short counters, which
  * gzip would squeeze unrealistically well), a Date header. Webhooks (k6 has no receiver) and
@@ -214,7 +215,19 @@ export function* k6Lines(sample: Sample, history: Iterable<HistoryRecord>, excha
     yield* metricLine('http_req_failed');
     yield { line: point('http_req_failed', ms, sub, r.status >= 500 ? 1 : 0, httpTags), key: r.key };
     const after = kind.after[Math.floor(rnd() * kind.after.length)];
-    for (const t of after) {
+    // The rebuilt scripts write the answer's checks as one, after the last of them (k6/lib/checks.ts).
+    let lastCheck = -1;
+    if (style === 'rebuilt') for (let i = 0; i < after.length; i++) if (after[i].metric === 'checks') lastCheck = i;
+    for (let i = 0; i < after.length; i++) {
+      const t = after[i];
+      if (style === 'rebuilt' && t.metric === 'checks') {
+        if (i !== lastCheck) continue;
+        later(25);
+        const kindOfTags = `checks ${r.op} ${after.map((x) => x.tags.check ?? '').join('|')}`;
+        const tags = tagsOf(kindOfTags, foldedCheckTags(r.op, after));
+        yield { line: point('checks', ms, sub, 1, tags), key: r.key };
+        continue;
+      }
       later(t.metric === 'paystorm_exchange' ? 300 : 25);
       yield* metricLine(t.metric);
       if (t.metric === 'paystorm_exchange') {
@@ -248,6 +261,16 @@ export function* k6Lines(sample: Sample, history: Iterable<HistoryRecord>, excha
   yield { line: point('paystorm_exchange', lastMs + 100, 0, 0, { group: '::teardown' }, { paystorm_end: JSON.stringify(end) }), key: null };
 }
 
+/** The rule id a check's name starts with (`RULE-ID: what holds`). */
+const ruleIdOf = (name: string) => /^([A-Z]+-\d+): /.exec(name)?.[1] ?? name;
+
+/** The tags of the one check the rebuilt scripts write for an answer's checks: `op: RULE-ID …` (k6/lib/checks.ts). */
+function foldedCheckTags(op: string, lines: readonly TemplateLine[]): Record<string, string> {
+  const checks = lines.filter((t) => t.metric === 'checks');
+  const ids = [...new Set(checks.map((t) => ruleIdOf(t.tags.check ?? '')))];
+  return { ...checks[0].tags, check: `${op}: ${ids.join(' ')}` };
+}
+
 /** The synthetic record as the k6 scripts would build it (k6/lib/record.ts). */
 function k6Record(r: ExchangeRecord, tStart: number, tEnd: number, idOf: (id: string) => string): ExchangeRecord {
   // The synthetic history makes fresh objects for every record: changed in place.
@@ -278,17 +301,36 @@ function k6Record(r: ExchangeRecord, tStart: number, tEnd: number, idOf: (id: st
  */
 export function rebuildRecording(text: string): string {
   const out: string[] = [];
+  type PointLine = { type: string; metric: string; data: { value: number; tags?: Record<string, string>; metadata?: Record<string, string> } };
+  // The checks since the last answer, written as one before the next request or iteration end (k6/lib/checks.ts).
+  let op = 'setup';
+  let checks: PointLine[] = [];
+  const flush = () => {
+    if (checks.length === 0) return;
+    const last = checks[checks.length - 1];
+    last.data.tags = tagsFor('rebuilt', foldedCheckTags(op, checks.map((c) => ({ metric: 'checks', tags: c.data.tags ?? {}, value: c.data.value }))));
+    last.data.value = Math.min(...checks.map((c) => c.data.value));
+    out.push(goEscape(JSON.stringify(last)));
+    checks = [];
+  };
   for (const line of text.split('\n')) {
     if (line === '') continue;
-    const o = JSON.parse(line) as { type: string; data: { tags?: Record<string, string>; metadata?: Record<string, string> } };
+    const o = JSON.parse(line) as PointLine;
     if (o.type !== 'Point') {
       out.push(line);
       continue;
     }
+    if (o.metric === 'checks') {
+      checks.push(o);
+      continue;
+    }
+    if (o.metric === 'http_reqs' || o.metric === 'data_sent') flush();
+    if (o.metric === 'http_reqs') op = o.data.tags?.op ?? op;
     if (o.data.tags) o.data.tags = tagsFor('rebuilt', o.data.tags);
     const rec = o.data.metadata?.paystorm_record;
     if (rec !== undefined) o.data.metadata!.paystorm_record = encodeK6Record(JSON.parse(rec) as ExchangeRecord);
     out.push(goEscape(JSON.stringify(o)));
   }
+  flush();
   return out.join('\n') + '\n';
 }

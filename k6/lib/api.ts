@@ -18,7 +18,7 @@ import { LIMITS, RATE_HEADERS } from '../../src/spec/limits.ts';
 import { ERROR_CODES, ERROR_TYPES, ALLOWED_5XX, REQUEST_ID_PREFIX, readErrorBody } from '../../src/spec/errors.ts';
 import type { KeyConfig } from './config.ts';
 import { newIdempotencyKey } from './ids.ts';
-import { expect } from './checks.ts';
+import { answerChecks, expect, flushChecks } from './checks.ts';
 import { rateLimited } from './metrics.ts';
 import { recordExchange, watchKey } from './record.ts';
 
@@ -160,17 +160,20 @@ export class Api {
     let waited429 = opts.retry429 === false;
     let backoffS = LIMITS.retryBackoffStartMs / 1000;
     for (let attempt = 0; ; attempt++) {
+      flushChecks();
       const sentAt = Date.now();
       const res = http.request(p.method, p.url, p.body, p.params);
       const r = this.toResult(p, res, sentAt, endOf(res, sentAt, Date.now()), p.method === 'POST' && p.idemKey ? attempt : undefined);
       if (r.status === 429 && !waited429) {
         waited429 = true;
         const ra = Number(r.headers[RATE_HEADERS.retryAfter]);
+        flushChecks();
         sleep(Math.min(60, Number.isFinite(ra) && ra >= 0 ? ra : 1) + 0.1);
         continue;
       }
       const retriable = r.status === 0 || r.status === 500 || r.status === 503;
       if (!retriable || attempt >= retries) return r;
+      flushChecks();
       sleep(backoffS);
       backoffS = Math.min(LIMITS.retryBackoffMaxMs / 1000, backoffS * 2);
     }
@@ -180,6 +183,7 @@ export class Api {
   batch(calls: { method: 'GET' | 'POST'; path: string; op: Operation; opts?: CallOptions }[]): ApiResult[] {
     const prepared = calls.map((c) => this.prepare(c.method, c.path, c.op, c.opts ?? {}));
     const reqs: ObjectBatchRequest[] = prepared.map((p) => ({ method: p.method, url: p.url, body: p.body, params: p.params }));
+    flushChecks();
     const sentAt = Date.now();
     const res = http.batch(reqs);
     const returnedAt = Date.now();
@@ -225,6 +229,8 @@ export function hasRateHeaders(r: ApiResult): boolean {
  * JSON (ERR-5) and that no key is echoed (SEC-2).
  */
 export function observe(r: ApiResult, key: KeyConfig): void {
+  // The checks on this answer (the flow's included) are written as one when folding (checks.ts).
+  answerChecks(r.op);
   if (r.status === 0) return; // no answer: http_req_failed counts it
   rateLimited.add(r.status === 429);
   if (r.status === 401) {

@@ -23,7 +23,7 @@ import { Api, endOf, lowerHeaders, type ApiResult } from './api.ts';
 import { recordExchange } from './record.ts';
 import { CARD_EXPECTED, cvcLength, type CardsFile } from '../../src/spec/cards.ts';
 import { REFUND_PLANS, type KeyConfig, type LoadOutcome, type MixedConfig, type RefundPlan } from './config.ts';
-import { expect } from './checks.ts';
+import { expect, flushChecks } from './checks.ts';
 import { randInt } from './ids.ts';
 import { paymentsCreated, settleTime } from './metrics.ts';
 
@@ -138,6 +138,7 @@ export function poll(
   let polls = 0;
   // At least one poll, then as long as the next one still starts before the deadline.
   for (let i = 0; i === 0 || Date.now() + ctx.cfg.pollIntervalS * 1000 <= deadline; i++) {
+    flushChecks();
     sleep(ctx.cfg.pollIntervalS);
     const r = ctx.api.retrieve(id);
     polls++;
@@ -200,6 +201,7 @@ export function complete3ds(ctx: FlowCtx, redirectUrl: string): boolean {
   if (ctx.cfg.sandboxDriver === 'off' || !driverUsable) return false;
   const u = absoluteUrl(redirectUrl, ctx.api.target);
   const url = `${u}${u.indexOf('?') >= 0 ? '&' : '?'}${THREE_DS_RESULT_PARAM}=success`;
+  flushChecks();
   const sentAt = Date.now();
   const res = http.get(url, {
     redirects: 0,
@@ -217,6 +219,7 @@ export function submitHosted(ctx: FlowCtx, redirectUrl: string, card: CardInput)
   const form: Record<string, string> = {};
   for (const f of HPP_FORM_FIELDS) form[f] = String(card[f]);
   const url = absoluteUrl(redirectUrl, ctx.api.target);
+  flushChecks();
   const sentAt = Date.now();
   const res = http.post(url, form, {
     redirects: 0,

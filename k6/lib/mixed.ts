@@ -13,6 +13,7 @@ import { detectTargetPresentation, directFlow, hostedFlow, listFlow, retrieveFlo
 import { loadThresholds, type Thresholds } from './thresholds.ts';
 import { K6_SYSTEM_TAGS } from '../../src/history/k6-tags.ts';
 import { recordEnd, recordRun, watchCards, windowMsOf } from './record.ts';
+import { flushChecks, foldChecks } from './checks.ts';
 
 export interface SetupData {
   presentation: Presentation;
@@ -31,6 +32,8 @@ export const CFG: MixedConfig = mixedConfig(__ENV);
 export const PRESENTATION: Presentation | null = parsePresentation(__ENV);
 export const PLAN: ArrivalPlan = arrivalPlan(__ENV, TEST_KEYS.length, CFG);
 watchCards(CARDS);
+// Every answer of a long run is checked: its checks are written as one (checks.ts).
+foldChecks();
 
 let target: string | null = null;
 function targetUrl(): string {
@@ -81,6 +84,7 @@ export function mixedSetup(scriptName: string): SetupData {
   if (limit !== null && !__ENV.RATE && limit !== assumed) {
     console.warn(`${scriptName}: the target reports X-RateLimit-Limit ${limit} but the rate was planned for ${assumed}; set RATE_LIMIT=${limit} (or RATE).`);
   }
+  flushChecks();
   const setupWall = recordRun({ target: targetUrl(), presentation: det.presentation, rateLimit: limit !== null ? { limit, windowMs: windowMsOf(__ENV) } : null, keys: KEYS, cardOutcomes: Object.keys(CARDS), windowMs: windowMsOf(__ENV) });
   return { presentation: det.presentation, limit, setupWall };
 }
@@ -92,6 +96,14 @@ export function mixedTeardown(options: Options, data: SetupData | undefined): vo
 
 /** One mixed iteration. Keys rotate by the test-wide iteration number, so load spreads evenly. */
 export function mixedIteration(data: SetupData): void {
+  try {
+    runIteration(data);
+  } finally {
+    flushChecks();
+  }
+}
+
+function runIteration(data: SetupData): void {
   const n = exec.scenario.iterationInTest;
   const op = pickWeighted(CFG.mix, Math.random());
   // Reads may use any key (live ones too, with ALLOW_LIVE=1); payments only test keys.

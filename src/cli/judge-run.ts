@@ -24,6 +24,11 @@ export function historyFileOf(pathArg: string): string {
   return p;
 }
 
+/** Judges records already in hand (k6 output as src/history/k6-history.ts reads it, a merge's records), as judgeHistory judges a file's. */
+export async function judgeRecords(records: Parameters<typeof check>[0], opts: CheckOptions = {}): Promise<Summary> {
+  return (await check(records, opts)).summary;
+}
+
 export async function judgeHistory(historyPath: string, opts: JudgeRunOptions = {}): Promise<Summary> {
   const { onWarning, ...checkOpts } = opts;
   const warn = onWarning ?? ((m: string) => process.stderr.write(`paystorm: ${m}\n`));

@@ -1,24 +1,37 @@
 /**
  * `paystorm check FILE` on k6 output: recognises the file by its content (k6's --out json,
- * plain or gzipped; a summary export is refused), converts it (k6.ts) and writes the
- * history beside it, in `<file without .json/.gz>.paystorm/history.bin.gz` (the encoding runs
- * write: a million exchanges are about 1 GB as NDJSON), where the reports then go too.
- * Nothing is written when the file is refused.
+ * plain or gzipped; a summary export is refused), reads it (k6.ts) and hands its records to the
+ * oracle as they are decoded, in batches, without a history file in between. The reports go to
+ * `<file without .json/.gz>.paystorm/`; `saveHistory` writes the converted history there too,
+ * as `history.bin.gz` (the encoding runs write; check does when the run has violations, whose
+ * repro scripts are made from it), `dropHistory` removes one an earlier check left. Nothing is
+ * written when the file is refused.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { makeDirsSync } from './dirs.ts';
-import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { convertK6, k6FileKind, summaryExportError } from './k6.ts';
-import { HISTORY_FILE } from './format.ts';
+import { renameSync, rmSync, statSync } from 'node:fs';
+import { readK6, k6FileKind, summaryExportError, type K6Run } from './k6.ts';
+import { HISTORY_FILE, HISTORY_FILES } from './format.ts';
 import { HistoryWriter } from './writer.ts';
+import type { HistoryRecord } from './schema.ts';
 
-export interface K6History {
-  /** The converted history (history.bin.gz). */
-  historyPath: string;
-  /** Where reports go (null: --no-write, the history is in a temp dir removed by cleanup). */
+/** Records handed to the oracle per batch (one promise per batch, not per record). */
+const BATCH_RECORDS = 512;
+
+export interface K6Source {
+  /** The run, read and checked line by line. */
+  k6: K6Run;
+  /** The records for the oracle (`batches()` as readHistory's). */
+  records: AsyncIterable<HistoryRecord> & { batches: () => AsyncIterable<HistoryRecord[]> };
+  /** Where reports go (null: --no-write). */
   reportDir: string | null;
-  cleanup: () => void;
+  /**
+   * Writes the converted history into reportDir (history.bin.gz, the encoding runs write; the
+   * records are decoded again) and returns its path.
+   */
+  saveHistory: () => Promise<string>;
+  /** Removes a history an earlier check left in reportDir: it is not this judgement's. */
+  dropHistory: () => void;
 }
 
 /** The run folder of a k6 output file: `run.k6.json.gz` -> `run.k6.paystorm`. */
@@ -28,7 +41,7 @@ export function k6RunDirOf(file: string): string {
 }
 
 /** Null when the path is not k6 output (a paystorm run or history: judged as before). */
-export async function k6HistoryOf(path: string, opts: { write: boolean; onWarning?: (m: string) => void }): Promise<K6History | null> {
+export async function k6SourceOf(path: string, opts: { write: boolean; onWarning?: (m: string) => void }): Promise<K6Source | null> {
   let isFile = false;
   try {
     isFile = statSync(path).isFile();
@@ -39,16 +52,46 @@ export async function k6HistoryOf(path: string, opts: { write: boolean; onWarnin
   const kind = await k6FileKind(path);
   if (kind === null) return null;
   if (kind === 'k6-summary') throw summaryExportError(path);
-  const conv = await convertK6(path, { onWarning: opts.onWarning });
-  const dir = opts.write ? k6RunDirOf(path) : mkdtempSync(join(tmpdir(), 'paystorm-k6-'));
-  makeDirsSync(dir);
-  const historyPath = join(dir, HISTORY_FILE);
-  // The writer numbers exchanges in order, as the converter did.
-  const writer = new HistoryWriter({ path: historyPath });
-  for (const r of conv.records) {
-    writer.write(r);
-    if (writer.needsDrain) await writer.drained();
+  const k6 = await readK6(path, { onWarning: opts.onWarning });
+  const reportDir = opts.write ? k6RunDirOf(path) : null;
+  async function* batches(): AsyncGenerator<HistoryRecord[]> {
+    let batch: HistoryRecord[] = [];
+    for (const r of k6.records()) {
+      batch.push(r);
+      if (batch.length >= BATCH_RECORDS) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length) yield batch;
   }
-  await writer.close();
-  return { historyPath, reportDir: opts.write ? dir : null, cleanup: () => (opts.write ? undefined : rmSync(dir, { recursive: true, force: true })) };
+  const records = {
+    batches,
+    async *[Symbol.asyncIterator]() {
+      for await (const batch of batches()) yield* batch;
+    },
+  };
+  const saveHistory = async (): Promise<string> => {
+    const dir = reportDir ?? k6RunDirOf(path);
+    makeDirsSync(dir);
+    const historyPath = join(dir, HISTORY_FILE);
+    // Written beside and renamed once whole: a record refused on the way leaves no history behind.
+    const partial = `${historyPath}.partial`;
+    const writer = new HistoryWriter({ path: partial });
+    try {
+      // The records carry their seq already: the writer numbers them again in the same order.
+      for (const r of k6.records()) {
+        writer.write(r);
+        if (writer.needsDrain) await writer.drained();
+      }
+    } finally {
+      await writer.close();
+    }
+    renameSync(partial, historyPath);
+    return historyPath;
+  };
+  const dropHistory = (): void => {
+    if (reportDir !== null) for (const f of HISTORY_FILES) rmSync(join(reportDir, f), { force: true });
+  };
+  return { k6, records, reportDir, saveHistory, dropHistory };
 }

@@ -342,7 +342,8 @@ class Decoder {
     }
   }
 
-  object(a: unknown, fields: readonly Field[], path: Path, into: Obj = {}): Obj {
+  /** `a[offset…]` holds the object's slots. `path` is only kept when there are overrides (NO_PATH otherwise). */
+  object(a: unknown, fields: readonly Field[], path: Path, into: Obj = {}, offset = 0): Obj {
     if (!Array.isArray(a)) throw new Error(`${path.join('.') || 'the record'} is not an array`);
     const o = into;
     for (let i = 0; i < fields.length; i++) {
@@ -354,7 +355,7 @@ class Decoder {
         if (f.sub === 'sent' && over !== null && typeof over === 'object') this.c.sent = over as Obj;
         continue;
       }
-      const v = this.slot(i < a.length ? a[i] : null, f, o, path);
+      const v = this.slot(i + offset < a.length ? a[i + offset] : null, f, o, path);
       if (v !== undefined) o[f.key] = v;
     }
     if (this.unknown !== null) {
@@ -362,6 +363,11 @@ class Decoder {
       for (const [k, v] of this.unknown.get(JSON.stringify(path)) ?? []) if (!known.has(k)) o[k] = v;
     }
     return o;
+  }
+
+  /** The path of a field (only with overrides: it names them). */
+  private pathTo(path: Path, key: string): Path {
+    return this.extra === null ? NO_PATH : [...path, key];
   }
 
   private slot(s: unknown, f: Field, o: Obj, path: Path): unknown {
@@ -384,7 +390,7 @@ class Decoder {
         return s.map((x) => (x === null ? null : this.c.sec + num(x, f.key)));
       case 'obj': {
         if (s === null) return f.opt ? undefined : null;
-        const p = [...path, f.key];
+        const p = this.pathTo(path, f.key);
         if (f.sub === 'payment') {
           const pay: Obj = {};
           this.c.pay = pay;
@@ -401,10 +407,13 @@ class Decoder {
       case 'objs':
         if (s === null) return null;
         if (!Array.isArray(s)) throw new Error(`${f.key} is not a list`);
-        return s.map((x, i) => this.object(x, FIELDS[f.sub!], [...path, f.key, i]));
+        return s.map((x, i) => this.object(x, FIELDS[f.sub!], this.extra === null ? NO_PATH : [...path, f.key, i]));
     }
   }
 }
+
+const NO_PATH: Path = [];
+const TSTART_SLOT = FIELDS.record.findIndex((f) => f.key === 'tStart');
 
 function num(s: unknown, key: string): number {
   if (typeof s !== 'number') throw new Error(`${key} is not a number`);
@@ -424,11 +433,115 @@ export function decodeK6Record(text: string): unknown {
   if (a[0] !== K6_RECORD_ENCODING) {
     throw new Error(`encoding ${JSON.stringify(a[0])} is not one this paystorm reads (${K6_RECORD_ENCODING}; 1 is a JSON record): written by a newer paystorm? Judge it with that version`);
   }
-  const body = a.slice(1, FIELDS.record.length + 1);
   const extra = a.length > FIELDS.record.length + 1 ? a[FIELDS.record.length + 1] : null;
   // tStart first: it is the base of the differences.
-  const t0 = body[FIELDS.record.findIndex((f) => f.key === 'tStart')];
+  const t0 = a[TSTART_SLOT + 1];
   const t = typeof t0 === 'number' ? t0 : 0;
   const c: Ctx = { t, sec: Math.floor(t / 1000), sent: {}, pay: null };
-  return new Decoder(c, extra).object(body, FIELDS.record, []);
+  // The record's slots follow the version (the overrides, if any, come after them).
+  return new Decoder(c, extra).object(a, FIELDS.record, [], {}, 1);
+}
+
+/** What the converter sorts and summarises records by, before it decodes them whole. */
+export interface K6RecordHead {
+  key: string;
+  scenario: string;
+  tStart: number;
+  tEnd: number;
+  /** rate.limit (null: no rate or no limit; undefined: not read, k6RecordHeadOfLiteral). */
+  rateLimit: number | null | undefined;
+}
+
+const slotOf = (key: string) => FIELDS.record.findIndex((f) => f.key === key) + 1;
+const HEAD_SLOTS = { key: slotOf('key'), scenario: slotOf('scenario'), tStart: slotOf('tStart'), tEnd: slotOf('tEnd'), rate: slotOf('rate') };
+const RATE_LIMIT_SLOT = FIELDS.rate.findIndex((f) => f.key === 'limit');
+
+/**
+ * The head of a compact record (encoding 2) read from its slots without decoding the rest: what
+ * decodeK6Record would give for these fields. Null when the text is not a plain compact record
+ * (JSON, overrides, or a slot of another type than a valid record has): decode it whole.
+ */
+export function k6RecordHead(text: string): K6RecordHead | null {
+  if (text.charCodeAt(0) !== 91) return null;
+  let a: unknown;
+  try {
+    a = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(a) || a[0] !== K6_RECORD_ENCODING || a.length > FIELDS.record.length + 1) return null;
+  const key = a[HEAD_SLOTS.key];
+  const scenario = a[HEAD_SLOTS.scenario];
+  const tStart = a[HEAD_SLOTS.tStart];
+  const tEnd = a[HEAD_SLOTS.tEnd];
+  const rate = a[HEAD_SLOTS.rate];
+  if (typeof key !== 'string' || typeof scenario !== 'string' || typeof tStart !== 'number' || typeof tEnd !== 'number') return null;
+  let rateLimit: number | null = null;
+  if (rate !== null && rate !== undefined) {
+    if (!Array.isArray(rate)) return null;
+    const limit = rate[RATE_LIMIT_SLOT];
+    if (limit !== null && limit !== undefined && typeof limit !== 'number') return null;
+    rateLimit = typeof limit === 'number' ? limit : null;
+  }
+  return { key, scenario, tStart, tEnd: tStart + tEnd, rateLimit };
+}
+
+const HEAD_ORDER = ['op', 'key', 'scenario', 'tStart', 'tEnd'];
+if (HEAD_ORDER.some((k, i) => FIELDS.record[i].key !== k)) throw new Error('k6RecordHeadOfLiteral reads op, key, scenario, tStart, tEnd as the first slots');
+
+/** `"[2,` as the bytes of a JSON string literal's start. */
+const LITERAL_HEAD = [34, 91, ...String(K6_RECORD_ENCODING).split('').map((c) => c.charCodeAt(0)), 44];
+const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
+
+/**
+ * The head of a compact record from the bytes of its JSON string literal (as k6 writes it in
+ * `--out json`: `"[2,\"create\",\"acme/test/…b605\",\"mixed\",1795869907126,2.406,…`),
+ * without parsing it: the key and scenario through `text` (bytes -> string), tStart and tEnd by
+ * JSON's number grammar (no exponent, at most 15 digits: then exactly what JSON.parse reads);
+ * the rate limit is not read (undefined). Null for anything else (escapes in a string, another
+ * number form, JSON records): parse the literal and use k6RecordHead.
+ */
+export function k6RecordHeadOfLiteral(b: Uint8Array, start: number, end: number, text: (bytes: Uint8Array, from: number, to: number) => string): K6RecordHead | null {
+  let i = start;
+  for (const c of LITERAL_HEAD) if (b[i++] !== c) return null;
+  const strings: string[] = [];
+  for (let k = 0; k < 3; k++) {
+    // \"…\" with no escape inside.
+    if (b[i] !== 92 || b[i + 1] !== 34) return null;
+    const from = i + 2;
+    let j = from;
+    while (j < end && b[j] !== 92) j++;
+    if (j + 2 >= end || b[j + 1] !== 34 || b[j + 2] !== 44) return null;
+    if (k > 0) strings.push(text(b, from, j));
+    i = j + 3;
+  }
+  const numbers: number[] = [];
+  for (let k = 0; k < 2; k++) {
+    const negative = b[i] === 45;
+    if (negative) i++;
+    let n = 0;
+    let digits = 0;
+    let c = b[i] - 48;
+    if (c === 0) {
+      i++;
+      digits++;
+    } else if (c > 0 && c <= 9) {
+      for (; c >= 0 && c <= 9; c = b[++i] - 48) {
+        n = n * 10 + c;
+        digits++;
+      }
+    } else return null;
+    let f = 0;
+    if (b[i] === 46) {
+      for (c = b[++i] - 48; c >= 0 && c <= 9; c = b[++i] - 48) {
+        n = n * 10 + c;
+        f++;
+      }
+      if (f === 0) return null;
+    }
+    if (digits + f > 15 || b[i] !== 44) return null;
+    i++;
+    numbers.push(negative ? -(n / POW10[f]) : n / POW10[f]);
+  }
+  return { key: strings[0], scenario: strings[1], tStart: numbers[0], tEnd: numbers[0] + numbers[1], rateLimit: undefined };
 }

@@ -32,17 +32,26 @@
  *   fails ("nothing was checked").
  * - `--summary-export` / handleSummary JSON, an empty or truncated file: refused with
  *   what the file is and what was expected (exit 3).
+ *
+ * How (a fleet's hour is a million exchanges and some fifteen million lines): readK6 reads every
+ * line once, in place on the bytes where it can (k6-lines.ts; any other line by JSON.parse, so
+ * what is accepted and refused is the same), and keeps each exchange record as the bytes of its
+ * JSON string with what it is sorted and summarised by (k6RecordHead); records() decodes them in
+ * start order and parses each with a parse compiled from the schema (schema-check.ts; zod for
+ * what that parse does not know), so the oracle can read them without the million held as
+ * objects. A record that is no plain compact one is checked whole as it is read; a plain one
+ * when it is decoded (the same error, naming its line).
  */
-import { isAscii } from 'node:buffer';
-import { createReadStream, closeSync, openSync, readSync, statSync } from 'node:fs';
-import { createGunzip } from 'node:zlib';
+import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { DEFAULT_SETTLE_BOUND_MS, EXIT, PaystormError, OPERATIONS } from '../spec/index.ts';
 import { HISTORY_VERSION } from './version.ts';
 import { exchangeRecordSchema, type EndRecord, type ExchangeRecord, type HistoryRecord, type KeyInfo, type RunRecord } from './schema.ts';
 import { K6_SCRIPT_RULES } from './k6-scripts.ts';
 import { judgeK6Plan } from './k6-plan.ts';
-import { decodeK6Record } from './k6-record-codec.ts';
+import { decodeK6Record, k6RecordHead, k6RecordHeadOfLiteral, type K6RecordHead } from './k6-record-codec.ts';
+import { isGzip, lineChunks, lineText, PointBytes, TextArena, type MetricName, type TagSet } from './k6-lines.ts';
+import { compileFastParse, NOT_SURE } from './schema-check.ts';
 
 export const K6_RECORD_METRIC = 'paystorm_exchange';
 export const K6_RECORD_TAG = 'paystorm_record';
@@ -56,76 +65,13 @@ const EXPECTED_K6 =
 /** What kind of file this is, from its first bytes (gzip is looked into). */
 export type K6FileKind = 'k6-json' | 'k6-summary' | null;
 
-function isGzip(path: string): boolean {
-  const fd = openSync(path, 'r');
-  try {
-    const b = Buffer.alloc(2);
-    return readSync(fd, b, 0, 2, 0) === 2 && b[0] === 0x1f && b[1] === 0x8b;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Bytes read and gunzipped at a time: strings of more than ~100 KB are allocated far more slowly than small ones. */
-const CHUNK_BYTES = 1 << 16;
-/** `…` (U+2026, in key labels) read as Latin-1. */
-const ELLIPSIS_LATIN1 = '\u00e2\u0080\u00a6';
-const NON_ASCII = /[\u0080-\u00ff]/;
-
-/**
- * The text of buf[start, end): as Latin-1 (a one-byte string: splitting and parsing it is many
- * times faster than the two-byte string UTF-8 makes of text with one `…`) when the bytes are
- * ASCII but for `…`, which is written as its JSON escape (it only occurs inside JSON strings);
- * as UTF-8 otherwise.
- */
-function chunkText(buf: Buffer, start: number, end: number): string {
-  const latin1 = buf.toString('latin1', start, end);
-  if (isAscii(buf.subarray(start, end))) return latin1;
-  const escaped = latin1.replaceAll(ELLIPSIS_LATIN1, '\\u2026');
-  return NON_ASCII.test(escaped) ? buf.toString('utf8', start, end) : escaped;
-}
-
-/**
- * The file's text, a chunk of whole lines at a time (gunzipped when it is gzip; each chunk
- * ends before a newline, the last may end without one); a broken gzip rejects (readline would
- * swallow it). Lines are found in a chunk by position (lineEndIn): a string of its own for
- * every line costs more than reading most of them.
- */
-async function* textChunks(path: string): AsyncGenerator<string> {
-  const raw = createReadStream(path, { highWaterMark: CHUNK_BYTES });
-  const input = isGzip(path) ? raw.pipe(createGunzip({ chunkSize: CHUNK_BYTES })) : raw;
-  raw.on('error', (e) => input.destroy(e));
-  // The start of a line that goes on in the next chunk (a `…` may straddle two chunks too).
-  let rest: Buffer | null = null;
-  try {
-    for await (const chunk of input as AsyncIterable<Buffer>) {
-      const buf: Buffer = rest ? Buffer.concat([rest, chunk]) : chunk;
-      const last = buf.lastIndexOf(10);
-      if (last < 0) {
-        rest = buf === chunk ? Buffer.from(chunk) : buf;
-        continue;
-      }
-      rest = last + 1 < buf.length ? Buffer.from(buf.subarray(last + 1)) : null;
-      yield chunkText(buf, 0, last);
-    }
-  } finally {
-    input.destroy();
-  }
-  if (rest) yield chunkText(rest, 0, rest.length);
-}
-
-/** The end of the line starting at `start` in a chunk (its newline, or the chunk's end). */
-function lineEndIn(chunk: string, start: number): number {
-  const i = chunk.indexOf('\n', start);
-  return i < 0 ? chunk.length : i;
-}
-
 /** The file's lines one at a time (the few first lines of a file). */
 async function* lines(path: string): AsyncGenerator<string> {
-  for await (const chunk of textChunks(path)) {
-    for (let start = 0; start <= chunk.length; ) {
-      const end = lineEndIn(chunk, start);
-      yield chunk.slice(start, end > start && chunk.charCodeAt(end - 1) === 13 ? end - 1 : end);
+  for await (const chunk of lineChunks(path)) {
+    for (let start = 0; start < chunk.length; ) {
+      let end = chunk.indexOf(10, start);
+      if (end < 0) end = chunk.length;
+      yield lineText(chunk, start, end > start && chunk[end - 1] === 13 ? end - 1 : end);
       start = end + 1;
     }
   }
@@ -211,6 +157,22 @@ export interface K6Conversion {
   hasRunFacts: boolean;
 }
 
+/**
+ * A k6 output file read (readK6): its run and end records, and its exchanges, decoded in start
+ * order each time `records()` is iterated (they are kept as their compact text until then).
+ */
+export interface K6Run {
+  run: RunRecord;
+  end: EndRecord;
+  /** Exchange records the file carries. */
+  exchanges: number;
+  /** The run record, the exchanges by start (seq 1, 2, …, on the run clock), the end record. */
+  records(): Generator<HistoryRecord>;
+  facts: K6Facts;
+  /** The scripts' run facts were present. */
+  hasRunFacts: boolean;
+}
+
 interface RunFacts {
   script?: string;
   target?: string;
@@ -272,122 +234,6 @@ function parseK6Time(t: string): number {
   return lastTime.ms;
 }
 
-interface PointLine {
-  type: 'Point';
-  metric: string;
-  data: { time: string; value: number; tags: Record<string, string> };
-}
-
-const POINT_HEAD = '{"metric":"';
-const POINT_TIME = '","type":"Point","data":{"time":"';
-const POINT_VALUE = '","value":';
-const POINT_TAGS = ',"tags":{';
-/** Distinct tag sets remembered (k6 repeats a few on most lines; per-request tags, such as iter, would not repeat). */
-const TAG_SETS_MAX = 1024;
-/** Digits a value may have to be read here: their integer stays exact in a double. */
-const VALUE_DIGITS_MAX = 15;
-
-/**
- * Reads Point lines in the exact shape k6 writes a sample without metadata,
- * `{"metric":"NAME","type":"Point","data":{"time":"TIME","value":NUMBER,"tags":{…}}}`, without
- * parsing the whole line: the parts are found by position, each checked as JSON.parse would
- * check it (the number by its grammar, the tags by JSON.parse, once per distinct text), and the
- * time and tags of the line before are reused when they repeat (a request's HTTP points share
- * both). `read` gives null for any other shape (metadata, an exponent, a brace inside a tag,
- * spaces, a cut line): the caller parses it whole, so what is accepted and refused is as before.
- */
-class QuickPoints {
-  /** Tag sets seen, by the length of their text (a few share a length): found without cutting the line. */
-  private readonly tagSets = new Map<number, { text: string; tags: Record<string, string> }[]>();
-  private tagSetCount = 0;
-  private lastTime = '';
-  private lastTagsText = '';
-  private lastTags: Record<string, string> = {};
-
-  /** The Point on the line chunk[start, end), or null. */
-  read(chunk: string, start: number, end: number): PointLine | null {
-    if (end - start < POINT_HEAD.length + POINT_TIME.length || !chunk.startsWith(POINT_HEAD, start) || chunk.charCodeAt(end - 1) !== 125 || chunk.charCodeAt(end - 2) !== 125 || chunk.charCodeAt(end - 3) !== 125) return null;
-    const nameEnd = chunk.indexOf('"', start + POINT_HEAD.length);
-    if (nameEnd < 0 || nameEnd >= end || !chunk.startsWith(POINT_TIME, nameEnd)) return null;
-    const metric = chunk.slice(start + POINT_HEAD.length, nameEnd);
-    // An escape in the name: its first quote may not end it.
-    if (metric.indexOf('\\') >= 0) return null;
-    const timeStart = nameEnd + POINT_TIME.length;
-    let time = this.lastTime;
-    if (!(time !== '' && chunk.startsWith(time, timeStart) && chunk.startsWith(POINT_VALUE, timeStart + time.length))) {
-      const timeEnd = chunk.indexOf('"', timeStart);
-      if (timeEnd < 0 || timeEnd >= end || !chunk.startsWith(POINT_VALUE, timeEnd)) return null;
-      time = chunk.slice(timeStart, timeEnd);
-      if (time.indexOf('\\') >= 0) return null;
-      this.lastTime = time;
-    }
-    // The value: JSON's number grammar without an exponent, up to VALUE_DIGITS_MAX digits.
-    let i = timeStart + time.length + POINT_VALUE.length;
-    const negative = chunk.charCodeAt(i) === 45;
-    if (negative) i++;
-    let digits = 0;
-    let n = 0;
-    let c = chunk.charCodeAt(i) - 48;
-    if (c === 0) {
-      i++;
-      digits++;
-    } else if (c > 0 && c <= 9) {
-      for (; c >= 0 && c <= 9; c = chunk.charCodeAt(++i) - 48) {
-        n = n * 10 + c;
-        digits++;
-      }
-    } else return null;
-    let k = 0;
-    if (chunk.charCodeAt(i) === 46) {
-      for (c = chunk.charCodeAt(++i) - 48; c >= 0 && c <= 9; c = chunk.charCodeAt(++i) - 48) {
-        n = n * 10 + c;
-        k++;
-      }
-      if (k === 0) return null;
-    }
-    if (digits + k > VALUE_DIGITS_MAX || !chunk.startsWith(POINT_TAGS, i)) return null;
-    // digits / 10^k: the correctly rounded decimal, exactly what JSON.parse reads.
-    const value = negative ? -(n / POW10[k]) : n / POW10[k];
-    const tagsStart = i + POINT_TAGS.length - 1;
-    const tagsLength = end - 2 - tagsStart;
-    if (tagsLength < 2) return null;
-    let tags = this.lastTags;
-    if (!(this.lastTagsText.length === tagsLength && chunk.startsWith(this.lastTagsText, tagsStart))) {
-      const sameLength = this.tagSets.get(tagsLength);
-      let known: { text: string; tags: Record<string, string> } | undefined;
-      if (sameLength !== undefined) {
-        for (let j = 0; j < sameLength.length && known === undefined; j++) if (chunk.startsWith(sameLength[j].text, tagsStart)) known = sameLength[j];
-      }
-      if (known !== undefined) {
-        tags = known.tags;
-        this.lastTagsText = known.text;
-      } else {
-        const tagsText = chunk.slice(tagsStart, end - 2);
-        if (tagsText.indexOf('{', 1) >= 0 || tagsText.indexOf('}') !== tagsText.length - 1) return null;
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(tagsText);
-        } catch {
-          return null;
-        }
-        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
-        if (this.tagSetCount >= TAG_SETS_MAX) {
-          this.tagSets.clear();
-          this.tagSetCount = 0;
-        }
-        tags = Object.freeze(parsed as Record<string, string>);
-        const list = this.tagSets.get(tagsLength) ?? [];
-        list.push({ text: tagsText, tags });
-        this.tagSets.set(tagsLength, list);
-        this.tagSetCount++;
-        this.lastTagsText = tagsText;
-      }
-      this.lastTags = tags;
-    }
-    return { type: 'Point', metric, data: { time, value, tags } };
-  }
-}
-
 function labelKey(label: string): KeyInfo {
   const m = /^([^/]+)\/(test|live)\/…?(.*)$/.exec(label);
   return { label, merchant: m?.[1] ?? label, mode: m?.[2] === 'live' ? 'live' : 'test', prefix: '', last4: m?.[3] ?? '' };
@@ -395,11 +241,73 @@ function labelKey(label: string): KeyInfo {
 
 const OPS = new Set<string>(OPERATIONS);
 
-/** Reads a k6 --out json file (plain or gzipped) and converts it to history records. */
-export async function convertK6(path: string, opts: { onWarning?: (m: string) => void } = {}): Promise<K6Conversion> {
+/** A metric's counts (facts.points, facts.sums) and which of the metrics the converter reads more of it is. */
+interface MetricCounts {
+  name: string;
+  points: number;
+  sum: number;
+  kind: 'http_reqs' | 'checks' | 'iterations' | 'dropped_iterations' | 'record' | 'other';
+}
+
+const METRIC_KINDS: Record<string, MetricCounts['kind']> = {
+  http_reqs: 'http_reqs',
+  checks: 'checks',
+  iterations: 'iterations',
+  dropped_iterations: 'dropped_iterations',
+  [K6_RECORD_METRIC]: 'record',
+};
+
+/** What the converter reads from a tag set, worked out once per distinct set. */
+interface TagFacts {
+  tags: Readonly<Record<string, string>>;
+  /** facts.requests' key of an http_reqs point. */
+  request: string;
+  /** The tags carry a record, run facts or an end marker themselves (read before the metadata). */
+  carries: boolean;
+}
+
+function tagFactsOf(tags: Readonly<Record<string, string>>): TagFacts {
+  return {
+    tags,
+    request: `${tags.op ?? tags.name ?? tags.url ?? '?'} ${tags.status ?? '?'}`,
+    carries: tags[K6_RECORD_TAG] !== undefined || tags[K6_RUN_TAG] !== undefined || tags[K6_END_TAG] !== undefined,
+  };
+}
+
+/** The schema's parse of a decoded record without zod's cost when it surely holds (schema-check.ts). */
+const fastExchange = compileFastParse(exchangeRecordSchema);
+
+export interface ConvertK6Options {
+  onWarning?: (m: string) => void;
+  /** Read every line with JSON.parse (tests compare the in-place reader with it). */
+  parseEveryLine?: boolean;
+}
+
+/** Reads a k6 --out json file (plain or gzipped) and converts it to history records (all in memory: readK6 for large files). */
+export async function convertK6(path: string, opts: ConvertK6Options = {}): Promise<K6Conversion> {
+  const k6 = await readK6(path, opts);
+  return { records: [...k6.records()], facts: k6.facts, hasRunFacts: k6.hasRunFacts };
+}
+
+/**
+ * Reads a k6 --out json file (plain or gzipped): every line is read and checked now (a bad one
+ * is refused, naming it); the exchange records are kept as their text, with what they are
+ * sorted and summarised by (k6RecordHead), and decoded whole again when `records()` is read.
+ */
+export async function readK6(path: string, opts: ConvertK6Options = {}): Promise<K6Run> {
   const facts: K6Facts = { points: {}, sums: {}, requests: {}, checks: {}, records: 0, scenarios: [], end: { marker: false, planRan: false, why: '', evidence: null, expected: false, ranMs: null, iterations: {} } };
   const markers: Record<string, unknown>[] = [];
-  const exchanges: ExchangeRecord[] = [];
+  // The exchange records: their text (as a JSON string literal), line, start and end (epoch ms), and script (an index into scripts).
+  const texts = new TextArena();
+  const recordLines: number[] = [];
+  const tStarts: number[] = [];
+  const tEnds: number[] = [];
+  const recordScripts: number[] = [];
+  const scripts: string[] = [];
+  const labels = new Set<string>();
+  let learnedLimit: number | null = null;
+  /** Some records' rate limits were not read (k6RecordHeadOfLiteral): read at the end if the run facts have none. */
+  let unreadLimits = false;
   const scenarios = new Set<string>();
   let run: RunFacts | null = null;
   let n = 0;
@@ -409,95 +317,163 @@ export async function convertK6(path: string, opts: { onWarning?: (m: string) =>
   const iterations: Record<string, number> = {};
   let firstPointMs = Infinity;
   let lastPointMs = -Infinity;
-  const quick = new QuickPoints();
+  const counts = new Map<string, MetricCounts>();
+  const countsOf = (name: string): MetricCounts => {
+    let c = counts.get(name);
+    if (c === undefined) counts.set(name, (c = { name, points: 0, sum: 0, kind: METRIC_KINDS[name] ?? 'other' }));
+    return c;
+  };
+
+  /** An exchange record's head, for sorting and the run record; its text goes to `texts` beside it (as a JSON string literal). */
+  const keep = (head: K6RecordHead): void => {
+    recordLines.push(n);
+    tStarts.push(head.tStart);
+    tEnds.push(head.tEnd);
+    let script = scripts.indexOf(head.scenario);
+    if (script < 0) script = scripts.push(head.scenario) - 1;
+    recordScripts.push(script);
+    labels.add(head.key);
+    if (head.rateLimit === undefined) unreadLimits = true;
+    else if (head.rateLimit !== null && (learnedLimit === null || head.rateLimit > learnedLimit)) learnedLimit = head.rateLimit;
+    facts.records++;
+  };
+  /** The record of a point the in-place reader read: its literal's bytes are kept as they are. */
+  const recordBytes = (buf: Buffer, start: number, end: number, t: TagFacts): void => {
+    const head = t.carries ? null : k6RecordHeadOfLiteral(buf, start, end, interned);
+    if (head === null) {
+      carried(t.tags, { [K6_RECORD_TAG]: JSON.parse(lineText(buf, start, end)) as string });
+      return;
+    }
+    keep(head);
+    texts.addBytes(buf, start, end);
+  };
+
+  /** A `paystorm_exchange` point: an exchange record, the run facts or an end marker. */
+  const carried = (tags: Readonly<Record<string, string>>, metadata: Readonly<Record<string, string>> | null | undefined): void => {
+    const rec = tags[K6_RECORD_TAG] ?? metadata?.[K6_RECORD_TAG];
+    const runText = tags[K6_RUN_TAG] ?? metadata?.[K6_RUN_TAG];
+    const endText = tags[K6_END_TAG] ?? metadata?.[K6_END_TAG];
+    if (endText !== undefined) {
+      let m: unknown;
+      try {
+        m = JSON.parse(endText);
+      } catch {
+        bad(path, n, `the ${K6_END_TAG} tag is not JSON`);
+      }
+      if (m === null || typeof m !== 'object' || Array.isArray(m)) bad(path, n, `the ${K6_END_TAG} tag is not a JSON object`);
+      markers.push(m as Record<string, unknown>);
+    } else if (rec !== undefined) {
+      // A plain compact record is checked whole when it is decoded (records()); any other now.
+      keep(k6RecordHead(rec) ?? headOf(exchangeOf(path, rec, n)));
+      texts.add(JSON.stringify(rec));
+    } else if (runText !== undefined && run === null) {
+      try {
+        run = JSON.parse(runText) as RunFacts;
+      } catch {
+        bad(path, n, `the ${K6_RUN_TAG} tag is not JSON`);
+      }
+    }
+  };
+
+  /** What every Point adds to the facts; `metadata` is the point's when its line was read whole (a record the in-place reader found is at quick.recordStart…recordEnd). */
+  const point = (c: MetricCounts, tMs: number, value: number, t: TagFacts, metadata: Readonly<Record<string, string>> | null | undefined): void => {
+    if (Number.isFinite(tMs)) {
+      if (tMs < firstPointMs) firstPointMs = tMs;
+      if (tMs > lastPointMs) lastPointMs = tMs;
+    }
+    c.points++;
+    c.sum += value;
+    const tags = t.tags;
+    switch (c.kind) {
+      case 'http_reqs':
+        facts.requests[t.request] = (facts.requests[t.request] ?? 0) + value;
+        break;
+      case 'checks':
+        if (tags.check) {
+          const k = (facts.checks[tags.check] ??= { passes: 0, fails: 0 });
+          if (value > 0) k.passes++;
+          else k.fails++;
+        }
+        break;
+      case 'iterations': {
+        // One point per completed iteration: the evidence that an iteration-based plan ran.
+        const sc = tags.scenario ?? '';
+        iterations[sc] = (iterations[sc] ?? 0) + value;
+        break;
+      }
+      case 'dropped_iterations':
+        dropped += value;
+        break;
+      case 'record':
+        if (quickRecord) recordBytes(quickBuf!, quick.recordStart, quick.recordEnd, t);
+        else carried(tags, metadata);
+        break;
+      default:
+    }
+  };
+
+  const quick = new PointBytes(k6TimeMs, K6_RECORD_METRIC);
+  // The line `point` is given: the in-place reader's (its record's bytes in quickBuf), or one read whole.
+  let quickBuf: Buffer | null = null;
+  let quickRecord = false;
+  const interned = internedText();
+  const parseEveryLine = opts.parseEveryLine === true;
   try {
-    for await (const chunk of textChunks(path)) for (let start = 0, end = 0; start <= chunk.length; start = end + 1) {
-      end = lineEndIn(chunk, start);
-      const lineEnd = end > start && chunk.charCodeAt(end - 1) === 13 ? end - 1 : end;
-      n++;
-      let o: { type?: unknown; metric?: unknown; data?: { time?: unknown; value?: unknown; tags?: Record<string, string> | null; metadata?: Record<string, string> | null } } | null = quick.read(chunk, start, lineEnd);
-      // The line as a string of its own only when it is read whole.
-      const text = o === null ? chunk.slice(start, lineEnd) : '';
-      if (o === null && text.trim() === '') continue;
-      if (pendingBad) bad(path, pendingBad.line, `not a JSON line (${JSON.stringify(pendingBad.text.slice(0, 60))}) in the middle of the file`);
-      if (o === null) {
+    for await (const chunk of lineChunks(path)) {
+      for (let start = 0; start < chunk.length; ) {
+        let end = chunk.indexOf(10, start);
+        if (end < 0) end = chunk.length;
+        const lineEnd = end > start && chunk[end - 1] === 13 ? end - 1 : end;
+        const lineStart = start;
+        start = end + 1;
+        n++;
+        if (!parseEveryLine && quick.read(chunk, lineStart, lineEnd)) {
+          if (pendingBad) bad(path, pendingBad.line, `not a JSON line (${JSON.stringify(pendingBad.text.slice(0, 60))}) in the middle of the file`);
+          nonEmpty++;
+          const m: MetricName = quick.metric;
+          if (m.slot === undefined) m.slot = countsOf(m.name);
+          const ts: TagSet = quick.tags;
+          if (ts.slot === undefined) {
+            ts.slot = tagFactsOf(ts.tags);
+            if (ts.tags.scenario) scenarios.add(ts.tags.scenario);
+          }
+          quickBuf = chunk;
+          quickRecord = quick.recordStart >= 0;
+          point(m.slot as MetricCounts, quick.timeMs, quick.value, ts.slot as TagFacts, null);
+          continue;
+        }
+        // Any other line is read whole.
+        const text = lineText(chunk, lineStart, lineEnd);
+        if (text.trim() === '') continue;
+        if (pendingBad) bad(path, pendingBad.line, `not a JSON line (${JSON.stringify(pendingBad.text.slice(0, 60))}) in the middle of the file`);
+        let o: { type?: unknown; metric?: unknown; data?: { time?: unknown; value?: unknown; tags?: Record<string, string> | null; metadata?: Record<string, string> | null } } | null;
         try {
           o = JSON.parse(text);
         } catch {
           pendingBad = { line: n, text };
           continue;
         }
-      }
-      nonEmpty++;
-      if (o === null || typeof o !== 'object' || (o.type !== 'Metric' && o.type !== 'Point') || typeof o.metric !== 'string') {
-        bad(path, n, `not a k6 Metric or Point line (${text.slice(0, 60)}…)`);
-      }
-      if (o.type === 'Metric') continue;
-      const d = o.data;
-      if (!d || typeof d.time !== 'string' || typeof d.value !== 'number') bad(path, n, 'a Point line without data.time and a numeric data.value');
-      const name = o.metric;
-      const tMs = k6TimeMs(d.time);
-      if (Number.isFinite(tMs)) {
-        firstPointMs = Math.min(firstPointMs, tMs);
-        lastPointMs = Math.max(lastPointMs, tMs);
-      }
-      facts.points[name] = (facts.points[name] ?? 0) + 1;
-      facts.sums[name] = (facts.sums[name] ?? 0) + d.value;
-      const tags = d.tags ?? {};
-      if (tags.scenario) scenarios.add(tags.scenario);
-      if (name === 'http_reqs') {
-        const k = `${tags.op ?? tags.name ?? tags.url ?? '?'} ${tags.status ?? '?'}`;
-        facts.requests[k] = (facts.requests[k] ?? 0) + d.value;
-      } else if (name === 'checks' && tags.check) {
-        const c = (facts.checks[tags.check] ??= { passes: 0, fails: 0 });
-        if (d.value > 0) c.passes++;
-        else c.fails++;
-      } else if (name === 'iterations') {
-        // One point per completed iteration: the evidence that an iteration-based plan ran.
-        const sc = tags.scenario ?? '';
-        iterations[sc] = (iterations[sc] ?? 0) + d.value;
-      } else if (name === 'dropped_iterations') {
-        dropped += d.value;
-      } else if (name === K6_RECORD_METRIC) {
-        const rec = tags[K6_RECORD_TAG] ?? d.metadata?.[K6_RECORD_TAG];
-        const runText = tags[K6_RUN_TAG] ?? d.metadata?.[K6_RUN_TAG];
-        const endText = tags[K6_END_TAG] ?? d.metadata?.[K6_END_TAG];
-        if (endText !== undefined) {
-          let m: unknown;
-          try {
-            m = JSON.parse(endText);
-          } catch {
-            bad(path, n, `the ${K6_END_TAG} tag is not JSON`);
-          }
-          if (m === null || typeof m !== 'object' || Array.isArray(m)) bad(path, n, `the ${K6_END_TAG} tag is not a JSON object`);
-          markers.push(m as Record<string, unknown>);
-        } else if (rec !== undefined) {
-          let x: unknown;
-          try {
-            x = decodeK6Record(rec);
-          } catch (e) {
-            bad(path, n, `the ${K6_RECORD_TAG} tag is not a JSON or compact exchange record (${(e as Error).message})`);
-          }
-          const parsed = exchangeRecordSchema.safeParse(x);
-          if (!parsed.success) {
-            const issue = parsed.error.issues[0];
-            bad(path, n, `the ${K6_RECORD_TAG} tag is not a history exchange record (${issue.path.join('.') || 'record'}: ${issue.message})`);
-          }
-          exchanges.push(parsed.data);
-          facts.records++;
-        } else if (runText !== undefined && run === null) {
-          try {
-            run = JSON.parse(runText) as RunFacts;
-          } catch {
-            bad(path, n, `the ${K6_RUN_TAG} tag is not JSON`);
-          }
+        nonEmpty++;
+        if (o === null || typeof o !== 'object' || (o.type !== 'Metric' && o.type !== 'Point') || typeof o.metric !== 'string') {
+          bad(path, n, `not a k6 Metric or Point line (${text.slice(0, 60)}…)`);
         }
+        if (o.type === 'Metric') continue;
+        const d = o.data;
+        if (!d || typeof d.time !== 'string' || typeof d.value !== 'number') bad(path, n, 'a Point line without data.time and a numeric data.value');
+        const tags = d.tags ?? {};
+        if (tags.scenario) scenarios.add(tags.scenario);
+        quickRecord = false;
+        point(countsOf(o.metric), k6TimeMs(d.time), d.value, tagFactsOf(tags), d.metadata);
       }
     }
   } catch (e) {
     if (e instanceof PaystormError) throw e;
     const msg = e instanceof Error ? e.message : String(e);
     throw new PaystormError(`${path}: the file is cut short or corrupt (${msg}) after ${n} lines; ${EXPECTED_K6}. A k6 run that was killed leaves its gzip unfinished: judge a complete file.`, EXIT.usage, 'history');
+  }
+  for (const c of counts.values()) {
+    facts.points[c.name] = c.points;
+    facts.sums[c.name] = c.sum;
   }
   if (pendingBad) {
     throw new PaystormError(
@@ -513,37 +489,41 @@ export async function convertK6(path: string, opts: { onWarning?: (m: string) =>
   const runFacts: RunFacts = run ?? {};
   facts.end = endOf(markers, runFacts, run !== null, iterations);
   if (!facts.end.planRan) opts.onWarning?.(`${basename(path)}: judged incomplete (interrupted, exit 130): ${facts.end.why}.`);
-  if (!run && exchanges.length === 0) {
+  if (!run && facts.records === 0) {
     opts.onWarning?.(
       `${basename(path)}: k6 output without paystorm exchange records (a script built before the recorder, or not one of paystorm's): nothing can be judged. Rebuild the bundles (npm run k6:build) and run again with --out json.`,
     );
   }
 
-  exchanges.sort((a, b) => a.tStart - b.tStart || a.tEnd - b.tEnd);
-  const origin = Math.min(exchanges.length ? exchanges[0].tStart : Infinity, runFacts.wall ?? Infinity, firstPointMs);
+  // Rate limits the quick head did not read, when the run facts do not say the limit.
+  if (unreadLimits && !runFacts.rateLimit) {
+    for (let i = 0; i < texts.length; i++) {
+      const limit = recordLimit(path, texts.get(i), recordLines[i]);
+      if (limit !== null && (learnedLimit === null || limit > learnedLimit)) learnedLimit = limit;
+    }
+  }
+  // By start (then end), as paystorm numbers exchanges; a stable sort keeps the file's order of ties.
+  const order = Array.from(tStarts, (_, i) => i).sort((i, j) => tStarts[i] - tStarts[j] || tEnds[i] - tEnds[j]);
+  const origin = Math.min(order.length ? tStarts[order[0]] : Infinity, runFacts.wall ?? Infinity, firstPointMs);
   const originMs = Number.isFinite(origin) ? origin : 0;
   const round = (x: number) => Math.round(x * 1000) / 1000;
-  let seq = 0;
+  // The latest end on the run clock (rounding keeps the order of ends).
   let tEndMax = 0;
-  let learnedLimit: number | null = null;
-  const labels = new Set<string>();
-  for (const x of exchanges) {
-    x.seq = ++seq;
-    x.tIntended = round(x.tIntended - originMs);
-    x.tStart = round(x.tStart - originMs);
-    x.tEnd = round(x.tEnd - originMs);
-    tEndMax = Math.max(tEndMax, x.tEnd);
-    labels.add(x.key);
-    if (x.rate?.limit != null && (learnedLimit === null || x.rate.limit > learnedLimit)) learnedLimit = x.rate.limit;
-    if (!OPS.has(x.op)) x.op = 'raw';
-  }
+  if (order.length) tEndMax = Math.max(0, round(tEnds.reduce((m, t) => (t > m ? t : m), -Infinity) - originMs));
   if (Number.isFinite(lastPointMs)) tEndMax = Math.max(tEndMax, round(lastPointMs - originMs));
 
-  const script = runFacts.script ?? (exchanges[0]?.scenario || facts.scenarios[0] || 'k6');
+  const firstScript = order.length ? scripts[recordScripts[order[0]]] : undefined;
+  const script = runFacts.script ?? (firstScript || facts.scenarios[0] || 'k6');
   const keys: KeyInfo[] = runFacts.keys?.length ? runFacts.keys : [...labels].sort().map(labelKey);
   const windowMs = runFacts.rateLimit?.windowMs ?? runFacts.windowMs ?? SPEC_WINDOW_MS;
   const rateLimit = runFacts.rateLimit ?? (learnedLimit !== null ? { limit: learnedLimit, windowMs } : null);
-  const scriptsSeen = [...new Set(exchanges.map((x) => x.scenario))];
+  // The scripts in the order their first exchange started.
+  const scriptsSeen: string[] = [];
+  for (const i of order) {
+    const name = scripts[recordScripts[i]];
+    if (scriptsSeen.length === scripts.length) break;
+    if (!scriptsSeen.includes(name)) scriptsSeen.push(name);
+  }
   if (scriptsSeen.length === 0) scriptsSeen.push(script);
   const runRecord: RunRecord = {
     v: HISTORY_VERSION,
@@ -571,10 +551,79 @@ export async function convertK6(path: string, opts: { onWarning?: (m: string) =>
     wall: originMs + tEndMax,
     complete: facts.end.planRan,
     reason: facts.end.planRan ? 'done' : 'interrupted',
-    requests: exchanges.length,
+    requests: order.length,
     dropped,
   };
-  return { records: [runRecord, ...exchanges, end], facts, hasRunFacts: run !== null };
+  /** The exchanges by start, numbered, on the run clock (0 = the earliest send). */
+  function* exchangesInOrder(): Generator<ExchangeRecord> {
+    let seq = 0;
+    for (const i of order) {
+      const x = exchangeOf(path, JSON.parse(texts.get(i)) as string, recordLines[i]);
+      x.seq = ++seq;
+      x.tIntended = round(x.tIntended - originMs);
+      x.tStart = round(x.tStart - originMs);
+      x.tEnd = round(x.tEnd - originMs);
+      if (!OPS.has(x.op)) x.op = 'raw';
+      yield x;
+    }
+  }
+  return {
+    run: runRecord,
+    end,
+    exchanges: order.length,
+    *records() {
+      yield runRecord;
+      yield* exchangesInOrder();
+      yield end;
+    },
+    facts,
+    hasRunFacts: run !== null,
+  };
+}
+
+/** The exchange record a `paystorm_record` text holds, checked against the schema; refused naming the line. */
+function exchangeOf(path: string, text: string, line: number): ExchangeRecord {
+  let x: unknown;
+  try {
+    x = decodeK6Record(text);
+  } catch (e) {
+    bad(path, line, `the ${K6_RECORD_TAG} tag is not a JSON or compact exchange record (${(e as Error).message})`);
+  }
+  const fast = fastExchange(x);
+  if (fast !== NOT_SURE) return fast as ExchangeRecord;
+  const parsed = exchangeRecordSchema.safeParse(x);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    bad(path, line, `the ${K6_RECORD_TAG} tag is not a history exchange record (${issue.path.join('.') || 'record'}: ${issue.message})`);
+  }
+  return parsed.data;
+}
+
+/** A kept record's rate limit (its text as a JSON string literal). */
+function recordLimit(path: string, literal: string, line: number): number | null {
+  const rec = JSON.parse(literal) as string;
+  const head = k6RecordHead(rec) ?? headOf(exchangeOf(path, rec, line));
+  return head.rateLimit ?? null;
+}
+
+/** Bytes -> string, the same string for the same bytes (keys and scripts repeat on every record). */
+function internedText(): (buf: Uint8Array, from: number, to: number) => string {
+  const seen: { bytes: Uint8Array; text: string }[] = [];
+  return (buf, from, to) => {
+    for (const s of seen) {
+      if (s.bytes.length !== to - from) continue;
+      let same = true;
+      for (let i = 0; i < s.bytes.length && same; i++) same = s.bytes[i] === buf[from + i];
+      if (same) return s.text;
+    }
+    const text = Buffer.from(buf.buffer, buf.byteOffset + from, to - from).toString('utf8');
+    if (seen.length < 64) seen.unshift({ bytes: Uint8Array.prototype.slice.call(buf, from, to), text });
+    return text;
+  };
+}
+
+function headOf(x: ExchangeRecord): K6RecordHead {
+  return { key: x.key, scenario: x.scenario, tStart: x.tStart, tEnd: x.tEnd, rateLimit: x.rate?.limit ?? null };
 }
 
 /**

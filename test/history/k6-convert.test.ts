@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { convertK6, k6TimeMs } from '../../src/history/k6.ts';
+import { lineChunks } from '../../src/history/k6-lines.ts';
 import { encodeK6Record } from '../../src/history/k6-record-codec.ts';
 import { K6_SYSTEM_TAGS } from '../../src/history/k6-tags.ts';
 import type { ExchangeRecord, HistoryRecord } from '../../src/history/index.ts';
@@ -146,5 +147,48 @@ describe('k6 output of the real recordings', () => {
     expect(err).toBeInstanceOf(PaystormError);
     expect((err as PaystormError).exitCode).toBe(3);
     expect((err as Error).message).toMatch(new RegExp(`run\\.k6\\.json:${j + 1}: the paystorm_record tag is not a JSON or compact exchange record \\(encoding 7 is not one this paystorm reads`));
+  });
+
+  it.each(Object.keys(BEFORE))('%s: the in-place byte reader gives the records and facts a JSON.parse of every line gives (as recorded and as the rebuilt scripts write it)', async (name) => {
+    for (const text of [sampleText(name), rebuilt(sampleText(name))]) {
+      const file = fileOf('both-ways', 'run.k6.json.gz', text);
+      const quick = await convertK6(file);
+      const whole = await convertK6(file, { parseEveryLine: true });
+      expect(quick.records.map((r) => JSON.stringify(r))).toEqual(whole.records.map((r) => JSON.stringify(r)));
+      expect(quick.facts).toEqual(whole.facts);
+      expect(quick.records.filter((r) => r.kind === 'exchange')).toHaveLength(BEFORE[name].exchanges);
+    }
+  });
+
+  it('refuses a record literal that is no JSON string, and a compact record with a field of the wrong type, naming the line and the field (exit 3)', async () => {
+    const lines = rebuilt(sampleText('mixed-30s-clean')).split('\n');
+    const j = lines.findIndex((l) => l.includes('"paystorm_record":"[2,'));
+    // A bad escape inside the record's string: not JSON at all.
+    const badEscape = [...lines];
+    badEscape[j] = badEscape[j].replace('"paystorm_record":"[2,', '"paystorm_record":"[2,\\q');
+    await expect(convertK6(fileOf('bad-escape', 'run.k6.json.gz', badEscape.join('\n')))).rejects.toThrow(new RegExp(`run\\.k6\\.json\\.gz:${j + 1}: not a JSON line`));
+    // A well-formed compact record whose operation is a number: the schema refuses it, naming op.
+    const badOp = [...lines];
+    badOp[j] = badOp[j].replace(/"paystorm_record":"\[2,\\"[a-z_]+\\"/, '"paystorm_record":"[2,42');
+    expect(badOp[j]).not.toBe(lines[j]);
+    const err = await convertK6(fileOf('bad-op', 'run.k6.json.gz', badOp.join('\n'))).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PaystormError);
+    expect((err as PaystormError).exitCode).toBe(3);
+    expect((err as Error).message).toMatch(new RegExp(`run\\.k6\\.json\\.gz:${j + 1}: the paystorm_record tag is not a history exchange record \\(op: `));
+  });
+
+  it('lineChunks gives whole lines whatever the read size (lines straddling reads, a last line without a newline)', async () => {
+    const lines = Array.from({ length: 300 }, (_, i) => `{"n":${i},"pad":"${'x'.repeat((i * 37) % 200)}…"}`);
+    const text = `${lines.join('\n')}\n${'{"last":true}'}`;
+    for (const gz of [false, true]) {
+      const file = fileOf('chunks', gz ? 'lines.json.gz' : 'lines.json', text);
+      for (const size of [7, 64, 1 << 20]) {
+        const got: string[] = [];
+        for await (const chunk of lineChunks(file, size)) {
+          got.push(...chunk.toString('utf8').split('\n').filter((l, i, a) => i < a.length - 1 || l !== ''));
+        }
+        expect(got, `gzip ${gz}, ${size} bytes a read`).toEqual([...lines, '{"last":true}']);
+      }
+    }
   });
 });

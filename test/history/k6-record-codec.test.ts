@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { decodeK6Record, encodeK6Record, K6_RECORD_ENCODING } from '../../src/history/k6-record-codec.ts';
+import { decodeK6Record, encodeK6Record, k6RecordHead, k6RecordHeadOfLiteral, K6_RECORD_ENCODING } from '../../src/history/k6-record-codec.ts';
+import { compileFastParse, NOT_SURE } from '../../src/history/schema-check.ts';
 import { exchangeRecordSchema, FAILURE_KINDS, type ExchangeRecord } from '../../src/history/schema.ts';
 import { OPERATIONS } from '../../src/spec/operations.ts';
 import { CARD_OUTCOMES } from '../../src/spec/cards.ts';
@@ -237,5 +238,52 @@ describe('the compact k6 record encoding', () => {
     expect(() => decodeK6Record('v1 exchange')).toThrow(/neither a JSON record/);
     expect(() => decodeK6Record(`[${K6_RECORD_ENCODING},"list"`)).toThrow();
     expect(() => decodeK6Record(`[${K6_RECORD_ENCODING},"list","k","mixed",1795869906000,"x"]`)).toThrow(/tEnd is not a number/);
+  });
+
+  it('the parse compiled from the schema gives what zod gives, or leaves the record to zod (never accepts what zod refuses)', () => {
+    const fast = compileFastParse(exchangeRecordSchema);
+    const decoded = [...RECORDINGS.flatMap((name) => recordedTexts(name).map((t) => JSON.parse(t) as unknown)), ...randomRecords(3000, 11).map(roundTrip)];
+    // Damaged copies too: a field of the wrong type, a required one missing, an unknown one.
+    const damaged = decoded.slice(0, 400).map((r, i) => {
+      const x = structuredClone(r) as Record<string, unknown>;
+      if (i % 4 === 0) x.op = 42;
+      else if (i % 4 === 1) delete x.key;
+      else if (i % 4 === 2) x.extra = 'a field of a newer paystorm';
+      else x.tStart = Infinity;
+      return x;
+    });
+    let sure = 0;
+    let valid = 0;
+    for (const x of [...decoded, ...damaged]) {
+      const zod = exchangeRecordSchema.safeParse(x);
+      const quick = fast(x);
+      if (zod.success) valid++;
+      if (quick === NOT_SURE) continue;
+      sure++;
+      expect(zod.success, JSON.stringify(x)).toBe(true);
+      if (zod.success) expect(JSON.stringify(quick)).toBe(JSON.stringify(zod.data));
+    }
+    // Most valid records are parsed without zod (the ones with a null payment amount or an unknown field are not).
+    expect(sure).toBeGreaterThan(valid * 0.6);
+    expect(damaged.filter((x) => fast(x) !== NOT_SURE && !('extra' in x))).toEqual([]);
+  });
+
+  it('reads the head (key, scenario, start, end, rate limit) of a compact record as decoding gives it, also from the bytes of its JSON string literal', () => {
+    const texts = [...RECORDINGS.flatMap((name) => recordedTexts(name).map((t) => encodeK6Record(JSON.parse(t) as ExchangeRecord))), ...randomRecords(2000, 31).map((r) => encodeK6Record(r as ExchangeRecord))];
+    let fromBytes = 0;
+    for (const text of texts) {
+      const x = decodeK6Record(text) as ExchangeRecord;
+      const head = k6RecordHead(text);
+      if (head !== null) expect(head).toEqual({ key: x.key, scenario: x.scenario, tStart: x.tStart, tEnd: x.tEnd, rateLimit: x.rate?.limit ?? null });
+      const literal = Buffer.from(JSON.stringify(text), 'utf8');
+      const bytesHead = k6RecordHeadOfLiteral(literal, 0, literal.length, (b, from, to) => Buffer.from(b.subarray(from, to)).toString('utf8'));
+      if (bytesHead === null) continue;
+      fromBytes++;
+      expect(bytesHead).toEqual({ key: x.key, scenario: x.scenario, tStart: x.tStart, tEnd: x.tEnd, rateLimit: undefined });
+    }
+    expect(fromBytes).toBeGreaterThan(texts.length / 2);
+    // JSON records and other encodings are not read from their bytes.
+    const json = Buffer.from(JSON.stringify(recordedTexts('mixed-30s-clean')[0]));
+    expect(k6RecordHeadOfLiteral(json, 0, json.length, () => '')).toBeNull();
   });
 });

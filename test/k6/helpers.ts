@@ -128,6 +128,31 @@ export function runShim(bundle: string, env: Record<string, string>, opts: ShimO
   });
 }
 
+/** A rule's own check name (`RULE-ID: what holds`), and a check folded per answer (`op: RULE-ID RULE-ID …`, k6/lib/checks.ts). */
+export const RULE_CHECK = /^([A-Z]+-\d+): /;
+export const FOLDED_CHECK = /^([a-z_0-9]+): ([A-Z]+-\d+(?: [A-Z]+-\d+)*)$/;
+
+/**
+ * Passes and fails by rule id: a folded check's passes count for each rule it names (every one
+ * held on that answer); fails are the failed rules' own checks, which name the rule.
+ */
+export function ruleTally(r: ShimResult): Record<string, { passes: number; fails: number }> {
+  const out: Record<string, { passes: number; fails: number }> = {};
+  const at = (id: string) => (out[id] ??= { passes: 0, fails: 0 });
+  for (const [name, c] of Object.entries(r.checks)) {
+    const folded = FOLDED_CHECK.exec(name);
+    if (folded) {
+      for (const id of folded[2].split(' ')) at(id).passes += c.passes;
+      continue;
+    }
+    const id = RULE_CHECK.exec(name)?.[1];
+    if (id === undefined) continue;
+    at(id).passes += c.passes;
+    at(id).fails += c.fails;
+  }
+  return out;
+}
+
 /** Names of checks that failed at least once. */
 export function failedChecks(r: ShimResult): string[] {
   return Object.entries(r.checks)

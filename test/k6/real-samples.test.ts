@@ -6,10 +6,11 @@
  * wall times of setup and teardown and the `iterations` points (src/history/k6-plan.ts).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { convertK6 } from '../../src/history/k6.ts';
+import { k6RunDirOf } from '../../src/history/k6-history.ts';
 import { cli } from './helpers.ts';
 import { describeWithShared, sharedPath } from '../shared-files.ts';
 
@@ -66,4 +67,29 @@ describeWithShared(SAMPLE_FILES, 'real k6 v1.3.0 recordings judged by paystorm c
     const r = await check('rate-limit-clean.k6.json.gz');
     expect(r.code, r.out).toBe(0);
   }, 120_000);
+
+  it('check writes the converted history beside the reports only when the run has violations (their repro scripts) or with --save-history', async () => {
+    const clean = join(mkdtempSync(join(work, 'history-')), 'mixed-30s-clean.k6.json.gz');
+    copyFileSync(sample('mixed-30s-clean.k6.json.gz'), clean);
+    const dir = k6RunDirOf(clean);
+    expect((await cli(['check', clean])).code).toBe(0);
+    expect(existsSync(join(dir, 'summary.json'))).toBe(true);
+    expect(existsSync(join(dir, 'history.bin.gz'))).toBe(false);
+    const saved = await cli(['check', '--save-history', clean]);
+    expect(saved.code, saved.out).toBe(0);
+    expect(existsSync(join(dir, 'history.bin.gz'))).toBe(true);
+    // The saved history is judged as the k6 file was.
+    const again = await cli(['check', dir]);
+    expect(again.code, again.out).toBe(0);
+    // A later check without it leaves no stale history behind.
+    expect((await cli(['check', clean])).code).toBe(0);
+    expect(existsSync(join(dir, 'history.bin.gz'))).toBe(false);
+
+    const failing = join(mkdtempSync(join(work, 'history-')), 'idempotency-idem-no-inflight-lock.k6.json.gz');
+    copyFileSync(sample('idempotency-idem-no-inflight-lock.k6.json.gz'), failing);
+    const r = await cli(['check', failing]);
+    expect(r.code, r.out).toBe(1);
+    expect(existsSync(join(k6RunDirOf(failing), 'history.bin.gz'))).toBe(true);
+    expect(readdirSync(join(k6RunDirOf(failing), 'repro')).length).toBeGreaterThan(0);
+  }, 180_000);
 });

@@ -7,10 +7,13 @@
  * (its executors, arrival-rate pacing, thresholds evaluation, parallel VUs).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { startReferenceService, DEFAULT_KEYS, type RunningService } from '../../src/target/index.ts';
 import { RULES } from '../../src/spec/rules.ts';
-import { buildBundles, failedChecks, removeBundles, runShim, type ShimResult } from './helpers.ts';
+import { OPERATIONS } from '../../src/spec/operations.ts';
+import { buildBundles, failedChecks, FOLDED_CHECK, removeBundles, RULE_CHECK, ruleTally, runShim, type ShimResult } from './helpers.ts';
 import { StubService } from './stub-service.ts';
 
 const key = (merchant: string, prefix: string) => DEFAULT_KEYS.find((k) => k.merchant === merchant && k.key.startsWith(prefix) && k.direct_api)!.key;
@@ -28,13 +31,18 @@ afterAll(removeBundles);
 
 const ruleIds = new Set(RULES.map((r) => r.id));
 
-/** Shared assertions on any run: it ran, check names cite rules, nothing printed or sent back a key. */
+/**
+ * Shared assertions on any run: it ran, check names cite rules (a rule's own check, or one
+ * folded per answer naming an operation and the rules checked), nothing printed or sent back a key.
+ */
 function sane(r: ShimResult, secrets: readonly string[] = SECRETS): void {
   expect(r.fatal, r.output).toBeNull();
   expect(r.iterationErrors, r.output).toEqual([]);
   for (const name of Object.keys(r.checks)) {
-    const id = /^([A-Z]+-\d+): /.exec(name)?.[1];
-    expect(id && ruleIds.has(id), `check "${name}" does not start with a rule id of rules.md`).toBe(true);
+    const folded = FOLDED_CHECK.exec(name);
+    const ids = folded ? folded[2].split(' ') : [RULE_CHECK.exec(name)?.[1]];
+    if (folded) expect(OPERATIONS, `check "${name}" does not name an operation`).toContain(folded[1]);
+    for (const id of ids) expect(id !== undefined && ruleIds.has(id), `check "${name}" does not cite rule ids of rules.md`).toBe(true);
   }
   const printed = r.output + JSON.stringify(r.logs) + JSON.stringify(r.setupData);
   for (const s of secrets) expect(printed).not.toContain(s);
@@ -87,12 +95,12 @@ describe.each(['A', 'B'] as const)('k6 scripts against the reference service, pr
     sane(hosted);
     expect(failedChecks(hosted), hosted.output).toEqual([]);
     expect(hosted.requests.filter((q) => q.tags.op === 'submit_hpp' && q.status === 303).length).toBe(3);
-    expect(hosted.checks['TEST-3: a test card works on the hosted page with the same outcome']?.passes).toBe(3);
+    expect(ruleTally(hosted)['TEST-3']?.passes).toBe(3);
     const threeDs = await run('mixed', { TARGET: svc.url, KEYS, MIX: 'direct:1', CARD_MIX: 'three_ds_challenge:1', REFUND_SHARE: '0' }, { iterations: 2 });
     sane(threeDs);
     expect(failedChecks(threeDs), threeDs.output).toEqual([]);
     expect(threeDs.requests.filter((q) => q.tags.op === 'complete_3ds' && q.status === 303).length).toBe(2);
-    expect(threeDs.checks['SM-4: a completed 3DS challenge gives succeeded']?.passes).toBe(2);
+    expect(ruleTally(threeDs)['SM-4']?.passes).toBe(2);
     expect(threeDs.metrics.settle_time.values.length).toBe(2);
   });
 
@@ -102,8 +110,8 @@ describe.each(['A', 'B'] as const)('k6 scripts against the reference service, pr
     expect(failedChecks(r), r.output).toEqual([]);
     expect(r.metrics.settle_time.values.length).toBe(6);
     expect(r.metrics.settle_time.isTime).toBe(true);
-    for (const name of ['SM-3: a sandbox test card reaches its designated outcome', 'SM-6: a pending payment settles within SETTLE_MAX_WAIT']) expect(r.checks[name]?.passes).toBe(6);
-    expect(r.checks['REF-1: a refund of a succeeded payment is accepted (201) for that payment and amount']?.passes).toBeGreaterThan(0);
+    for (const id of ['SM-3', 'SM-6']) expect(ruleTally(r)[id]?.passes, id).toBe(6);
+    expect(ruleTally(r)['REF-1']?.passes).toBeGreaterThan(0);
     // PRESENTATION given: no detection requests before the first create.
     expect(r.requests[0].method).toBe('GET'); // the X-RateLimit-Limit probe
     expect(new URL(r.requests[1].url).pathname).toBe('/v1/payments');
@@ -181,6 +189,55 @@ describe('k6 script checks fail on the reference service with a seeded bug', () 
   });
 });
 
+describe('mixed writes the checks on one answer as one k6 check (k6/lib/checks.ts)', () => {
+  /** Point lines of a --out json file. */
+  const pointsOf = (file: string) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"type":"Point"'))
+      .map((l) => JSON.parse(l) as { metric: string; data: { value: number; tags: Record<string, string> } });
+
+  it('a conforming service: one passing check per answer at most, naming the operation and the rules checked; thresholds hold (exit 0)', async () => {
+    const svc = await startReferenceService({ port: 0, presentation: 'B', timeScale: 0.02 });
+    const out = join(mkdtempSync(join(tmpdir(), 'paystorm-k6-fold-')), 'run.k6.json');
+    try {
+      const r = await run('mixed', { TARGET: svc.url, KEYS, MIX: 'direct:2,hosted:1,list:1,retrieve:1', REFUND_SHARE: '1' }, { iterations: 10, jsonOut: out });
+      sane(r);
+      expect(r.exitCode, r.output).toBe(0);
+      const points = pointsOf(out);
+      const checks = points.filter((p) => p.metric === 'checks');
+      const answers = points.filter((p) => p.metric === 'http_reqs' && p.data.tags.op !== 'complete_3ds' && p.data.tags.op !== 'submit_hpp');
+      expect(checks.length).toBeGreaterThan(0);
+      expect(checks.length).toBeLessThanOrEqual(answers.length);
+      for (const c of checks) {
+        expect(c.data.value).toBe(1);
+        expect(c.data.tags.check).toMatch(FOLDED_CHECK);
+      }
+      // The rules the flows check all appear in some folded check.
+      for (const id of ['RL-4', 'ERR-5', 'SEC-2', 'PAY-1', 'PAY-8', 'SM-1', 'SM-6', 'LIST-1', 'REF-1']) expect(ruleTally(r)[id]?.passes, id).toBeGreaterThan(0);
+    } finally {
+      await svc.close();
+      rmSync(dirname(out), { recursive: true, force: true });
+    }
+  });
+
+  it('a wrong answer fails its folded check and the failed rule\'s own check, and crosses the checks threshold (exit 99)', async () => {
+    const svc = await startReferenceService({ port: 0, presentation: 'B', timeScale: 0.02, bugs: ['pay-decline-code-generic'] });
+    try {
+      const r = await run('mixed', { TARGET: svc.url, KEYS, MIX: 'direct:1', CARD_MIX: 'do_not_honor:1' }, { iterations: 4 });
+      expect(r.fatal, r.output).toBeNull();
+      expect(r.checks['PAY-16: a failed payment carries its designated decline code']).toEqual({ passes: 0, fails: 4 });
+      const folded = Object.entries(r.checks).filter(([name, c]) => c.fails > 0 && FOLDED_CHECK.test(name));
+      expect(folded.length, JSON.stringify(r.checks)).toBeGreaterThan(0);
+      for (const [name] of folded) expect(name.split(' ')).toContain('PAY-16');
+      expect(r.exitCode, r.output).toBe(99);
+      expect(r.output).toMatch(/thresholds on metrics '[^']*checks[^']*' have been crossed/);
+    } finally {
+      await svc.close();
+    }
+  });
+});
+
 describe('k6 scripts against a minimal stub (no reference service involved)', () => {
   it('mixed reads Go-canonical header names (X-Ratelimit-Limit) and passes on a conforming stub', async () => {
     const stub = new StubService({ presentation: 'B' });
@@ -192,7 +249,8 @@ describe('k6 scripts against a minimal stub (no reference service involved)', ()
       expect(failedChecks(r), r.output).toEqual([]);
       // The shim canonicalises like Go; the script must still find the rate headers.
       expect(Object.keys(r.requests[0].responseHeaders)).toContain('X-Ratelimit-Limit');
-      expect(r.checks['RL-4: X-RateLimit-Limit, -Remaining and -Reset on every authenticated response']?.fails).toBe(0);
+      expect(ruleTally(r)['RL-4'].fails).toBe(0);
+      expect(ruleTally(r)['RL-4'].passes).toBeGreaterThan(0);
       // The server saw exactly what the shim recorded, with the key on every /v1 call.
       expect(stub.requests.length).toBe(r.requests.length);
       expect(stub.requests.filter((q) => q.path.startsWith('/v1/')).every((q) => q.headers.authorization === 'Bearer svc_test_sk_stubStubStub0001')).toBe(true);

@@ -1,10 +1,11 @@
-/** `paystorm check <run-dir | history file>`: re-runs the oracle over a saved history. */
+/** `paystorm check <run-dir | history file | k6 output>`: re-runs the oracle over a saved history, or judges a k6 run. */
 import { dirname } from 'node:path';
 import type { PaystormCommand } from './types.ts';
-import { historyFileOf, judgeHistory } from '../judge-run.ts';
+import { historyFileOf, judgeHistory, judgeRecords } from '../judge-run.ts';
 import { writeReports, renderConsole } from '../../report/index.ts';
 import { scenarioByName } from '../../../scenarios/index.ts';
-import { k6HistoryOf } from '../../history/k6-history.ts';
+import { k6SourceOf } from '../../history/k6-history.ts';
+import { makeDirsSync } from '../../history/dirs.ts';
 
 export const checkCommand: PaystormCommand = {
   command: 'check <path>',
@@ -16,27 +17,39 @@ export const checkCommand: PaystormCommand = {
       .option('baseline', { type: 'string', describe: 'Compare with a baseline (a --save-baseline directory, a baseline.json or a run directory); regression thresholds as in paystorm run (docs/baselines.md)' })
       .option('trend-window', { type: 'string', describe: 'Window of the drift figures and trend() thresholds (default 60s)' })
       .option('write', { type: 'boolean', default: true, describe: 'Rewrite the reports beside the history (--no-write to only print)' })
+      .option('save-history', { type: 'boolean', default: false, describe: 'k6 output: also write the converted history (history.bin.gz) beside the reports; it is written anyway when the run has violations (their repro scripts are made from it)' })
       .example('$0 check reports/latest', 'Judge the latest run again')
       .example('$0 check run.k6.json.gz', 'Judge a k6 run (k6 run --out json=run.k6.json.gz dist/k6/mixed.js); reports go to run.k6.paystorm/'),
   handler: async (args) => {
-    // k6 output is recognised by its content and converted to a history first (src/history/k6.ts).
-    const k6 = await k6HistoryOf(args.path, { write: args.write, onWarning: (m) => process.stderr.write(`paystorm: ${m}\n`) });
-    const history = k6 ? k6.historyPath : historyFileOf(args.path);
+    const { loadBaseline } = await import('../../oracle/baseline.ts');
+    const { parseDuration } = await import('../duration.ts');
+    const judging = {
+      thresholds: args.threshold ?? [],
+      scenarioThresholds: (n: string) => scenarioByName(n)?.thresholds ?? [],
+      ...(args.baseline !== undefined ? { baseline: { baseline: loadBaseline(args.baseline), source: args.baseline } } : {}),
+      ...(args.trendWindow !== undefined ? { trendWindowMs: parseDuration(args.trendWindow, '--trend-window') } : {}),
+    };
+    // k6 output is recognised by its content and judged as it is read (src/history/k6-history.ts).
+    const k6 = await k6SourceOf(args.path, { write: args.write, onWarning: (m) => process.stderr.write(`paystorm: ${m}\n`) });
     let summary;
-    try {
-      const { loadBaseline } = await import('../../oracle/baseline.ts');
-      const { parseDuration } = await import('../duration.ts');
-      summary = await judgeHistory(history, {
-        thresholds: args.threshold ?? [],
-        scenarioThresholds: (n) => scenarioByName(n)?.thresholds ?? [],
-        ...(args.baseline !== undefined ? { baseline: { baseline: loadBaseline(args.baseline), source: args.baseline } } : {}),
-        ...(args.trendWindow !== undefined ? { trendWindowMs: parseDuration(args.trendWindow, '--trend-window') } : {}),
-      });
-    } finally {
-      k6?.cleanup();
+    let runDir: string;
+    if (k6) {
+      summary = await judgeRecords(k6.records, judging);
+      runDir = k6.reportDir ?? '';
+      // The repro scripts of violations are made from the converted history: written then, or when asked.
+      const violated = summary.invariants.some((i) => i.violations > 0);
+      if (args.write && (args.saveHistory || violated)) await k6.saveHistory();
+      else if (args.write) k6.dropHistory();
+    } else {
+      const history = historyFileOf(args.path);
+      summary = await judgeHistory(history, judging);
+      runDir = dirname(history);
     }
     // latestDir = the run dir itself: re-judging an old run must not replace reports/latest.
-    if (args.write) await writeReports(dirname(history), summary, { latestDir: dirname(history) });
+    if (args.write) {
+      makeDirsSync(runDir);
+      await writeReports(runDir, summary, { latestDir: runDir });
+    }
     process.stdout.write(renderConsole(summary, { color: !!process.stdout.isTTY }) + '\n');
     return summary.exitCode;
   },

@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import type { PaystormCommand } from './types.ts';
-import { historyFileOf, judgeHistory } from '../judge-run.ts';
+import { historyFileOf, judgeRecords } from '../judge-run.ts';
 import { writeReports, renderConsole } from '../../report/index.ts';
 import { scenarioByName } from '../../../scenarios/index.ts';
 import { EXIT, PaystormError } from '../../spec/index.ts';
@@ -75,7 +75,8 @@ export const mergeCommand: PaystormCommand = {
     await writer.close();
     process.stdout.write(`paystorm merge: ${shards.length} shard${shards.length === 1 ? '' : 's'} -> ${history}\n`);
     for (const line of describeOffsets(merged.offsets)) process.stdout.write(`  ${line}\n`);
-    const summary = await judgeHistory(history, { thresholds: args.threshold ?? [], scenarioThresholds: (n) => scenarioByName(n)?.thresholds ?? [] });
+    // Judged from the merged records in hand, as the history just written holds them.
+    const summary = await judgeRecords(merged.records, { thresholds: args.threshold ?? [], scenarioThresholds: (n) => scenarioByName(n)?.thresholds ?? [] });
     await writeReports(dir, summary, { latestDir: dir });
     process.stdout.write(renderConsole(summary, { color: !!process.stdout.isTTY }) + '\n');
     return summary.exitCode;
