@@ -8,17 +8,19 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { convertK6, k6TimeMs } from '../../src/history/k6.ts';
 import { lineChunks } from '../../src/history/k6-lines.ts';
 import { encodeK6Record } from '../../src/history/k6-record-codec.ts';
 import { K6_SYSTEM_TAGS } from '../../src/history/k6-tags.ts';
 import type { ExchangeRecord, HistoryRecord } from '../../src/history/index.ts';
 import { PaystormError } from '../../src/spec/index.ts';
+import { describeWithShared, sharedPath } from '../shared-files.ts';
 
-const SAMPLES = fileURLToPath(new URL('../../../shared/samples/k6/', import.meta.url));
+const SAMPLES = sharedPath('samples/k6/');
+/** The real recordings these tests read (../shared/samples/k6; skipped with the reason when absent). */
+const RECORDINGS = ['mixed-30s-clean', 'mixed-sigint-at-12s', 'idempotency-idem-no-inflight-lock', 'rate-limit-clean'].map((n) => `samples/k6/${n}.k6.json.gz`);
 const dir = mkdtempSync(join(tmpdir(), 'paystorm-k6-convert-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -66,7 +68,7 @@ const BEFORE: Record<string, { exchanges: number; sha256: string }> = {
   'rate-limit-clean': { exchanges: 513, sha256: '974203bd3c2038b31e48a01bef3c920926b7c952b49e5c65224e2e0562fe7e2e' },
 };
 
-describe('k6 output of the real recordings', () => {
+describeWithShared(RECORDINGS, 'k6 output of the real recordings', () => {
   it.each(Object.keys(BEFORE))('%s converts to the same exchange records as before', async (name) => {
     const { records } = await convertK6(`${SAMPLES}${name}.k6.json.gz`);
     const text = exchangesText(records);

@@ -4,9 +4,8 @@
  * random records with every optional field, awkward values and fields the table does not know.
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { decodeK6Record, encodeK6Record, k6RecordHead, k6RecordHeadOfLiteral, K6_RECORD_ENCODING } from '../../src/history/k6-record-codec.ts';
 import { compileFastParse, NOT_SURE } from '../../src/history/schema-check.ts';
 import { exchangeRecordSchema, FAILURE_KINDS, type ExchangeRecord } from '../../src/history/schema.ts';
@@ -14,9 +13,12 @@ import { OPERATIONS } from '../../src/spec/operations.ts';
 import { CARD_OUTCOMES } from '../../src/spec/cards.ts';
 import { PAYMENT_STATUSES, REFUND_STATUSES } from '../../src/spec/statuses.ts';
 import { seededRandom } from '../../src/spec/random.ts';
+import { describeWithShared, sharedPath } from '../shared-files.ts';
 
-const SAMPLES = fileURLToPath(new URL('../../../shared/samples/k6/', import.meta.url));
+const SAMPLES = sharedPath('samples/k6/');
+/** The real recordings these tests read (../shared/samples/k6; skipped with the reason when absent). */
 const RECORDINGS = ['mixed-30s-clean', 'mixed-sigint-at-12s', 'idempotency-idem-no-inflight-lock', 'rate-limit-clean'];
+const RECORDING_FILES = RECORDINGS.map((n) => `samples/k6/${n}.k6.json.gz`);
 
 /** What JSON would give back: the codec's contract. */
 const viaJson = (v: unknown) => JSON.parse(JSON.stringify(v));
@@ -171,7 +173,7 @@ function randomRecords(count: number, seed: number): Record<string, unknown>[] {
   return out;
 }
 
-describe('the compact k6 record encoding', () => {
+describeWithShared(RECORDING_FILES, 'the compact k6 record encoding', () => {
   it.each(RECORDINGS)('gives back every exchange record of the real recording %s', (name) => {
     const texts = recordedTexts(name);
     expect(texts.length).toBeGreaterThan(100);
