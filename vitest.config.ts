@@ -7,9 +7,11 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // Tests start real servers on loopback and mostly wait on timers (load ~1 on two cores with two
-    // workers): three workers took the suite from 348 s to 252 s on this machine with every test passing.
+    // Tests start real servers on loopback and wait on timers, but every spawned `paystorm run` now
+    // also judges live on a thread of its own: with three workers on two cores the in-process
+    // default suite's embedded processor was starved for seconds (clean payments pending past the
+    // settle bound). Two workers keep a core per file.
     pool: 'forks',
-    maxWorkers: 3,
+    maxWorkers: 2,
   },
 });
