@@ -13,6 +13,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeReports } from '../../src/report/index.ts';
 import { fixtureSummary } from './fixture.ts';
+import { watchedPage } from './chromium.ts';
 import type { RunMetrics } from '../../src/spec/scenario.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -46,14 +47,7 @@ interface Opened {
 async function open(summary: ReturnType<typeof fixtureSummary>, name: string): Promise<Opened> {
   const runDir = join(dir, name);
   await writeReports(runDir, summary, { latestDir: join(dir, `${name}-latest`) });
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
-  const problems: string[] = [];
-  const requests: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('request', (r) => requests.push(r.url()));
+  const { page, problems, requests } = await watchedPage(browser);
   await page.goto(pathToFileURL(join(runDir, 'report.html')).href);
   await page.waitForFunction(() => document.body.dataset.chartsRendered !== undefined, undefined, { timeout: 10_000 });
   return { page, problems, requests };
