@@ -18,7 +18,7 @@ import { EXIT, PaystormError, type Summary } from '../../src/spec/index.ts';
 import { LiveRun } from '../../src/engine/index.ts';
 import { DEFAULT_KEYS } from '../../src/target/index.ts';
 import { mergeHistograms, decodeHistogram, percentileOf } from '../../src/history/index.ts';
-import { RunMetricsExporter, SERIES, LATENCY_BUCKETS_SECONDS, startMetricsEndpoint, type SeriesName } from '../../src/report/openmetrics/index.ts';
+import { RunMetricsExporter, SERIES, LATENCY_BUCKETS_SECONDS, startMetricsEndpoint, FINAL_SCRAPE_WAIT_MIN_MS, type SeriesName } from '../../src/report/openmetrics/index.ts';
 import { K, create, ex, fault, list, retrieve, webhook } from '../oracle/fixtures.ts';
 import { parseOpenMetrics, samplesOf, sumOf } from './openmetrics-text.ts';
 import { historyRecords } from '../history-file.ts';
@@ -295,6 +295,23 @@ describe('--metrics-port and --metrics-host refusals (exit 3, before any load)',
     expect((await fetch(`${endpoint.url}/metrics`, { method: 'POST' })).status).toBe(405);
     expect(endpoint.scrapes).toBe(0);
     expect(await endpoint.closeAfterFinalScrape()).toBeLessThan(500);
+  });
+
+  it('waits for a late final scrape even when the last two scrapes came back to back (a busy scraper jitters)', async () => {
+    const e = new RunMetricsExporter();
+    const endpoint = await startMetricsEndpoint({ host: '127.0.0.1', port: 0, registry: e.series.registry });
+    // Two scrapes a few ms apart: their gap says nothing of the scraper's real interval.
+    expect((await fetch(`${endpoint.url}/metrics`)).status).toBe(200);
+    expect((await fetch(`${endpoint.url}/metrics`)).status).toBe(200);
+    const closing = endpoint.closeAfterFinalScrape();
+    await new Promise((r) => setTimeout(r, 1500));
+    e.verdict({ invariants: [{ id: 'create-returns-payment', violations: 3 }] } as never);
+    const late = await fetch(`${endpoint.url}/metrics`);
+    expect(late.status).toBe(200);
+    expect(await late.text()).toMatch(/paystorm_violations_total\{invariant="create-returns-payment"\} 3/);
+    const waited = await closing;
+    expect(waited).toBeGreaterThanOrEqual(1400);
+    expect(waited).toBeLessThan(FINAL_SCRAPE_WAIT_MIN_MS);
   });
 });
 

@@ -10,6 +10,13 @@ import type { OpenMetricsContentType, Registry } from 'prom-client';
 export const METRICS_PATH = '/metrics';
 /** The longest a run waits for a final scrape after its verdict, whatever the scrape interval. */
 export const FINAL_SCRAPE_WAIT_MAX_MS = 30_000;
+/**
+ * The least it waits once a scraper was seen: a busy scraper's scrapes jitter (two may come
+ * back to back after a late one), so the last gap alone can be far shorter than its interval.
+ */
+export const FINAL_SCRAPE_WAIT_MIN_MS = 5_000;
+/** Scrape start times kept to estimate the scraper's interval (the longest gap among them). */
+const SCRAPES_KEPT = 5;
 
 export interface MetricsEndpoint {
   /** `http://host:port` (the port the system gave for port 0). */
@@ -18,9 +25,10 @@ export interface MetricsEndpoint {
   /** Scrapes answered so far. */
   readonly scrapes: number;
   /**
-   * Closes once a scrape has started after this call, or after twice the interval between the
-   * last two scrapes (at most FINAL_SCRAPE_WAIT_MAX_MS); at once when fewer than two scrapes came
-   * (no scraper polls it). Resolves with how long it waited (ms).
+   * Closes once a scrape has started after this call and been answered, or after twice the
+   * longest gap between the last few scrapes (at least FINAL_SCRAPE_WAIT_MIN_MS, at most
+   * FINAL_SCRAPE_WAIT_MAX_MS); at once when fewer than two scrapes came (no scraper polls it).
+   * Resolves with how long it waited (ms).
    */
   closeAfterFinalScrape(): Promise<number>;
   close(): Promise<void>;
@@ -34,7 +42,7 @@ export interface MetricsEndpointOptions {
 
 /** Starts listening; rejects with the listen error (EADDRINUSE, EACCES, EADDRNOTAVAIL, ENOTFOUND) untouched. */
 export async function startMetricsEndpoint(opts: MetricsEndpointOptions): Promise<MetricsEndpoint> {
-  /** Start times (performance.now) of the last two scrapes. */
+  /** Start times (performance.now) of the last few scrapes. */
   const lastScrapes: number[] = [];
   let scrapes = 0;
   /** Called once a scrape's answer has gone out. */
@@ -51,7 +59,7 @@ export async function startMetricsEndpoint(opts: MetricsEndpointOptions): Promis
     }
     scrapes++;
     lastScrapes.push(performance.now());
-    if (lastScrapes.length > 2) lastScrapes.shift();
+    if (lastScrapes.length > SCRAPES_KEPT) lastScrapes.shift();
     const done = afterScrape;
     if (done) res.once('finish', done);
     opts.registry.metrics().then(
@@ -83,8 +91,10 @@ export async function startMetricsEndpoint(opts: MetricsEndpointOptions): Promis
     },
     async closeAfterFinalScrape() {
       const started = performance.now();
-      if (lastScrapes.length === 2 && !closed) {
-        const waitMs = Math.min(FINAL_SCRAPE_WAIT_MAX_MS, 2 * (lastScrapes[1] - lastScrapes[0]));
+      if (lastScrapes.length >= 2 && !closed) {
+        let gap = 0;
+        for (let i = 1; i < lastScrapes.length; i++) gap = Math.max(gap, lastScrapes[i] - lastScrapes[i - 1]);
+        const waitMs = Math.min(FINAL_SCRAPE_WAIT_MAX_MS, Math.max(FINAL_SCRAPE_WAIT_MIN_MS, 2 * gap));
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, waitMs);
           afterScrape = () => {
