@@ -20,7 +20,8 @@
  *   built from every sample of every shard (exact, not averaged percentiles).
  */
 import { HISTORY_VERSION } from './version.ts';
-import type { EndRecord, ExchangeRecord, FaultRecord, HistoryRecord, KeyInfo, RunRecord, WebhookRecord } from './schema.ts';
+import type { EndRecord, ExchangeRecord, HistoryRecord, KeyInfo, RunRecord } from './schema.ts';
+import type { ScenarioStatus } from '../spec/summary.ts';
 import { ServerClock } from './server-clock.ts';
 import { scenarioProgressOf } from './scenario-progress.ts';
 import type { ShardDifference } from './shard-compat.ts';
@@ -71,19 +72,11 @@ export function estimateOffset(run: RunRecord, exchanges: readonly ExchangeRecor
   return { offsetMs: Math.round(-e.offsetMs), plusMinusMs: Math.round(e.uncertaintyMs), samples: e.samples };
 }
 
-function completionTime(r: HistoryRecord): number {
-  if (r.kind === 'exchange') return r.tEnd;
-  if (r.kind === 'webhook') return r.tReceived;
-  if (r.kind === 'fault') return r.tEnd;
-  return 0;
-}
-
 /** Each shard's clock offset from the service's, and the correction that puts it on the merged clock. */
 export function shardOffsets(shards: readonly Shard[]): ClockOffset[] {
   return shards.map((s) => {
     const run = runOf(s);
-    const est = estimateOffset(run, s.records.filter((r): r is ExchangeRecord => r.kind === 'exchange'));
-    return { source: s.source, kind: s.kind, runId: run.runId, ...est, correctionMs: est.offsetMs === null ? 0 : -est.offsetMs };
+    return clockOffset(s.source, s.kind, run, estimateOffset(run, s.records.filter((r): r is ExchangeRecord => r.kind === 'exchange')));
   });
 }
 
@@ -94,43 +87,146 @@ export interface MergeOptions {
   mixed?: readonly ShardDifference[];
 }
 
-export function mergeShards(shards: readonly Shard[], opts: MergeOptions = {}): MergeResult {
+/**
+ * A shard as the merge reads it: what it says about itself, and its body (every record but
+ * run and end) in the order the merge takes it, which a reader can hand over in chunks
+ * without the shard held as objects (k6-shard.ts reads k6 shards so, on worker threads).
+ */
+export interface ShardInput {
+  source: string;
+  kind: Shard['kind'];
+  /** The shard's first run record. */
+  run: RunRecord;
+  /** Its end records (one, or none when it was cut). */
+  ends: EndRecord[];
+  /** How far each of its scenarios got (scenarioProgressOf). */
+  progress: { name: string; status: ScenarioStatus }[];
+  /** Its body, by completion time on the shard's clock (completionTime), ties by position in the shard. */
+  body: () => Iterable<BodyChunk>;
+}
+
+/** Body records in the merge's order and their positions in the shard (the tie-break of equal merged times). */
+export interface BodyChunk {
+  records: HistoryRecord[];
+  positions: ArrayLike<number>;
+}
+
+/** When a record was done: what the merge orders by. */
+export function completionTime(r: HistoryRecord): number {
+  if (r.kind === 'exchange') return r.tEnd;
+  if (r.kind === 'webhook') return r.tReceived;
+  if (r.kind === 'fault') return r.tEnd;
+  return 0;
+}
+
+/** A shard held as records, as a ShardInput (its body records copied when read: the merge shifts them in place). */
+export function shardInputOf(s: Shard): ShardInput {
+  const run = runOf(s);
+  const ends = s.records.filter((r): r is EndRecord => r.kind === 'end');
+  return {
+    source: s.source,
+    kind: s.kind,
+    run,
+    ends,
+    progress: scenarioProgressOf(s.records).map((p) => ({ name: p.name, status: p.status })),
+    body: () => {
+      const positions: number[] = [];
+      s.records.forEach((r, i) => {
+        if (r.kind !== 'run' && r.kind !== 'end') positions.push(i);
+      });
+      const times = positions.map((i) => completionTime(s.records[i]));
+      const order = positions.map((_, k) => k).sort((a, b) => times[a] - times[b] || a - b);
+      return [{ records: order.map((k) => ({ ...s.records[positions[k]] })), positions: order.map((k) => positions[k]) }];
+    },
+  };
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/** Puts a body record on the merged clock, in place: run times shifted by `shift`, wall times corrected by `corr`. */
+function shiftRecord(r: HistoryRecord, shift: number, corr: number, slack: number): void {
+  if (r.kind === 'exchange') {
+    r.tIntended = round3(r.tIntended + shift);
+    r.tStart = round3(r.tStart + shift);
+    r.tEnd = round3(r.tEnd + shift);
+    r.wall = r.wall + corr;
+    if (slack > 0) r.clockSlackMs = slack;
+  } else if (r.kind === 'webhook') {
+    r.tReceived = round3(r.tReceived + shift);
+    r.wall = r.wall + corr;
+    if (slack > 0) r.clockSlackMs = slack;
+  } else if (r.kind === 'fault') {
+    r.tStart = round3(r.tStart + shift);
+    r.tEnd = round3(r.tEnd + shift);
+    if (r.tApplied !== undefined && r.tRemoving !== undefined) {
+      r.tApplied = round3(r.tApplied + shift);
+      r.tRemoving = round3(r.tRemoving + shift);
+    }
+    r.wallStart = r.wallStart + corr;
+    if (slack > 0) r.clockSlackMs = slack;
+  }
+}
+
+/**
+ * One shard's body on the merged clock, in the merge's order: by merged completion time, ties
+ * by position in the shard (what a stable sort of the shard's records gives). Shifting and
+ * rounding can make two different times equal, so each run of equal times is put in position order.
+ */
+function* shiftedBody(s: ShardInput, shift: number, corr: number, slack: number): Generator<HistoryRecord> {
+  let run: HistoryRecord[] = [];
+  let runPositions: number[] = [];
+  let runTime = NaN;
+  let sorted = true;
+  for (const chunk of s.body()) {
+    const { records, positions } = chunk;
+    for (let k = 0; k < records.length; k++) {
+      const r = records[k];
+      shiftRecord(r, shift, corr, slack);
+      const t = completionTime(r);
+      if (t !== runTime && run.length > 0) {
+        if (!sorted) run = positionOrder(run, runPositions);
+        yield* run;
+        run = [];
+        runPositions = [];
+        sorted = true;
+      }
+      if (run.length > 0 && positions[k] < runPositions[runPositions.length - 1]) sorted = false;
+      run.push(r);
+      runPositions.push(positions[k]);
+      runTime = t;
+    }
+  }
+  if (!sorted) run = positionOrder(run, runPositions);
+  yield* run;
+}
+
+function positionOrder(records: HistoryRecord[], positions: number[]): HistoryRecord[] {
+  return records.map((_, i) => i).sort((a, b) => positions[a] - positions[b]).map((i) => records[i]);
+}
+
+export interface MergeStream {
+  /** The merged run record (the first record). */
+  run: RunRecord;
+  offsets: ClockOffset[];
+  /** The run record, the body of every shard interleaved by time and numbered, the end record; once. */
+  records(): Generator<HistoryRecord>;
+}
+
+/** Each shard's clock offset from the service's (estimateOffset of its exchanges), as ClockOffset. */
+export function clockOffset(source: string, kind: Shard['kind'], run: RunRecord, est: ReturnType<typeof estimateOffset>): ClockOffset {
+  return { source, kind, runId: run.runId, ...est, correctionMs: est.offsetMs === null ? 0 : -est.offsetMs };
+}
+
+/**
+ * The merge as a stream: the shards' bodies are interleaved by time as they are read (a k-way
+ * merge of their ordered bodies), so no shard needs to be held whole as objects.
+ */
+export function mergeShardInputs(shards: readonly ShardInput[], offsets: readonly ClockOffset[], mixed?: readonly ShardDifference[]): MergeStream {
   if (shards.length === 0) throw new Error('mergeShards: no shard');
-  const runs = shards.map(runOf);
-  const offsets = opts.offsets ?? shardOffsets(shards);
+  const runs = shards.map((s) => s.run);
   const starts = runs.map((r, i) => r.wall + offsets[i].correctionMs);
   const origin = Math.min(...starts);
-  const round = (x: number) => Math.round(x * 1000) / 1000;
-
-  const body: HistoryRecord[] = [];
-  const ends: EndRecord[] = [];
-  const shardEnds: (EndRecord | undefined)[] = shards.map(() => undefined);
-  // With more than one clock, each shard's records carry its offset's uncertainty (see clockSlackMs).
-  const slackOf = (i: number): number => (shards.length > 1 ? (offsets[i].plusMinusMs ?? 0) : 0);
-  shards.forEach((s, i) => {
-    const shift = starts[i] - origin;
-    const corr = offsets[i].correctionMs;
-    const slack = slackOf(i);
-    for (const r of s.records) {
-      if (r.kind === 'run') continue;
-      if (r.kind === 'end') {
-        const e: EndRecord = { ...r, tEnd: round(r.tEnd + shift), wall: r.wall + corr };
-        if (r.load) e.load = r.load.map((l) => ({ ...l, tStart: round(l.tStart + shift), tEnd: round(l.tEnd + shift) }));
-        ends.push(e);
-        shardEnds[i] = e;
-      } else if (r.kind === 'exchange') {
-        body.push({ ...r, tIntended: round(r.tIntended + shift), tStart: round(r.tStart + shift), tEnd: round(r.tEnd + shift), wall: r.wall + corr, ...(slack > 0 ? { clockSlackMs: slack } : {}) } satisfies ExchangeRecord);
-      } else if (r.kind === 'webhook') {
-        body.push({ ...r, tReceived: round(r.tReceived + shift), wall: r.wall + corr, ...(slack > 0 ? { clockSlackMs: slack } : {}) } satisfies WebhookRecord);
-      } else if (r.kind === 'fault') {
-        const sure = r.tApplied !== undefined && r.tRemoving !== undefined ? { tApplied: round(r.tApplied + shift), tRemoving: round(r.tRemoving + shift) } : {};
-        body.push({ ...r, tStart: round(r.tStart + shift), tEnd: round(r.tEnd + shift), ...sure, wallStart: r.wallStart + corr, ...(slack > 0 ? { clockSlackMs: slack } : {}) } satisfies FaultRecord);
-      }
-    }
-  });
-  body.sort((a, b) => completionTime(a) - completionTime(b));
-  let seq = 0;
-  for (const r of body) if (r.kind === 'exchange' || r.kind === 'webhook') r.seq = ++seq;
+  const shardEnds = shards.map((s) => s.ends.at(-1));
 
   const keys = new Map<string, KeyInfo>();
   for (const r of runs) for (const k of r.keys) if (!keys.has(k.label) || (!keys.get(k.label)!.prefix && k.prefix)) keys.set(k.label, k);
@@ -163,10 +259,10 @@ export function mergeShards(shards: readonly Shard[], opts: MergeOptions = {}): 
       merge: offsets.map((o, i) => ({
         ...o,
         requests: shardEnds[i]?.requests ?? null,
-        scenarios: scenarioProgressOf(shards[i].records).map((p) => ({ name: p.name, status: p.status })),
+        scenarios: shards[i].progress,
         facts: runs[i].facts ?? null,
       })),
-      ...(opts.mixed?.length ? { mixedShards: opts.mixed.map((d) => ({ ...d })) } : {}),
+      ...(mixed?.length ? { mixedShards: mixed.map((d) => ({ ...d })) } : {}),
     },
   };
   const challenge = first((r) => r.challengeTimeoutMs);
@@ -176,33 +272,72 @@ export function mergeShards(shards: readonly Shard[], opts: MergeOptions = {}): 
   const skipped = runs.flatMap((r) => r.faultsSkipped ?? []);
   if (skipped.length) run.faultsSkipped = skipped;
 
-  // A loop, not a spread: a million records as arguments overflow the call stack.
-  let tEnd = 0;
-  for (const e of ends) if (e.tEnd > tEnd) tEnd = e.tEnd;
-  for (const r of body) {
-    const t = completionTime(r);
-    if (t > tEnd) tEnd = t;
+  // With more than one clock, each shard's records carry its offset's uncertainty (see clockSlackMs).
+  const slackOf = (i: number): number => (shards.length > 1 ? (offsets[i].plusMinusMs ?? 0) : 0);
+  const ends: EndRecord[] = shards.flatMap((s, i) => {
+    const shift = starts[i] - origin;
+    const corr = offsets[i].correctionMs;
+    return s.ends.map((r) => {
+      const e: EndRecord = { ...r, tEnd: round3(r.tEnd + shift), wall: r.wall + corr };
+      if (r.load) e.load = r.load.map((l) => ({ ...l, tStart: round3(l.tStart + shift), tEnd: round3(l.tEnd + shift) }));
+      return e;
+    });
+  });
+
+  function* records(): Generator<HistoryRecord> {
+    yield run;
+    const bodies = shards.map((s, i) => shiftedBody(s, starts[i] - origin, offsets[i].correctionMs, slackOf(i)));
+    const heads: (HistoryRecord | undefined)[] = bodies.map((b) => b.next().value as HistoryRecord | undefined);
+    const times = heads.map((h) => (h === undefined ? Infinity : completionTime(h)));
+    let seq = 0;
+    let tEnd = 0;
+    for (const e of ends) if (e.tEnd > tEnd) tEnd = e.tEnd;
+    for (;;) {
+      // The earliest head; ties go to the earlier shard (the order of a stable sort of all shards' records).
+      let at = -1;
+      for (let i = 0; i < heads.length; i++) if (heads[i] !== undefined && (at < 0 || times[i] < times[at])) at = i;
+      if (at < 0) break;
+      const r = heads[at]!;
+      const t = times[at];
+      const next = bodies[at].next();
+      heads[at] = next.done ? undefined : next.value;
+      times[at] = next.done ? Infinity : completionTime(next.value);
+      if (r.kind === 'exchange' || r.kind === 'webhook') r.seq = ++seq;
+      if (t > tEnd) tEnd = t;
+      yield r;
+    }
+    const incomplete = ends.length < shards.length || ends.some((e) => !e.complete);
+    const load = ends.flatMap((e) => e.load ?? []);
+    const end: EndRecord = {
+      v: HISTORY_VERSION,
+      kind: 'end',
+      tEnd,
+      wall: origin + tEnd,
+      complete: !incomplete,
+      // Not 'interrupted' for a shard cut short: the merge itself was not, and the reports say which shard.
+      reason: incomplete
+        ? shards
+            .map((s, i) => {
+              const e = shardEnds[i];
+              return !e ? `shard without end record: ${s.source}` : !e.complete ? `shard ${s.source}: ${e.reason}` : '';
+            })
+            .filter(Boolean)
+            .join('; ')
+        : 'done',
+      requests: ends.reduce((s, e) => s + e.requests, 0),
+      dropped: ends.reduce((s, e) => s + e.dropped, 0),
+    };
+    if (load.length) end.load = load;
+    yield end;
   }
-  const incomplete = ends.length < shards.length || ends.some((e) => !e.complete);
-  const load = ends.flatMap((e) => e.load ?? []);
-  const end: EndRecord = {
-    v: HISTORY_VERSION,
-    kind: 'end',
-    tEnd,
-    wall: origin + tEnd,
-    complete: !incomplete,
-    // Not 'interrupted' for a shard cut short: the merge itself was not, and the reports say which shard.
-    reason: incomplete
-      ? shards
-          .map((s, i) => (!shardEnds[i] ? `shard without end record: ${s.source}` : !shardEnds[i]!.complete ? `shard ${s.source}: ${shardEnds[i]!.reason}` : ''))
-          .filter(Boolean)
-          .join('; ')
-      : 'done',
-    requests: ends.reduce((s, e) => s + e.requests, 0),
-    dropped: ends.reduce((s, e) => s + e.dropped, 0),
-  };
-  if (load.length) end.load = load;
-  return { records: [run, ...body, end], offsets };
+  return { run, offsets: [...offsets], records };
+}
+
+export function mergeShards(shards: readonly Shard[], opts: MergeOptions = {}): MergeResult {
+  if (shards.length === 0) throw new Error('mergeShards: no shard');
+  const offsets = opts.offsets ?? shardOffsets(shards);
+  const merged = mergeShardInputs(shards.map(shardInputOf), offsets, opts.mixed);
+  return { records: [...merged.records()], offsets };
 }
 
 /** One line per shard, for the console. */
