@@ -101,6 +101,10 @@ export interface ShardInput {
   ends: EndRecord[];
   /** How far each of its scenarios got (scenarioProgressOf). */
   progress: { name: string; status: ScenarioStatus }[];
+  /** Its clock offset from the service's (estimateOffset). */
+  estimate: ReturnType<typeof estimateOffset>;
+  /** The latest completion time of its body on its run clock (0 when it has none). */
+  lastMs: number;
   /** Its body, by completion time on the shard's clock (completionTime), ties by position in the shard. */
   body: () => Iterable<BodyChunk>;
 }
@@ -123,12 +127,16 @@ export function completionTime(r: HistoryRecord): number {
 export function shardInputOf(s: Shard): ShardInput {
   const run = runOf(s);
   const ends = s.records.filter((r): r is EndRecord => r.kind === 'end');
+  let lastMs = 0;
+  for (const r of s.records) if (r.kind !== 'run' && r.kind !== 'end' && completionTime(r) > lastMs) lastMs = completionTime(r);
   return {
     source: s.source,
     kind: s.kind,
     run,
     ends,
     progress: scenarioProgressOf(s.records).map((p) => ({ name: p.name, status: p.status })),
+    estimate: estimateOffset(run, s.records.filter((r): r is ExchangeRecord => r.kind === 'exchange')),
+    lastMs,
     body: () => {
       const positions: number[] = [];
       s.records.forEach((r, i) => {

@@ -83,6 +83,11 @@ export function shardProfile(source: string, records: readonly HistoryRecord[], 
     else if (r.kind === 'exchange' || r.kind === 'fault') lastMs = Math.max(lastMs, r.tEnd);
     else if (r.kind === 'webhook') lastMs = Math.max(lastMs, r.tReceived);
   }
+  return shardProfileOf(source, run, end, lastMs, correctionMs);
+}
+
+/** The same from what the shard says of itself: its run record, last end record, and latest completion on its run clock. */
+export function shardProfileOf(source: string, run: RunRecord, end: EndRecord | undefined, lastMs: number, correctionMs = 0): ShardProfile {
   const url = run.target.url;
   return {
     source,

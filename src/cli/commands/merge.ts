@@ -14,11 +14,18 @@ import { scenarioByName } from '../../../scenarios/index.ts';
 import { EXIT, PaystormError } from '../../spec/index.ts';
 import { HISTORY_FILE, HistoryWriter, makeDirsSync, type HistoryRecord } from '../../history/index.ts';
 import { readHistory } from '../../history/reader.ts';
-import { convertK6, k6FileKind, summaryExportError } from '../../history/k6.ts';
-import { describeOffsets, mergeShards, shardOffsets, type Shard } from '../../history/merge.ts';
-import { compareShards, mixedShardsRefusal, shardProfile, SHARD_SPAN_SLACK_MS } from '../../history/shard-compat.ts';
+import { k6FileKind, summaryExportError } from '../../history/k6.ts';
+import { readK6Shard } from '../../history/k6-shard.ts';
+import { clockOffset, describeOffsets, mergeShardInputs, shardInputOf, type ShardInput } from '../../history/merge.ts';
+import { compareShards, mixedShardsRefusal, shardProfileOf, SHARD_SPAN_SLACK_MS } from '../../history/shard-compat.ts';
 
-async function loadShard(source: string, warn: (m: string) => void): Promise<Shard> {
+/** One shard read: the merge's input and the warnings its reading gave. */
+interface LoadedShard {
+  input: ShardInput;
+  warnings: string[];
+}
+
+async function loadShard(source: string): Promise<LoadedShard> {
   let kind: Awaited<ReturnType<typeof k6FileKind>> = null;
   try {
     kind = await k6FileKind(source);
@@ -26,12 +33,71 @@ async function loadShard(source: string, warn: (m: string) => void): Promise<Sha
     kind = null; // not a file: historyFileOf says what is wrong
   }
   if (kind === 'k6-summary') throw summaryExportError(source);
-  if (kind === 'k6-json') return { source, kind: 'k6', records: (await convertK6(source, { onWarning: warn })).records };
+  if (kind === 'k6-json') return readK6Shard(source, source);
   const path = historyFileOf(source);
+  const warnings: string[] = [];
   const records: HistoryRecord[] = [];
-  for await (const r of readHistory(path, { onWarning: warn })) records.push(r);
+  for await (const r of readHistory(path, { onWarning: (m) => warnings.push(m) })) records.push(r);
   if (!records.some((r) => r.kind === 'run')) throw new PaystormError(`${path}: the history has no run record, so its shard cannot be placed in time.`, EXIT.usage, 'history');
-  return { source, kind: 'paystorm', records };
+  return { input: shardInputOf({ source, kind: 'paystorm', records }), warnings };
+}
+
+/** Shards read two at a time (k6 shards each on a worker thread); their warnings in the shards' order, up to the first refused. */
+async function loadShards(sources: readonly string[], warn: (m: string) => void): Promise<ShardInput[]> {
+  const results: Promise<LoadedShard>[] = [];
+  let next = 0;
+  const started: (() => void)[] = [];
+  const lane = async (): Promise<void> => {
+    while (next < sources.length) {
+      const i = next++;
+      results[i] = loadShard(sources[i]);
+      started[i]?.();
+      await results[i].catch(() => undefined);
+    }
+  };
+  const lanes = [lane(), lane()];
+  const inputs: ShardInput[] = [];
+  for (let i = 0; i < sources.length; i++) {
+    if (results[i] === undefined) await new Promise<void>((resolve) => (started[i] = resolve));
+    try {
+      const shard = await results[i];
+      for (const w of shard.warnings) warn(w);
+      inputs.push(shard.input);
+    } catch (e) {
+      for (const w of (e as { warnings?: string[] }).warnings ?? []) warn(w);
+      // No shard after a refused one is started; those being read are let finish.
+      next = sources.length;
+      await Promise.all(lanes);
+      throw e;
+    }
+  }
+  return inputs;
+}
+
+/** Records handed to the oracle per batch (one promise per batch, not per record). */
+const BATCH_RECORDS = 512;
+
+/** The records, each written to the history as the oracle is handed it, in batches (readHistory's `batches()`). */
+function writtenBatches(records: Iterable<HistoryRecord>, writer: HistoryWriter): AsyncIterable<HistoryRecord> & { batches: () => AsyncIterable<HistoryRecord[]> } {
+  async function* batches(): AsyncGenerator<HistoryRecord[]> {
+    let batch: HistoryRecord[] = [];
+    for (const r of records) {
+      writer.write(r);
+      batch.push(r);
+      if (batch.length >= BATCH_RECORDS) {
+        yield batch;
+        batch = [];
+        if (writer.needsDrain) await writer.drained();
+      }
+    }
+    if (batch.length) yield batch;
+  }
+  return {
+    batches,
+    async *[Symbol.asyncIterator]() {
+      for await (const batch of batches()) yield* batch;
+    },
+  };
 }
 
 export const mergeCommand: PaystormCommand = {
@@ -52,31 +118,32 @@ export const mergeCommand: PaystormCommand = {
     const warn = (m: string) => process.stderr.write(`paystorm: ${m}\n`);
     const sources: string[] = (args.runs ?? []).map(String);
     if (sources.length === 0) throw new PaystormError('merge needs at least one RUN: a paystorm run directory, a history file or a k6 --out json file.', EXIT.usage);
-    const shards: Shard[] = [];
-    for (const s of sources) shards.push(await loadShard(s, warn));
-    const offsets = shardOffsets(shards);
-    const profiles = shards.map((s, i) => shardProfile(s.source, s.records, offsets[i].correctionMs));
+    const shards = await loadShards(sources, warn);
+    const offsets = shards.map((s) => clockOffset(s.source, s.kind, s.run, s.estimate));
+    const profiles = shards.map((s, i) => shardProfileOf(s.source, s.run, s.ends.at(-1), s.lastMs, offsets[i].correctionMs));
     const { differences, warnings } = compareShards(profiles);
     for (const w of warnings) warn(w);
     if (differences.length && !args.allowMixedShards) throw new PaystormError(mixedShardsRefusal(profiles, differences), EXIT.usage, '--allow-mixed-shards');
     for (const d of differences) warn(`merged anyway (--allow-mixed-shards): ${d.text}`);
-    const merged = mergeShards(shards, { offsets, mixed: differences });
-    const run = merged.records[0];
-    const dir = args.out ? String(args.out) : join('reports', run.kind === 'run' ? run.runId : `merge-${Date.now()}`);
+    const merged = mergeShardInputs(shards, offsets, differences);
+    const dir = args.out ? String(args.out) : join('reports', merged.run.runId);
     try {
       makeDirsSync(dir);
     } catch (e) {
       throw new PaystormError(`--out ${dir} cannot be created (${(e as Error).message}). Pass a writable folder.`, EXIT.usage, 'out');
     }
     const history = join(dir, HISTORY_FILE);
+    // The merged records are judged as they are written: the history's encoding runs on the writer's thread.
     // The writer numbers exchanges and webhooks in order, exactly as the merge did.
-    const writer = new HistoryWriter({ path: history });
-    for (const r of merged.records) writer.write(r);
-    await writer.close();
+    const writer = new HistoryWriter({ path: history, offload: true });
+    let summary;
+    try {
+      summary = await judgeRecords(writtenBatches(merged.records(), writer), { thresholds: args.threshold ?? [], scenarioThresholds: (n) => scenarioByName(n)?.thresholds ?? [] });
+    } finally {
+      await writer.close();
+    }
     process.stdout.write(`paystorm merge: ${shards.length} shard${shards.length === 1 ? '' : 's'} -> ${history}\n`);
     for (const line of describeOffsets(merged.offsets)) process.stdout.write(`  ${line}\n`);
-    // Judged from the merged records in hand, as the history just written holds them.
-    const summary = await judgeRecords(merged.records, { thresholds: args.threshold ?? [], scenarioThresholds: (n) => scenarioByName(n)?.thresholds ?? [] });
     await writeReports(dir, summary, { latestDir: dir });
     process.stdout.write(renderConsole(summary, { color: !!process.stdout.isTTY }) + '\n');
     return summary.exitCode;
