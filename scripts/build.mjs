@@ -7,7 +7,7 @@
  *
  * The compiled CLI reads nothing under src/ at run time (an installed package has no src/): what
  * the sources read beside themselves is inlined (esbuild `define`) — the scripts of the history
- * worker and of the k6 shard reader (bundled here as src/history/writer.ts and k6-shard.ts bundle
+ * worker and of merge's workers (bundled here as src/history/writer.ts and merge-threads.ts bundle
  * them when the sources run) and the HTML report's
  * page.js and styles.css, and the live page's dashboard.js.
  *
@@ -44,15 +44,15 @@ if (!existsSync(entry)) {
 async function inlinedFiles() {
   // The same options as workerSource() in src/history/writer.ts.
   const worker = await build({ entryPoints: [join(root, 'src', 'history', 'worker.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent' });
-  // The same options as k6ShardWorkerSource() in src/history/k6-shard.ts.
-  const k6Shard = await build({ entryPoints: [join(root, 'src', 'history', 'k6-shard-worker.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent' });
+  // The same options as mergeWorkerSource() in src/history/merge-threads.ts.
+  const merge = await build({ entryPoints: [join(root, 'src', 'history', 'merge-worker.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent' });
   // The same options as judgeWorkerSource() in src/cli/live/live-judge.ts.
   const judge = await build({ entryPoints: [join(root, 'src', 'cli', 'live', 'judge-worker.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent', alias: { esbuild: join(root, 'src', 'cli', 'live', 'no-esbuild.ts') } });
   const text = (path) => JSON.stringify(readFileSync(join(root, path), 'utf8'));
   return {
     PAYSTORM_HISTORY_WORKER: JSON.stringify(worker.outputFiles[0].text),
     PAYSTORM_JUDGE_WORKER: JSON.stringify(judge.outputFiles[0].text),
-    PAYSTORM_K6_SHARD_WORKER: JSON.stringify(k6Shard.outputFiles[0].text),
+    PAYSTORM_MERGE_WORKER: JSON.stringify(merge.outputFiles[0].text),
     PAYSTORM_REPORT_PAGE_JS: text('src/report/html/page.js'),
     PAYSTORM_REPORT_STYLES_CSS: text('src/report/html/styles.css'),
     PAYSTORM_DASHBOARD_JS: text('src/report/dashboard/dashboard.js'),

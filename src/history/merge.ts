@@ -123,8 +123,12 @@ export function completionTime(r: HistoryRecord): number {
   return 0;
 }
 
-/** A shard held as records, as a ShardInput (its body records copied when read: the merge shifts them in place). */
-export function shardInputOf(s: Shard): ShardInput {
+/**
+ * A shard held as records, as a ShardInput. Its body records are copied when read, since the
+ * merge shifts them in place; `copy: false` when they are serialized instead (shard-chunks.ts).
+ */
+export function shardInputOf(s: Shard, opts: { copy?: boolean } = {}): ShardInput {
+  const copy = opts.copy !== false;
   const run = runOf(s);
   const ends = s.records.filter((r): r is EndRecord => r.kind === 'end');
   let lastMs = 0;
@@ -144,7 +148,7 @@ export function shardInputOf(s: Shard): ShardInput {
       });
       const times = positions.map((i) => completionTime(s.records[i]));
       const order = positions.map((_, k) => k).sort((a, b) => times[a] - times[b] || a - b);
-      return [{ records: order.map((k) => ({ ...s.records[positions[k]] })), positions: order.map((k) => positions[k]) }];
+      return [{ records: order.map((k) => (copy ? { ...s.records[positions[k]] } : s.records[positions[k]])), positions: order.map((k) => positions[k]) }];
     },
   };
 }
@@ -344,7 +348,7 @@ export function mergeShardInputs(shards: readonly ShardInput[], offsets: readonl
 export function mergeShards(shards: readonly Shard[], opts: MergeOptions = {}): MergeResult {
   if (shards.length === 0) throw new Error('mergeShards: no shard');
   const offsets = opts.offsets ?? shardOffsets(shards);
-  const merged = mergeShardInputs(shards.map(shardInputOf), offsets, opts.mixed);
+  const merged = mergeShardInputs(shards.map((s) => shardInputOf(s)), offsets, opts.mixed);
   return { records: [...merged.records()], offsets };
 }
 

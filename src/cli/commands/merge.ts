@@ -12,16 +12,17 @@ import { historyFileOf, judgeRecords } from '../judge-run.ts';
 import { writeReports, renderConsole } from '../../report/index.ts';
 import { scenarioByName } from '../../../scenarios/index.ts';
 import { EXIT, PaystormError } from '../../spec/index.ts';
-import { HISTORY_FILE, HistoryWriter, makeDirsSync, type HistoryRecord } from '../../history/index.ts';
+import { HISTORY_FILE, makeDirsSync, type HistoryRecord } from '../../history/index.ts';
 import { readHistory } from '../../history/reader.ts';
 import { k6FileKind, summaryExportError } from '../../history/k6.ts';
-import { readK6Shard } from '../../history/k6-shard.ts';
-import { clockOffset, describeOffsets, mergeShardInputs, shardInputOf, type ShardInput } from '../../history/merge.ts';
+import { readK6Shard, writeMergedHistory } from '../../history/merge-threads.ts';
+import { serializeShard, shardOfChunks, type SerializedShard } from '../../history/shard-chunks.ts';
+import { clockOffset, describeOffsets, mergeShardInputs, shardInputOf } from '../../history/merge.ts';
 import { compareShards, mixedShardsRefusal, shardProfileOf, SHARD_SPAN_SLACK_MS } from '../../history/shard-compat.ts';
 
-/** One shard read: the merge's input and the warnings its reading gave. */
+/** One shard read: its body serialized (shard-chunks.ts), and the warnings its reading gave. */
 interface LoadedShard {
-  input: ShardInput;
+  shard: SerializedShard;
   warnings: string[];
 }
 
@@ -39,11 +40,11 @@ async function loadShard(source: string): Promise<LoadedShard> {
   const records: HistoryRecord[] = [];
   for await (const r of readHistory(path, { onWarning: (m) => warnings.push(m) })) records.push(r);
   if (!records.some((r) => r.kind === 'run')) throw new PaystormError(`${path}: the history has no run record, so its shard cannot be placed in time.`, EXIT.usage, 'history');
-  return { input: shardInputOf({ source, kind: 'paystorm', records }), warnings };
+  return { shard: serializeShard(shardInputOf({ source, kind: 'paystorm', records }, { copy: false })), warnings };
 }
 
 /** Shards read two at a time (k6 shards each on a worker thread); their warnings in the shards' order, up to the first refused. */
-async function loadShards(sources: readonly string[], warn: (m: string) => void): Promise<ShardInput[]> {
+async function loadShards(sources: readonly string[], warn: (m: string) => void): Promise<SerializedShard[]> {
   const results: Promise<LoadedShard>[] = [];
   let next = 0;
   const started: (() => void)[] = [];
@@ -56,13 +57,13 @@ async function loadShards(sources: readonly string[], warn: (m: string) => void)
     }
   };
   const lanes = [lane(), lane()];
-  const inputs: ShardInput[] = [];
+  const shards: SerializedShard[] = [];
   for (let i = 0; i < sources.length; i++) {
     if (results[i] === undefined) await new Promise<void>((resolve) => (started[i] = resolve));
     try {
-      const shard = await results[i];
-      for (const w of shard.warnings) warn(w);
-      inputs.push(shard.input);
+      const loaded = await results[i];
+      for (const w of loaded.warnings) warn(w);
+      shards.push(loaded.shard);
     } catch (e) {
       for (const w of (e as { warnings?: string[] }).warnings ?? []) warn(w);
       // No shard after a refused one is started; those being read are let finish.
@@ -71,23 +72,21 @@ async function loadShards(sources: readonly string[], warn: (m: string) => void)
       throw e;
     }
   }
-  return inputs;
+  return shards;
 }
 
 /** Records handed to the oracle per batch (one promise per batch, not per record). */
 const BATCH_RECORDS = 512;
 
-/** The records, each written to the history as the oracle is handed it, in batches (readHistory's `batches()`). */
-function writtenBatches(records: Iterable<HistoryRecord>, writer: HistoryWriter): AsyncIterable<HistoryRecord> & { batches: () => AsyncIterable<HistoryRecord[]> } {
+/** The records in batches, as readHistory hands them (`batches()`). */
+function inBatches(records: Iterable<HistoryRecord>): AsyncIterable<HistoryRecord> & { batches: () => AsyncIterable<HistoryRecord[]> } {
   async function* batches(): AsyncGenerator<HistoryRecord[]> {
     let batch: HistoryRecord[] = [];
     for (const r of records) {
-      writer.write(r);
       batch.push(r);
       if (batch.length >= BATCH_RECORDS) {
         yield batch;
         batch = [];
-        if (writer.needsDrain) await writer.drained();
       }
     }
     if (batch.length) yield batch;
@@ -125,7 +124,7 @@ export const mergeCommand: PaystormCommand = {
     for (const w of warnings) warn(w);
     if (differences.length && !args.allowMixedShards) throw new PaystormError(mixedShardsRefusal(profiles, differences), EXIT.usage, '--allow-mixed-shards');
     for (const d of differences) warn(`merged anyway (--allow-mixed-shards): ${d.text}`);
-    const merged = mergeShardInputs(shards, offsets, differences);
+    const merged = mergeShardInputs(shards.map(shardOfChunks), offsets, differences);
     const dir = args.out ? String(args.out) : join('reports', merged.run.runId);
     try {
       makeDirsSync(dir);
@@ -133,14 +132,13 @@ export const mergeCommand: PaystormCommand = {
       throw new PaystormError(`--out ${dir} cannot be created (${(e as Error).message}). Pass a writable folder.`, EXIT.usage, 'out');
     }
     const history = join(dir, HISTORY_FILE);
-    // The merged records are judged as they are written: the history's encoding runs on the writer's thread.
-    // The writer numbers exchanges and webhooks in order, exactly as the merge did.
-    const writer = new HistoryWriter({ path: history, offload: true });
+    // Written on a thread of its own while this one judges the same merge (merge-threads.ts).
+    const written = writeMergedHistory(history, shards, offsets, differences);
     let summary;
     try {
-      summary = await judgeRecords(writtenBatches(merged.records(), writer), { thresholds: args.threshold ?? [], scenarioThresholds: (n) => scenarioByName(n)?.thresholds ?? [] });
+      summary = await judgeRecords(inBatches(merged.records()), { thresholds: args.threshold ?? [], scenarioThresholds: (n) => scenarioByName(n)?.thresholds ?? [] });
     } finally {
-      await writer.close();
+      await written;
     }
     process.stdout.write(`paystorm merge: ${shards.length} shard${shards.length === 1 ? '' : 's'} -> ${history}\n`);
     for (const line of describeOffsets(merged.offsets)) process.stdout.write(`  ${line}\n`);

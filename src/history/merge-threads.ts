@@ -1,0 +1,89 @@
+/**
+ * The worker threads of `paystorm merge` (merge-worker.ts): k6 shards are read on threads of
+ * their own, two at a time on two cores, and the merged history is written on one while the main
+ * thread judges the merge. The shards travel between them as serialized chunks in shared memory
+ * (shard-chunks.ts), never as a million objects.
+ */
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { buildSync } from 'esbuild';
+import { PaystormError, type ExitCode } from '../spec/index.ts';
+import type { ClockOffset } from './merge.ts';
+import type { SerializedShard } from './shard-chunks.ts';
+import type { ShardDifference } from './shard-compat.ts';
+
+export type MergeWorkerTask =
+  | { task: 'read-k6'; source: string; path: string }
+  | { task: 'write'; path: string; shards: SerializedShard[]; offsets: ClockOffset[]; mixed: ShardDifference[] };
+
+/** What a merge worker says. */
+export type MergeWorkerMessage =
+  | { warning: string }
+  | { shard: SerializedShard }
+  | { written: number }
+  | { error: { message: string; exitCode: ExitCode | null; field: string | null; stack: string } };
+
+let bundled: string | null = null;
+
+/** The worker's script as the build inlined it into the compiled CLI (scripts/build.mjs); undefined when the sources run. */
+declare const PAYSTORM_MERGE_WORKER: string | undefined;
+
+/** The worker's code, bundled once per process (as the history writer's worker is, writer.ts `workerSource`). */
+export function mergeWorkerSource(): string {
+  if (bundled === null && typeof PAYSTORM_MERGE_WORKER === 'string') bundled = PAYSTORM_MERGE_WORKER;
+  if (bundled === null) {
+    // The same options as scripts/build.mjs's inlined copy.
+    const out = buildSync({ entryPoints: [fileURLToPath(new URL('./merge-worker.ts', import.meta.url))], bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent' });
+    bundled = out.outputFiles[0].text;
+  }
+  return bundled;
+}
+
+/**
+ * Runs one task on a worker thread; resolves with its result message. Rejects with the task's
+ * own error (a PaystormError keeps its exit code and field); the warnings given before are on
+ * the error's `warnings`.
+ */
+function runTask<T>(task: MergeWorkerTask, result: (m: MergeWorkerMessage) => T | undefined): Promise<{ value: T; warnings: string[] }> {
+  return new Promise((resolve, reject) => {
+    const warnings: string[] = [];
+    let settled = false;
+    const worker = new Worker(mergeWorkerSource(), { eval: true, workerData: task });
+    const fail = (err: Error): void => {
+      if (settled) return;
+      settled = true;
+      (err as Error & { warnings?: string[] }).warnings = warnings;
+      void worker.terminate();
+      reject(err);
+    };
+    worker.on('message', (m: MergeWorkerMessage) => {
+      if ('warning' in m) warnings.push(m.warning);
+      else if ('error' in m) {
+        const e = m.error;
+        if (e.exitCode !== null) return fail(new PaystormError(e.message, e.exitCode, e.field ?? undefined));
+        const err = new Error(e.message);
+        err.stack = e.stack;
+        fail(err);
+      } else {
+        const value = result(m);
+        if (value === undefined || settled) return;
+        settled = true;
+        void worker.terminate();
+        resolve({ value, warnings });
+      }
+    });
+    worker.on('error', (err) => fail(err));
+    worker.on('exit', (code) => fail(new Error(`the merge's ${task.task} thread exited (code ${code}) before it was done`)));
+  });
+}
+
+/** Reads a k6 shard on a worker thread: its body serialized, and the warnings its reading gave (for the caller to print in shard order). */
+export async function readK6Shard(source: string, path: string): Promise<{ shard: SerializedShard; warnings: string[] }> {
+  const { value, warnings } = await runTask({ task: 'read-k6', source, path }, (m) => ('shard' in m ? m.shard : undefined));
+  return { shard: value, warnings };
+}
+
+/** Writes the merge of these shards (mergeShardInputs, as the main thread runs it) to `path` on a worker thread; resolves with the records written. */
+export async function writeMergedHistory(path: string, shards: SerializedShard[], offsets: ClockOffset[], mixed: readonly ShardDifference[]): Promise<number> {
+  return (await runTask({ task: 'write', path, shards, offsets, mixed: [...mixed] }, (m) => ('written' in m ? m.written : undefined))).value;
+}
