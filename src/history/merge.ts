@@ -64,12 +64,26 @@ function runOf(s: Shard): RunRecord {
  * bound past the truth, is discounted here as it is when the oracle reads the server's times.
  */
 export function estimateOffset(run: RunRecord, exchanges: readonly ExchangeRecord[]): { offsetMs: number | null; plusMinusMs: number | null; samples: number } {
-  const clock = new ServerClock();
-  // On the shard's own clock: its run's wall time plus the exchange's run time.
-  for (const x of exchanges) clock.add({ ...x, wall: run.wall + x.tStart });
-  const e = clock.estimate();
-  if (!e) return { offsetMs: null, plusMinusMs: null, samples: 0 };
-  return { offsetMs: Math.round(-e.offsetMs), plusMinusMs: Math.round(e.uncertaintyMs), samples: e.samples };
+  const estimate = new OffsetEstimate(run);
+  for (const x of exchanges) estimate.add(x);
+  return estimate.result();
+}
+
+/** estimateOffset one exchange at a time (a shard read as a stream). */
+export class OffsetEstimate {
+  private readonly clock = new ServerClock();
+  constructor(private readonly run: RunRecord) {}
+
+  add(x: ExchangeRecord): void {
+    // On the shard's own clock: its run's wall time plus the exchange's run time.
+    this.clock.add({ ...x, wall: this.run.wall + x.tStart });
+  }
+
+  result(): { offsetMs: number | null; plusMinusMs: number | null; samples: number } {
+    const e = this.clock.estimate();
+    if (!e) return { offsetMs: null, plusMinusMs: null, samples: 0 };
+    return { offsetMs: Math.round(-e.offsetMs), plusMinusMs: Math.round(e.uncertaintyMs), samples: e.samples };
+  }
 }
 
 /** Each shard's clock offset from the service's, and the correction that puts it on the merged clock. */

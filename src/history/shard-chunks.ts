@@ -19,22 +19,38 @@ export interface SerializedShard extends Omit<ShardInput, 'body'> {
   positions: Int32Array[];
 }
 
+/** A body serialized as it is written, record by record in the merge's order. */
+export class BodyChunks {
+  readonly chunks: SharedArrayBuffer[] = [];
+  readonly positions: Int32Array[] = [];
+  private records: HistoryRecord[] = [];
+  private recordPositions = new Int32Array(CHUNK_RECORDS);
+
+  add(record: HistoryRecord, position: number): void {
+    this.recordPositions[this.records.length] = position;
+    this.records.push(record);
+    if (this.records.length === CHUNK_RECORDS) this.flush();
+  }
+
+  /** The last records into a chunk; call once all are added. */
+  flush(): void {
+    if (this.records.length === 0) return;
+    const bytes = serialize(this.records);
+    const shared = new SharedArrayBuffer(bytes.length);
+    new Uint8Array(shared).set(bytes);
+    this.chunks.push(shared);
+    this.positions.push(this.recordPositions.slice(0, this.records.length));
+    this.records = [];
+  }
+}
+
 /** The shard with its body serialized (read once from `input.body()`). */
 export function serializeShard(input: ShardInput): SerializedShard {
   const { body, ...facts } = input;
-  const chunks: SharedArrayBuffer[] = [];
-  const positions: Int32Array[] = [];
-  for (const chunk of body()) {
-    for (let at = 0; at < chunk.records.length; at += CHUNK_RECORDS) {
-      const end = Math.min(at + CHUNK_RECORDS, chunk.records.length);
-      const bytes = serialize(chunk.records.slice(at, end));
-      const shared = new SharedArrayBuffer(bytes.length);
-      new Uint8Array(shared).set(bytes);
-      chunks.push(shared);
-      positions.push(Int32Array.from({ length: end - at }, (_, k) => chunk.positions[at + k]));
-    }
-  }
-  return { ...facts, chunks, positions };
+  const out = new BodyChunks();
+  for (const chunk of body()) for (let k = 0; k < chunk.records.length; k++) out.add(chunk.records[k], chunk.positions[k]);
+  out.flush();
+  return { ...facts, chunks: out.chunks, positions: out.positions };
 }
 
 /** The shard as the merge reads it: each chunk's records are made when the merge reaches it (one read of the body). */
