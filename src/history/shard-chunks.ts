@@ -5,8 +5,9 @@
  * writes the merged history while the main thread judges the same merge (merge-threads.ts).
  */
 import { deserialize, serialize } from 'node:v8';
-import type { HistoryRecord } from './schema.ts';
-import type { ShardInput } from './merge.ts';
+import type { EndRecord, HistoryRecord, RunRecord } from './schema.ts';
+import { completionTime, OffsetEstimate, type ShardInput } from './merge.ts';
+import { ScenarioActivity, scenarioProgress } from './scenario-progress.ts';
 
 /** Body records per chunk. */
 const CHUNK_RECORDS = 1024;
@@ -71,4 +72,108 @@ export function shardOfChunks(shard: SerializedShard): ShardInput {
       }
     },
   };
+}
+
+/**
+ * A shard serialized as its records are read (k6.ts `K6Run.records()`: the run record, exchanges
+ * by start, the end record), without holding them all: exchanges come by start, so one that ended no later than the next one started precedes every one still to come,
+ * and only those in flight wait (a heap by completion time, then position). Null when a record
+ * would go before one already out (an exchange recorded as ending before it started): then the
+ * shard is sorted whole.
+ */
+export function streamedShard(source: string, kind: ShardInput['kind'], run: RunRecord, records: () => Iterable<HistoryRecord>): SerializedShard | null {
+  const estimate = new OffsetEstimate(run);
+  const activity = new ScenarioActivity();
+  const ends: EndRecord[] = [];
+  const out = new BodyChunks();
+  const waiting = new CompletionHeap();
+  let lastMs = 0;
+  let lastOut = -Infinity;
+  let position = 0;
+  for (const r of records()) {
+    const at = position++;
+    if (r.kind === 'run') continue;
+    if (r.kind === 'end') {
+      ends.push(r);
+      continue;
+    }
+    activity.add(r);
+    if (r.kind === 'exchange') estimate.add(r);
+    const t = completionTime(r);
+    if (t > lastMs) lastMs = t;
+    if (t < lastOut) return null;
+    const start = r.kind === 'exchange' ? r.tStart : t;
+    while (waiting.size > 0 && waiting.minTime() <= start) {
+      lastOut = waiting.minTime();
+      const [rec, pos] = waiting.pop();
+      out.add(rec, pos);
+    }
+    waiting.push(r, t, at);
+  }
+  while (waiting.size > 0) {
+    const [rec, pos] = waiting.pop();
+    out.add(rec, pos);
+  }
+  out.flush();
+  const progress = scenarioProgress(run, ends.at(-1) ?? null, activity).map((p) => ({ name: p.name, status: p.status }));
+  return { source, kind, run, ends, progress, estimate: estimate.result(), lastMs, chunks: out.chunks, positions: out.positions };
+}
+
+/** Records by completion time, then position (a binary min-heap). */
+class CompletionHeap {
+  private readonly records: HistoryRecord[] = [];
+  private readonly times: number[] = [];
+  private readonly positions: number[] = [];
+
+  get size(): number {
+    return this.records.length;
+  }
+
+  minTime(): number {
+    return this.times[0];
+  }
+
+  private before(i: number, j: number): boolean {
+    return this.times[i] < this.times[j] || (this.times[i] === this.times[j] && this.positions[i] < this.positions[j]);
+  }
+
+  private swap(i: number, j: number): void {
+    [this.records[i], this.records[j]] = [this.records[j], this.records[i]];
+    [this.times[i], this.times[j]] = [this.times[j], this.times[i]];
+    [this.positions[i], this.positions[j]] = [this.positions[j], this.positions[i]];
+  }
+
+  push(record: HistoryRecord, time: number, position: number): void {
+    let i = this.records.length;
+    this.records.push(record);
+    this.times.push(time);
+    this.positions.push(position);
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.before(i, parent)) break;
+      this.swap(i, parent);
+      i = parent;
+    }
+  }
+
+  pop(): [HistoryRecord, number] {
+    const top: [HistoryRecord, number] = [this.records[0], this.positions[0]];
+    const last = this.records.length - 1;
+    this.swap(0, last);
+    this.records.pop();
+    this.times.pop();
+    this.positions.pop();
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < last && this.before(l, m)) m = l;
+      if (r < last && this.before(r, m)) m = r;
+      if (m === i) break;
+      this.swap(i, m);
+      i = m;
+    }
+    return top;
+  }
 }
