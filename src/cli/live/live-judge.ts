@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { buildSync } from 'esbuild';
 import { PaystormError, type ExitCode, type Summary } from '../../spec/index.ts';
-import type { FromJudge, JudgedViolation, JudgeWorkerData, JudgeWorkerOptions } from './protocol.ts';
+import type { FromJudge, JudgedViolation, JudgeWorkerData, JudgeWorkerOptions, K6ExchangeBatch, ToJudge } from './protocol.ts';
+import type { K6Follower } from '../../history/k6.ts';
+import type { EndRecord, RunRecord } from '../../history/index.ts';
 
 export type { JudgedViolation, JudgeWorkerOptions };
 
@@ -92,4 +94,109 @@ export class LiveJudge {
 export function judgeSnapshot(historyPath: string, options: JudgeWorkerOptions): { summary: Promise<Summary>; cancel: () => Promise<void> } {
   const { worker, summary } = startJudge({ mode: 'snapshot', historyPath, options }, {});
   return { summary, cancel: async () => void (await worker.terminate()) };
+}
+
+/** Exchanges sent to the k6 judge thread per message. */
+const K6_BATCH_EXCHANGES = 1024;
+const K6_BATCH_BYTES = 512 * 1024;
+
+/**
+ * `paystorm check` of k6 output judged on a second core while the main thread reads the file:
+ * the reader (src/history/k6.ts) tells this follower the foreseen run record and the exchanges
+ * in start order, sent on to a judge thread in batches as their texts; the thread is started at
+ * the first of them. `summary()` is that thread's verdict once the file ended as foreseen, and
+ * null otherwise (never started, abandoned, or the thread failed): the caller then judges the
+ * records the reader kept, on this thread, which gives the same verdict (or the same error).
+ */
+export class K6FollowingJudge implements K6Follower {
+  private judge: { worker: Worker; summary: Promise<Summary> } | null = null;
+  private state: 'idle' | 'following' | 'finished' | 'abandoned' = 'idle';
+  /** Why it was abandoned (for tests and --verbose). */
+  abandoned: string | null = null;
+  private bytes = new Uint8Array(0);
+  private bounds = new Int32Array(0);
+  private used = 0;
+  private count = 0;
+
+  constructor(
+    private readonly path: string,
+    private readonly options: JudgeWorkerOptions,
+  ) {}
+
+  start(run: RunRecord, originMs: number): void {
+    if (this.state !== 'idle') return;
+    this.state = 'following';
+    this.judge = startJudge({ mode: 'k6', historyPath: this.path, options: this.options }, {});
+    // A failed thread means "judge it here instead": never an unhandled rejection.
+    this.judge.summary.catch(() => undefined);
+    this.post({ k6start: { run, originMs } });
+    this.fresh(K6_BATCH_BYTES);
+  }
+
+  exchange(buf: Buffer, start: number, end: number, line: number): void {
+    if (this.state !== 'following') return;
+    const size = end - start;
+    if (this.count === K6_BATCH_EXCHANGES || this.used + size > this.bytes.length) {
+      this.flush();
+      this.fresh(Math.max(K6_BATCH_BYTES, size));
+    }
+    buf.copy(this.bytes, this.used, start, end);
+    const at = 3 * this.count++;
+    this.bounds[at] = this.used;
+    this.bounds[at + 1] = this.used + size;
+    this.bounds[at + 2] = line;
+    this.used += size;
+  }
+
+  finish(facts: RunRecord['facts'], end: EndRecord): void {
+    if (this.state !== 'following') return;
+    this.flush();
+    this.post({ k6finish: { facts, end } });
+    this.state = 'finished';
+  }
+
+  abandon(why: string): void {
+    if (this.state !== 'following') return;
+    this.state = 'abandoned';
+    this.abandoned = why;
+    void this.judge?.worker.terminate();
+  }
+
+  /** The thread's verdict, or null when the caller must judge the records itself. */
+  async summary(): Promise<Summary | null> {
+    if (this.state !== 'finished' || !this.judge) {
+      await this.cancel();
+      return null;
+    }
+    try {
+      return await this.judge.summary;
+    } catch (e) {
+      this.abandoned = `the judge thread failed: ${(e as Error).message}`;
+      return null;
+    }
+  }
+
+  /** Stops the thread (the read failed, or its verdict is not wanted). */
+  async cancel(): Promise<void> {
+    if (this.state === 'following') this.state = 'abandoned';
+    if (this.judge) await this.judge.worker.terminate();
+  }
+
+  private post(m: ToJudge, transfer: ArrayBuffer[] = []): void {
+    this.judge!.worker.postMessage(m, transfer);
+  }
+
+  private fresh(size: number): void {
+    this.bytes = new Uint8Array(new ArrayBuffer(size));
+    this.bounds = new Int32Array(new ArrayBuffer(3 * 4 * K6_BATCH_EXCHANGES));
+    this.used = 0;
+    this.count = 0;
+  }
+
+  private flush(): void {
+    if (this.count === 0) return;
+    const batch: K6ExchangeBatch = { bytes: this.bytes, bounds: this.bounds, count: this.count };
+    this.post({ k6exchanges: batch }, [this.bytes.buffer as ArrayBuffer, this.bounds.buffer as ArrayBuffer]);
+    this.fresh(K6_BATCH_BYTES);
+  }
 }
