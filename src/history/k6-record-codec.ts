@@ -425,7 +425,10 @@ function num(s: unknown, key: string): number {
  * schema). Throws an Error saying what is wrong for text that is neither encoding.
  */
 export function decodeK6Record(text: string, opts: { table?: boolean } = {}): unknown {
-  const first = text.trimStart()[0];
+  // The first character past any leading white space (no trimmed copy of the text).
+  let at = 0;
+  while (at < text.length && (text.charCodeAt(at) === 32 || text.charCodeAt(at) === 9 || text.charCodeAt(at) === 10 || text.charCodeAt(at) === 13)) at++;
+  const first = text[at];
   if (first === '{') return JSON.parse(text);
   if (first !== '[') throw new Error('neither a JSON record ({…}) nor a compact one ([2,…])');
   const a: unknown = JSON.parse(text);

@@ -16,20 +16,20 @@ import { StartOrderWindow } from '../../src/history/k6-follow.ts';
 import { K6FollowingJudge } from '../../src/cli/live/live-judge.ts';
 import { check } from '../../src/oracle/check.ts';
 import type { Summary } from '../../src/spec/index.ts';
-import { SCENARIOS, scenarioByName } from '../../scenarios/index.ts';
+import { scenarioByName } from '../../scenarios/index.ts';
 import { describeWithShared, sharedPath } from '../shared-files.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'paystorm-k6-follow-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const workerOptions = { thresholds: [], scenarioThresholds: Object.fromEntries(SCENARIOS.map((s) => [s.name, [...(s.thresholds ?? [])]])) };
+const checkOptions = { thresholds: [], scenarioThresholds: (n: string) => scenarioByName(n)?.thresholds ?? [] };
 
 /** The verdict judged while reading (null when the follower gave up), the sequential one, and why it gave up. */
 async function bothWays(path: string, followWindowMs?: number): Promise<{ followed: Summary | null; sequential: Summary; abandoned: string | null }> {
-  const follower = new K6FollowingJudge(path, workerOptions);
+  const follower = new K6FollowingJudge(path, checkOptions);
   const k6 = await readK6(path, { follower, ...(followWindowMs !== undefined ? { followWindowMs } : {}) });
   const followed = await follower.summary();
-  const sequential = (await check(k6.records(), { thresholds: [], scenarioThresholds: (n) => scenarioByName(n)?.thresholds ?? [] })).summary;
+  const sequential = (await check(k6.records(), checkOptions)).summary;
   return { followed, sequential, abandoned: follower.abandoned };
 }
 

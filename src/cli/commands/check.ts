@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type { PaystormCommand } from './types.ts';
 import { historyFileOf, judgeHistory, judgeRecords } from '../judge-run.ts';
 import { writeReports, renderConsole } from '../../report/index.ts';
-import { scenarioByName, SCENARIOS } from '../../../scenarios/index.ts';
+import { scenarioByName } from '../../../scenarios/index.ts';
 import { K6FollowingJudge } from '../live/live-judge.ts';
 import { k6SourceOf } from '../../history/k6-history.ts';
 import { makeDirsSync } from '../../history/dirs.ts';
@@ -32,12 +32,7 @@ export const checkCommand: PaystormCommand = {
     };
     // k6 output is recognised by its content and judged as it is read (src/history/k6-history.ts):
     // on a second core while the file is read, when the reader can foresee the run record and the order.
-    const following = new K6FollowingJudge(args.path, {
-      thresholds: judging.thresholds,
-      scenarioThresholds: Object.fromEntries(SCENARIOS.map((s) => [s.name, [...(s.thresholds ?? [])]])),
-      ...(judging.baseline ? { baseline: judging.baseline } : {}),
-      ...(judging.trendWindowMs !== undefined ? { trendWindowMs: judging.trendWindowMs } : {}),
-    });
+    const following = new K6FollowingJudge(args.path, judging);
     let k6;
     try {
       k6 = await k6SourceOf(args.path, { write: args.write, onWarning: (m) => process.stderr.write(`paystorm: ${m}\n`), follower: following });

@@ -8,6 +8,7 @@ import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { readHistory } from '../../history/reader.ts';
 import { check, type CheckOptions } from '../../oracle/check.ts';
+import { judge } from '../../oracle/judge.ts';
 import { K6Feed } from './k6-feed.ts';
 import type { FromJudge, JudgeWorkerData, ToJudge } from './protocol.ts';
 
@@ -39,8 +40,12 @@ port.on('message', (m: ToJudge) => {
 async function main(): Promise<void> {
   const o = data.options;
   const live = data.mode === 'live';
+  if (k6) {
+    // The invariants alone: the main thread folds metrics and thresholds from the same records.
+    post({ judgement: await judge(k6) });
+    return;
+  }
   const records =
-    k6 ??
     readHistory(data.historyPath, {
       onWarning: (m) => (live ? post({ warning: m }) : undefined),
       ...(live ? { follow: { done: () => closed, ...(data.pollMs !== undefined ? { pollMs: data.pollMs } : {}) } } : {}),

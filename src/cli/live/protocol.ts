@@ -1,6 +1,7 @@
 /** Messages between a run and its live judge's thread (src/cli/live/judge-worker.ts). */
 import type { Evidence, Summary } from '../../spec/index.ts';
 import type { Baseline } from '../../oracle/baseline.ts';
+import type { Judgement } from '../../oracle/judge.ts';
 import type { EndRecord, RunRecord } from '../../history/index.ts';
 
 /** What `check` is given, as data a thread can be sent. */
@@ -45,4 +46,5 @@ export interface JudgedViolation {
   evidence: Evidence;
 }
 
-export type FromJudge = { ready: true } | { violation: JudgedViolation } | { warning: string } | { summary: Summary } | { error: string; exitCode: number | null };
+/** `judgement`: the k6 mode's answer (the invariants only; the main thread folds the rest, check.ts CheckFolds). */
+export type FromJudge = { ready: true } | { violation: JudgedViolation } | { warning: string } | { summary: Summary } | { judgement: Judgement } | { error: string; exitCode: number | null };
