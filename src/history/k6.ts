@@ -40,7 +40,11 @@
  * start order and parses each with a parse compiled from the schema (schema-check.ts; zod for
  * what that parse does not know), so the oracle can read them without the million held as
  * objects. A record that is no plain compact one is checked whole as it is read; a plain one
- * when it is decoded (the same error, naming its line).
+ * when it is decoded (the same error, naming its line). A `follower` (K6Follower) is told the
+ * exchanges in start order while the file is still being read (k6-follow.ts: a window, since
+ * k6 writes a record when its exchange ends), so `paystorm check` judges on a second core
+ * meanwhile; whatever the file does that the window did not foresee, it is told to abandon and
+ * the records are judged from records() instead.
  */
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
