@@ -10,7 +10,7 @@
 import { makeDirsSync } from './dirs.ts';
 import { basename, dirname, join } from 'node:path';
 import { renameSync, rmSync, statSync } from 'node:fs';
-import { readK6, k6FileKind, summaryExportError, type K6Run } from './k6.ts';
+import { readK6, k6FileKind, summaryExportError, type K6Follower, type K6Run } from './k6.ts';
 import { HISTORY_FILE, HISTORY_FILES } from './format.ts';
 import { HistoryWriter } from './writer.ts';
 import type { HistoryRecord } from './schema.ts';
@@ -41,7 +41,7 @@ export function k6RunDirOf(file: string): string {
 }
 
 /** Null when the path is not k6 output (a paystorm run or history: judged as before). */
-export async function k6SourceOf(path: string, opts: { write: boolean; onWarning?: (m: string) => void }): Promise<K6Source | null> {
+export async function k6SourceOf(path: string, opts: { write: boolean; onWarning?: (m: string) => void; follower?: K6Follower }): Promise<K6Source | null> {
   let isFile = false;
   try {
     isFile = statSync(path).isFile();
@@ -52,7 +52,7 @@ export async function k6SourceOf(path: string, opts: { write: boolean; onWarning
   const kind = await k6FileKind(path);
   if (kind === null) return null;
   if (kind === 'k6-summary') throw summaryExportError(path);
-  const k6 = await readK6(path, { onWarning: opts.onWarning });
+  const k6 = await readK6(path, { onWarning: opts.onWarning, ...(opts.follower ? { follower: opts.follower } : {}) });
   const reportDir = opts.write ? k6RunDirOf(path) : null;
   async function* batches(): AsyncGenerator<HistoryRecord[]> {
     let batch: HistoryRecord[] = [];

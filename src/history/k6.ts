@@ -40,7 +40,11 @@
  * start order and parses each with a parse compiled from the schema (schema-check.ts; zod for
  * what that parse does not know), so the oracle can read them without the million held as
  * objects. A record that is no plain compact one is checked whole as it is read; a plain one
- * when it is decoded (the same error, naming its line).
+ * when it is decoded (the same error, naming its line). A `follower` (K6Follower) is told the
+ * exchanges in start order while the file is still being read (k6-follow.ts: a window, since
+ * k6 writes a record when its exchange ends), so `paystorm check` judges on a second core
+ * meanwhile; whatever the file does that the window did not foresee, it is told to abandon and
+ * the records are judged from records() instead.
  */
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -52,6 +56,7 @@ import { judgeK6Plan } from './k6-plan.ts';
 import { decodeK6Record, k6RecordHead, k6RecordHeadOfLiteral, type K6RecordHead } from './k6-record-codec.ts';
 import { isGzip, lineChunks, lineText, PointBytes, TextArena, type MetricName, type TagSet } from './k6-lines.ts';
 import { compileFastParse, NOT_SURE } from './schema-check.ts';
+import { StartOrderWindow } from './k6-follow.ts';
 
 export const K6_RECORD_METRIC = 'paystorm_exchange';
 export const K6_RECORD_TAG = 'paystorm_record';
@@ -277,10 +282,38 @@ function tagFactsOf(tags: Readonly<Record<string, string>>): TagFacts {
 /** The schema's parse of a decoded record without zod's cost when it surely holds (schema-check.ts). */
 const fastExchange = compileFastParse(exchangeRecordSchema);
 
+/**
+ * Follows a k6 file's exchanges in start order while it is still being read, so a judge can
+ * start before the last line (`paystorm check` judges on a second core meanwhile). The reader
+ * foresees the run record once the scripts' run facts are read, and hands each exchange on once
+ * the records read since are far enough past its start that no later one can start before it
+ * (k6 writes a record when its exchange ends). When the file does not keep to that (a record
+ * starting before one already handed on, a run record other than foreseen), the follower is
+ * told to abandon, and the caller judges the records as `records()` gives them instead: the
+ * same verdict either way.
+ */
+export interface K6Follower {
+  /** The run record as foreseen (its `facts` are filled at `finish`), and the run clock's origin (epoch ms). */
+  start(run: RunRecord, originMs: number): void;
+  /** The next exchange in start order: its record's text as a JSON string literal, buf[start, end), from line `line`. */
+  exchange(buf: Buffer, start: number, end: number, line: number): void;
+  /** The file ended as foreseen: the run record's facts, and the end record. */
+  finish(facts: RunRecord['facts'], end: EndRecord): void;
+  /** The file did not go as foreseen: what was handed on is not the run's order or run record. */
+  abandon(why: string): void;
+}
+
+/** How far (ms) the latest exchange end read must be past an exchange's start before it is handed on (k6's longest request timeout and then some). */
+export const FOLLOW_WINDOW_MS = 120_000;
+
 export interface ConvertK6Options {
   onWarning?: (m: string) => void;
   /** Read every line with JSON.parse (tests compare the in-place reader with it). */
   parseEveryLine?: boolean;
+  /** Told the exchanges in start order while the file is read (K6Follower). */
+  follower?: K6Follower;
+  /** The follower's window (ms; default FOLLOW_WINDOW_MS). */
+  followWindowMs?: number;
 }
 
 /** Reads a k6 --out json file (plain or gzipped) and converts it to history records (all in memory: readK6 for large files). */
@@ -346,6 +379,7 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
     }
     keep(head);
     texts.addBytes(buf, start, end);
+    ahead?.window.add(texts.length - 1);
   };
 
   /** A `paystorm_exchange` point: an exchange record, the run facts or an end marker. */
@@ -366,12 +400,14 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
       // A plain compact record is checked whole when it is decoded (records()); any other now.
       keep(k6RecordHead(rec) ?? headOf(exchangeOf(path, rec, n)));
       texts.add(JSON.stringify(rec));
+      ahead?.window.add(texts.length - 1);
     } else if (runText !== undefined && run === null) {
       try {
         run = JSON.parse(runText) as RunFacts;
       } catch {
         bad(path, n, `the ${K6_RUN_TAG} tag is not JSON`);
       }
+      if (opts.follower) ahead = follow(opts.follower, run);
     }
   };
 
@@ -412,6 +448,23 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
     }
   };
 
+  /** The follower, once the run facts let the run record be foreseen. */
+  let ahead: Following | null = null;
+  /** Starts the follower on the run record the run facts foresee (none when they leave it open: it is judged after the read). */
+  const follow = (follower: K6Follower, f: RunFacts | null): Following | null => {
+    if (!f || typeof f.script !== 'string' || !f.keys?.length || typeof f.wall !== 'number') return null;
+    let originMs = Math.min(f.wall, firstPointMs);
+    for (const t of tStarts) if (t < originMs) originMs = t;
+    // Foreseen: this script's exchanges alone; the facts are the file's at the end.
+    const foreseen = runRecordOf({ path, runFacts: f, originMs, scriptsSeen: [f.script], otherScript: undefined, labels, learnedLimit, facts: { ...facts, records: 1 } });
+    const window = new StartOrderWindow(tStarts, tEnds, opts.followWindowMs ?? FOLLOW_WINDOW_MS, (i) =>
+      texts.bytesOf(i, (chunk, start, end) => follower.exchange(chunk, start, end, recordLines[i])),
+    );
+    follower.start(foreseen, originMs);
+    const started = { follower, window, run: foreseen, originMs };
+    for (let i = 0; i < texts.length; i++) window.add(i);
+    return started;
+  };
   const quick = new PointBytes(k6TimeMs, K6_RECORD_METRIC);
   // The line `point` is given: the in-place reader's (its record's bytes in quickBuf), or one read whole.
   let quickBuf: Buffer | null = null;
@@ -506,17 +559,12 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
   const order = Array.from(tStarts, (_, i) => i).sort((i, j) => tStarts[i] - tStarts[j] || tEnds[i] - tEnds[j]);
   const origin = Math.min(order.length ? tStarts[order[0]] : Infinity, runFacts.wall ?? Infinity, firstPointMs);
   const originMs = Number.isFinite(origin) ? origin : 0;
-  const round = (x: number) => Math.round(x * 1000) / 1000;
+  const round = roundMicros;
   // The latest end on the run clock (rounding keeps the order of ends).
   let tEndMax = 0;
   if (order.length) tEndMax = Math.max(0, round(tEnds.reduce((m, t) => (t > m ? t : m), -Infinity) - originMs));
   if (Number.isFinite(lastPointMs)) tEndMax = Math.max(tEndMax, round(lastPointMs - originMs));
 
-  const firstScript = order.length ? scripts[recordScripts[order[0]]] : undefined;
-  const script = runFacts.script ?? (firstScript || facts.scenarios[0] || 'k6');
-  const keys: KeyInfo[] = runFacts.keys?.length ? runFacts.keys : [...labels].sort().map(labelKey);
-  const windowMs = runFacts.rateLimit?.windowMs ?? runFacts.windowMs ?? SPEC_WINDOW_MS;
-  const rateLimit = runFacts.rateLimit ?? (learnedLimit !== null ? { limit: learnedLimit, windowMs } : null);
   // The scripts in the order their first exchange started.
   const scriptsSeen: string[] = [];
   for (const i of order) {
@@ -524,26 +572,7 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
     if (scriptsSeen.length === scripts.length) break;
     if (!scriptsSeen.includes(name)) scriptsSeen.push(name);
   }
-  if (scriptsSeen.length === 0) scriptsSeen.push(script);
-  const runRecord: RunRecord = {
-    v: HISTORY_VERSION,
-    kind: 'run',
-    runId: `k6-${script}-${new Date(originMs).toISOString().replace(/[:.]/g, '-')}`,
-    wall: originMs,
-    target: { url: runFacts.target ?? 'unknown (k6 output without run facts)', embedded: false, presentation: runFacts.presentation ?? null },
-    rateLimit,
-    keys,
-    // Only scripts that recorded exchanges declare rules: an old output that carries none judges nothing, and fails.
-    scenarios: scriptsSeen.map((name) => ({ name, rules: facts.records > 0 ? [...(K6_SCRIPT_RULES[name] ?? [])] : [] })),
-    seed: 0,
-    timeScale: 1,
-    settleBoundMs: DEFAULT_SETTLE_BOUND_MS,
-    webhooks: null,
-    cardOutcomes: (runFacts.cardOutcomes ?? []).filter((c): c is RunRecord['cardOutcomes'][number] =>
-      ['succeeds', 'do_not_honor', 'insufficient_funds', 'three_ds_challenge', 'upstream_error'].includes(c),
-    ),
-    facts: { source: 'k6', file: basename(path), k6: facts },
-  };
+  const runRecord = runRecordOf({ path, runFacts, originMs, scriptsSeen, otherScript: facts.scenarios[0], labels, learnedLimit, facts });
   const end: EndRecord = {
     v: HISTORY_VERSION,
     kind: 'end',
@@ -554,18 +583,20 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
     requests: order.length,
     dropped,
   };
+  // (read through a cast: TypeScript cannot see the closures that set it)
+  const followed = ahead as Following | null;
+  if (followed !== null) {
+    const { follower, window } = followed;
+    window.drain();
+    if (window.broken !== null) follower.abandon(window.broken);
+    else if (followed.originMs !== originMs) follower.abandon(`the run clock starts at ${originMs}, not at ${followed.originMs} as the run facts foresaw`);
+    else if (runFieldsDiffering(followed.run, runRecord).length) follower.abandon(`the run record's ${runFieldsDiffering(followed.run, runRecord).join(', ')} are not what the run facts foresaw`);
+    else follower.finish(runRecord.facts, end);
+  }
   /** The exchanges by start, numbered, on the run clock (0 = the earliest send). */
   function* exchangesInOrder(): Generator<ExchangeRecord> {
     let seq = 0;
-    for (const i of order) {
-      const x = exchangeOf(path, JSON.parse(texts.get(i)) as string, recordLines[i]);
-      x.seq = ++seq;
-      x.tIntended = round(x.tIntended - originMs);
-      x.tStart = round(x.tStart - originMs);
-      x.tEnd = round(x.tEnd - originMs);
-      if (!OPS.has(x.op)) x.op = 'raw';
-      yield x;
-    }
+    for (const i of order) yield k6ExchangeOf(path, texts.get(i), recordLines[i], ++seq, originMs);
   }
   return {
     run: runRecord,
@@ -580,6 +611,22 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
     hasRunFacts: run !== null,
   };
 }
+
+/**
+ * Exchange number `seq` on the run clock (0 = originMs), from its record's text as a JSON string
+ * literal (as readK6 keeps it): what records() yields, and what a follower decodes.
+ */
+export function k6ExchangeOf(path: string, literal: string, line: number, seq: number, originMs: number): ExchangeRecord {
+  const x = exchangeOf(path, JSON.parse(literal) as string, line);
+  x.seq = seq;
+  x.tIntended = roundMicros(x.tIntended - originMs);
+  x.tStart = roundMicros(x.tStart - originMs);
+  x.tEnd = roundMicros(x.tEnd - originMs);
+  if (!OPS.has(x.op)) x.op = 'raw';
+  return x;
+}
+
+const roundMicros = (x: number) => Math.round(x * 1000) / 1000;
 
 /** The exchange record a `paystorm_record` text holds, checked against the schema; refused naming the line. */
 function exchangeOf(path: string, text: string, line: number): ExchangeRecord {
@@ -624,6 +671,63 @@ function internedText(): (buf: Uint8Array, from: number, to: number) => string {
 
 function headOf(x: ExchangeRecord): K6RecordHead {
   return { key: x.key, scenario: x.scenario, tStart: x.tStart, tEnd: x.tEnd, rateLimit: x.rate?.limit ?? null };
+}
+
+/** A follower under way: its window, and the run record and clock origin it was given. */
+interface Following {
+  follower: K6Follower;
+  window: StartOrderWindow;
+  run: RunRecord;
+  originMs: number;
+}
+
+/** What the run record is made of (readK6 at the end of the file, or foreseen by a follower). */
+interface RunRecordParts {
+  path: string;
+  runFacts: RunFacts;
+  originMs: number;
+  /** The scripts in the order their first exchange started. */
+  scriptsSeen: readonly string[];
+  /** The script named when neither the run facts nor an exchange names one (a scenario tag). */
+  otherScript: string | undefined;
+  labels: ReadonlySet<string>;
+  learnedLimit: number | null;
+  facts: K6Facts;
+}
+
+function runRecordOf(p: RunRecordParts): RunRecord {
+  const { runFacts, originMs, facts } = p;
+  const script = runFacts.script ?? (p.scriptsSeen[0] || p.otherScript || 'k6');
+  const keys: KeyInfo[] = runFacts.keys?.length ? runFacts.keys : [...p.labels].sort().map(labelKey);
+  const windowMs = runFacts.rateLimit?.windowMs ?? runFacts.windowMs ?? SPEC_WINDOW_MS;
+  const rateLimit = runFacts.rateLimit ?? (p.learnedLimit !== null ? { limit: p.learnedLimit, windowMs } : null);
+  const scenarios = p.scriptsSeen.length ? p.scriptsSeen : [script];
+  return {
+    v: HISTORY_VERSION,
+    kind: 'run',
+    runId: `k6-${script}-${new Date(originMs).toISOString().replace(/[:.]/g, '-')}`,
+    wall: originMs,
+    target: { url: runFacts.target ?? 'unknown (k6 output without run facts)', embedded: false, presentation: runFacts.presentation ?? null },
+    rateLimit,
+    keys,
+    // Only scripts that recorded exchanges declare rules: an old output that carries none judges nothing, and fails.
+    scenarios: scenarios.map((name) => ({ name, rules: facts.records > 0 ? [...(K6_SCRIPT_RULES[name] ?? [])] : [] })),
+    seed: 0,
+    timeScale: 1,
+    settleBoundMs: DEFAULT_SETTLE_BOUND_MS,
+    webhooks: null,
+    cardOutcomes: (runFacts.cardOutcomes ?? []).filter((c): c is RunRecord['cardOutcomes'][number] =>
+      ['succeeds', 'do_not_honor', 'insufficient_funds', 'three_ds_challenge', 'upstream_error'].includes(c),
+    ),
+    facts: { source: 'k6', file: basename(p.path), k6: facts },
+  };
+}
+
+/** The fields in which two run records differ, facts aside (a follower's foreseen one and the file's). */
+function runFieldsDiffering(a: RunRecord, b: RunRecord): string[] {
+  const fields = new Set([...Object.keys(a), ...Object.keys(b)]);
+  fields.delete('facts');
+  return [...fields].filter((k) => JSON.stringify(a[k as keyof RunRecord]) !== JSON.stringify(b[k as keyof RunRecord]));
 }
 
 /**

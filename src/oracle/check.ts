@@ -70,25 +70,50 @@ function tapped(records: Records, tap: (rec: HistoryRecord) => void): AsyncItera
   return out;
 }
 
+/**
+ * What one pass over the records folds besides the invariants: the run's metrics, the
+ * per-scenario threshold scopes, the drift windows, the rate-boundary probe, the fault windows.
+ * `check` feeds it beside `judge`; `paystorm check` of k6 output feeds it on the main thread
+ * while a judge thread runs `judge` on the same records in the same order (cli/live/live-judge.ts).
+ */
+export class CheckFolds {
+  readonly windows: WindowCollector;
+  readonly metrics: MetricsAggregator;
+  readonly userExprs: Set<string>;
+  readonly faults: FaultRecord[] = [];
+  readonly boundary = new RateBoundaryCollector();
+  /** Made from the run record (the history's first), before any exchange needs them. */
+  scopes: ThresholdScope[] | null = null;
+
+  constructor(private readonly opts: CheckOptions = {}) {
+    this.windows = new WindowCollector(opts.trendWindowMs ?? DEFAULT_TREND_WINDOW_MS);
+    const windows = this.windows;
+    this.metrics = new MetricsAggregator({ onTrendSample: (name, t, ms) => windows.trend(name, t, ms) });
+    this.userExprs = new Set<string>(opts.thresholds ?? []);
+  }
+
+  add(rec: HistoryRecord): void {
+    if (this.scopes === null) this.scopes = scenarioScopes(rec.kind === 'run' ? rec : null, this.userExprs, this.opts.scenarioThresholds);
+    this.metrics.add(rec);
+    this.windows.add(rec);
+    this.boundary.add(rec);
+    feedScopes(this.scopes, rec);
+    if (rec.kind === 'fault') this.faults.push(rec);
+  }
+}
+
 export async function check(records: Records, opts: CheckOptions = {}): Promise<CheckResult> {
-  const windows = new WindowCollector(opts.trendWindowMs ?? DEFAULT_TREND_WINDOW_MS);
-  const metrics = new MetricsAggregator({ onTrendSample: (name, t, ms) => windows.trend(name, t, ms) });
-  const userExprs = new Set<string>(opts.thresholds ?? []);
-  const faults: FaultRecord[] = [];
-  const boundary = new RateBoundaryCollector();
-  // Made from the run record (the history's first), before any exchange needs them.
-  let scopes: ThresholdScope[] | null = null;
+  const folds = new CheckFolds(opts);
   const judgement = await judge(
-    tapped(records, (rec) => {
-      if (scopes === null) scopes = scenarioScopes(rec.kind === 'run' ? rec : null, userExprs, opts.scenarioThresholds);
-      metrics.add(rec);
-      windows.add(rec);
-      boundary.add(rec);
-      feedScopes(scopes, rec);
-      if (rec.kind === 'fault') faults.push(rec);
-    }),
+    tapped(records, (rec) => folds.add(rec)),
     opts.onViolation ? { onViolation: opts.onViolation } : {},
   );
+  return checkResultOf(judgement, folds, opts);
+}
+
+/** The verdict from the invariants' judgement and the folds of the same records: thresholds, baseline, drift, summary. */
+export function checkResultOf(judgement: Judgement, folds: CheckFolds, opts: CheckOptions = {}): CheckResult {
+  const { metrics, windows, userExprs, faults, boundary, scopes } = folds;
   const { run, end } = judgement;
   const finalScopes: ThresholdScope[] = scopes ?? scenarioScopes(null, userExprs, opts.scenarioThresholds);
   if (end) metrics.addDropped(end.dropped);

@@ -7,4 +7,4 @@ export { verdictOf, unexercisedDeclaredRules, type Verdict, type VerdictInput } 
 export { buildSummary, type SummaryInput } from './summary.ts';
 export { Ledger, type PaymentFacts } from './ledger.ts';
 export { createContext } from './context.ts';
-export { check, type CheckOptions, type CheckResult } from './check.ts';
+export { check, checkResultOf, CheckFolds, type CheckOptions, type CheckResult } from './check.ts';

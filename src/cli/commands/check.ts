@@ -4,6 +4,7 @@ import type { PaystormCommand } from './types.ts';
 import { historyFileOf, judgeHistory, judgeRecords } from '../judge-run.ts';
 import { writeReports, renderConsole } from '../../report/index.ts';
 import { scenarioByName } from '../../../scenarios/index.ts';
+import { K6FollowingJudge } from '../live/live-judge.ts';
 import { k6SourceOf } from '../../history/k6-history.ts';
 import { makeDirsSync } from '../../history/dirs.ts';
 
@@ -29,12 +30,20 @@ export const checkCommand: PaystormCommand = {
       ...(args.baseline !== undefined ? { baseline: { baseline: loadBaseline(args.baseline), source: args.baseline } } : {}),
       ...(args.trendWindow !== undefined ? { trendWindowMs: parseDuration(args.trendWindow, '--trend-window') } : {}),
     };
-    // k6 output is recognised by its content and judged as it is read (src/history/k6-history.ts).
-    const k6 = await k6SourceOf(args.path, { write: args.write, onWarning: (m) => process.stderr.write(`paystorm: ${m}\n`) });
+    // k6 output is recognised by its content and judged as it is read (src/history/k6-history.ts):
+    // on a second core while the file is read, when the reader can foresee the run record and the order.
+    const following = new K6FollowingJudge(args.path, judging);
+    let k6;
+    try {
+      k6 = await k6SourceOf(args.path, { write: args.write, onWarning: (m) => process.stderr.write(`paystorm: ${m}\n`), follower: following });
+    } finally {
+      // Judged here after all (not k6 output, or refused): the thread is not needed.
+      if (!k6) await following.cancel();
+    }
     let summary;
     let runDir: string;
     if (k6) {
-      summary = await judgeRecords(k6.records, judging);
+      summary = (await following.summary()) ?? (await judgeRecords(k6.records, judging));
       runDir = k6.reportDir ?? '';
       // The repro scripts of violations are made from the converted history: written then, or when asked.
       const violated = summary.invariants.some((i) => i.violations > 0);

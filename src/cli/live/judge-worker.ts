@@ -8,36 +8,48 @@ import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { readHistory } from '../../history/reader.ts';
 import { check, type CheckOptions } from '../../oracle/check.ts';
+import { judge } from '../../oracle/judge.ts';
+import { K6Feed } from './k6-feed.ts';
 import type { FromJudge, JudgeWorkerData, ToJudge } from './protocol.ts';
 
 // Below the load's threads (as the history writer's worker): judging may lag while the machine is
 // busy and catches up after; the load (and an embedded service in the same process) must not wait.
 // On Linux the nice value of pid 0 is this thread's alone.
-try {
-  setPriority(Math.min(19, getPriority() + 10));
-} catch {
-  // Not permitted or not supported: run at the same priority.
+// (`paystorm check` of k6 output is no run: its judge thread is the work itself, at full priority.)
+const data = workerData as JudgeWorkerData;
+if (data.mode !== 'k6') {
+  try {
+    setPriority(Math.min(19, getPriority() + 10));
+  } catch {
+    // Not permitted or not supported: run at the same priority.
+  }
 }
 const port = parentPort!;
-const data = workerData as JudgeWorkerData;
 const post = (m: FromJudge) => port.postMessage(m);
 
 let closed = false;
 let interrupted: boolean | undefined;
+const k6 = data.mode === 'k6' ? new K6Feed(data.historyPath) : null;
 port.on('message', (m: ToJudge) => {
   if ('close' in m) {
     interrupted = m.close.interrupted;
     closed = true;
-  }
+  } else if (k6) k6.take(m);
 });
 
 async function main(): Promise<void> {
   const o = data.options;
   const live = data.mode === 'live';
-  const records = readHistory(data.historyPath, {
-    onWarning: (m) => (live ? post({ warning: m }) : undefined),
-    ...(live ? { follow: { done: () => closed, ...(data.pollMs !== undefined ? { pollMs: data.pollMs } : {}) } } : {}),
-  });
+  if (k6) {
+    // The invariants alone: the main thread folds metrics and thresholds from the same records.
+    post({ judgement: await judge(k6) });
+    return;
+  }
+  const records =
+    readHistory(data.historyPath, {
+      onWarning: (m) => (live ? post({ warning: m }) : undefined),
+      ...(live ? { follow: { done: () => closed, ...(data.pollMs !== undefined ? { pollMs: data.pollMs } : {}) } } : {}),
+    });
   const options: CheckOptions = {
     thresholds: o.thresholds,
     scenarioThresholds: (name: string) => o.scenarioThresholds[name] ?? [],

@@ -9,7 +9,12 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { buildSync } from 'esbuild';
 import { PaystormError, type ExitCode, type Summary } from '../../spec/index.ts';
-import type { FromJudge, JudgedViolation, JudgeWorkerData, JudgeWorkerOptions } from './protocol.ts';
+import type { FromJudge, JudgedViolation, JudgeWorkerData, JudgeWorkerOptions, K6ExchangeBatch, ToJudge } from './protocol.ts';
+import { k6ExchangeOf, type K6Follower } from '../../history/k6.ts';
+import { lineText } from '../../history/k6-lines.ts';
+import { CheckFolds, checkResultOf, type CheckOptions, type CheckResult } from '../../oracle/check.ts';
+import type { EndRecord, RunRecord } from '../../history/index.ts';
+import type { Judgement } from '../../oracle/judge.ts';
 
 export type { JudgedViolation, JudgeWorkerOptions };
 
@@ -29,6 +34,9 @@ export function judgeWorkerSource(): string {
   return bundled;
 }
 
+/** The k6 judge thread's young generation (MB); Node's default is 16 MB of semi-space (about 48 MB in all). */
+const K6_JUDGE_YOUNG_MB = Number(process.env.PAYSTORM_K6_JUDGE_YOUNG_MB ?? 192);
+
 const JUDGE_WORKER_BUILD = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent' } as const;
 
 export interface LiveJudgeHooks {
@@ -38,15 +46,21 @@ export interface LiveJudgeHooks {
   onWarning?: (message: string) => void;
 }
 
-/** One judge thread: resolves with the summary it posts, rejects with the error it posts or dies of. */
-function startJudge(data: JudgeWorkerData, hooks: LiveJudgeHooks): { worker: Worker; summary: Promise<Summary> } {
-  const worker = new Worker(judgeWorkerSource(), { eval: true, workerData: data });
-  const summary = new Promise<Summary>((resolve, reject) => {
+/** One judge thread: resolves with the summary (the k6 mode: the judgement) it posts, rejects with the error it posts or dies of. */
+function startJudge(data: JudgeWorkerData & { mode: 'k6' }, hooks: LiveJudgeHooks): { worker: Worker; summary: Promise<Judgement> };
+function startJudge(data: JudgeWorkerData, hooks: LiveJudgeHooks): { worker: Worker; summary: Promise<Summary> };
+function startJudge(data: JudgeWorkerData, hooks: LiveJudgeHooks): { worker: Worker; summary: Promise<Summary | Judgement> } {
+  // The k6 judge allocates a record object per exchange at full speed: a larger young generation
+  // spares it most of the scavenges a default-sized one makes.
+  const resourceLimits = data.mode === 'k6' ? { resourceLimits: { maxYoungGenerationSizeMb: K6_JUDGE_YOUNG_MB } } : {};
+  const worker = new Worker(judgeWorkerSource(), { eval: true, workerData: data, ...resourceLimits });
+  const summary = new Promise<Summary | Judgement>((resolve, reject) => {
     worker.on('message', (m: FromJudge) => {
       if ('ready' in m) hooks.onReady?.();
       else if ('violation' in m) hooks.onViolation?.(m.violation);
       else if ('warning' in m) hooks.onWarning?.(m.warning);
       else if ('summary' in m) resolve(m.summary);
+      else if ('judgement' in m) resolve(m.judgement);
       else reject(m.exitCode !== null ? new PaystormError(m.error, m.exitCode as ExitCode) : new Error(`the judge failed: ${m.error}`));
     });
     worker.on('error', (e) => reject(new Error(`the judge thread failed: ${e.message}`)));
@@ -92,4 +106,136 @@ export class LiveJudge {
 export function judgeSnapshot(historyPath: string, options: JudgeWorkerOptions): { summary: Promise<Summary>; cancel: () => Promise<void> } {
   const { worker, summary } = startJudge({ mode: 'snapshot', historyPath, options }, {});
   return { summary, cancel: async () => void (await worker.terminate()) };
+}
+
+/** Exchanges sent to the k6 judge thread per message. */
+const K6_BATCH_EXCHANGES = 1024;
+const K6_BATCH_BYTES = 512 * 1024;
+
+/**
+ * `paystorm check` of k6 output judged on two cores while the file is read: the reader
+ * (src/history/k6.ts) tells this follower the foreseen run record and the exchanges in start
+ * order. Each exchange goes, as its text, to a judge thread that runs the invariants (started at
+ * the first of them), and is decoded here too for what `check` folds besides them (metrics,
+ * threshold scopes, drift, the rate boundary: check.ts CheckFolds), so the two cores share the
+ * work. `result()` puts the thread's judgement and the folds together as `check` does, once the
+ * file ended as foreseen; null otherwise (never started, abandoned, a record that does not decode,
+ * the thread failed): the caller then judges the records the reader kept with `check`, which
+ * gives the same verdict (or the same error).
+ */
+export class K6FollowingJudge implements K6Follower {
+  private judge: { worker: Worker; summary: Promise<Judgement> } | null = null;
+  private state: 'idle' | 'following' | 'finished' | 'abandoned' = 'idle';
+  /** Why it gave up (null: it did not). */
+  abandoned: string | null = null;
+  private readonly folds: CheckFolds;
+  private run: RunRecord | null = null;
+  private originMs = 0;
+  private seq = 0;
+  private bytes = new Uint8Array(0);
+  private bounds = new Int32Array(0);
+  private used = 0;
+  private count = 0;
+
+  constructor(
+    private readonly path: string,
+    private readonly options: CheckOptions,
+  ) {
+    this.folds = new CheckFolds(options);
+  }
+
+  start(run: RunRecord, originMs: number): void {
+    if (this.state !== 'idle') return;
+    this.state = 'following';
+    this.judge = startJudge({ mode: 'k6', historyPath: this.path, options: { thresholds: [], scenarioThresholds: {} } }, {});
+    // A failed thread means "judge it after the read instead": never an unhandled rejection.
+    this.judge.summary.catch(() => undefined);
+    this.run = run;
+    this.originMs = originMs;
+    this.post({ k6start: { run, originMs } });
+    this.folds.add(run);
+    this.fresh(K6_BATCH_BYTES);
+  }
+
+  exchange(buf: Buffer, start: number, end: number, line: number): void {
+    if (this.state !== 'following') return;
+    try {
+      this.folds.add(k6ExchangeOf(this.path, lineText(buf, start, end), line, ++this.seq, this.originMs));
+    } catch (e) {
+      // The read after the file will refuse it, naming its line.
+      this.abandon(`an exchange record does not decode (${(e as Error).message})`);
+      return;
+    }
+    const size = end - start;
+    if (this.count === K6_BATCH_EXCHANGES || this.used + size > this.bytes.length) {
+      this.flush();
+      this.fresh(Math.max(K6_BATCH_BYTES, size));
+    }
+    buf.copy(this.bytes, this.used, start, end);
+    const at = 3 * this.count++;
+    this.bounds[at] = this.used;
+    this.bounds[at + 1] = this.used + size;
+    this.bounds[at + 2] = line;
+    this.used += size;
+  }
+
+  finish(facts: RunRecord['facts'], end: EndRecord): void {
+    if (this.state !== 'following') return;
+    this.flush();
+    this.post({ k6finish: { facts, end } });
+    // The folds hold the run record given first, as the thread's oracle does: its facts are the file's.
+    this.run!.facts = facts;
+    this.folds.add(end);
+    this.state = 'finished';
+  }
+
+  abandon(why: string): void {
+    if (this.state !== 'following') return;
+    this.state = 'abandoned';
+    this.abandoned = why;
+    void this.judge?.worker.terminate();
+  }
+
+  /** The verdict, as `check` gives it, or null when the caller must judge the records itself. */
+  async result(): Promise<CheckResult | null> {
+    if (this.state !== 'finished' || !this.judge) {
+      await this.cancel();
+      return null;
+    }
+    try {
+      return checkResultOf(await this.judge.summary, this.folds, this.options);
+    } catch (e) {
+      this.abandoned = `the judge thread failed: ${(e as Error).message}`;
+      return null;
+    }
+  }
+
+  /** The summary of result(). */
+  async summary(): Promise<Summary | null> {
+    return (await this.result())?.summary ?? null;
+  }
+
+  /** Stops the thread (the read failed, or its verdict is not wanted). */
+  async cancel(): Promise<void> {
+    if (this.state === 'following') this.state = 'abandoned';
+    if (this.judge) await this.judge.worker.terminate();
+  }
+
+  private post(m: ToJudge, transfer: ArrayBuffer[] = []): void {
+    this.judge!.worker.postMessage(m, transfer);
+  }
+
+  private fresh(size: number): void {
+    this.bytes = new Uint8Array(new ArrayBuffer(size));
+    this.bounds = new Int32Array(new ArrayBuffer(3 * 4 * K6_BATCH_EXCHANGES));
+    this.used = 0;
+    this.count = 0;
+  }
+
+  private flush(): void {
+    if (this.count === 0) return;
+    const batch: K6ExchangeBatch = { bytes: this.bytes, bounds: this.bounds, count: this.count };
+    this.post({ k6exchanges: batch }, [this.bytes.buffer as ArrayBuffer, this.bounds.buffer as ArrayBuffer]);
+    this.fresh(K6_BATCH_BYTES);
+  }
 }

@@ -1,6 +1,8 @@
 /** Messages between a run and its live judge's thread (src/cli/live/judge-worker.ts). */
 import type { Evidence, Summary } from '../../spec/index.ts';
 import type { Baseline } from '../../oracle/baseline.ts';
+import type { Judgement } from '../../oracle/judge.ts';
+import type { EndRecord, RunRecord } from '../../history/index.ts';
 
 /** What `check` is given, as data a thread can be sent. */
 export interface JudgeWorkerOptions {
@@ -12,15 +14,31 @@ export interface JudgeWorkerOptions {
 }
 
 export interface JudgeWorkerData {
-  /** `live`: follow the file as it is written, until told it is closed; `snapshot`: judge the file as it stands. */
-  mode: 'live' | 'snapshot';
+  /**
+   * `live`: follow the file as it is written, until told it is closed; `snapshot`: judge the file
+   * as it stands; `k6`: judge the exchanges of k6 output the main thread sends as it reads the
+   * file (`historyPath` is that file, named in errors).
+   */
+  mode: 'live' | 'snapshot' | 'k6';
   historyPath: string;
   options: JudgeWorkerOptions;
   /** How often a followed file is looked at for more records (ms). */
   pollMs?: number;
 }
 
-export type ToJudge = { close: { interrupted: boolean } };
+/** A batch of k6 exchanges in start order: each record's text (a JSON string literal) at bytes[start, end), from line `line`. */
+export interface K6ExchangeBatch {
+  bytes: Uint8Array;
+  /** start, end, line per exchange. */
+  bounds: Int32Array;
+  count: number;
+}
+
+export type ToJudge =
+  | { close: { interrupted: boolean } }
+  | { k6start: { run: RunRecord; originMs: number } }
+  | { k6exchanges: K6ExchangeBatch }
+  | { k6finish: { facts: RunRecord['facts']; end: EndRecord } };
 
 export interface JudgedViolation {
   invariant: string;
@@ -28,4 +46,5 @@ export interface JudgedViolation {
   evidence: Evidence;
 }
 
-export type FromJudge = { ready: true } | { violation: JudgedViolation } | { warning: string } | { summary: Summary } | { error: string; exitCode: number | null };
+/** `judgement`: the k6 mode's answer (the invariants only; the main thread folds the rest, check.ts CheckFolds). */
+export type FromJudge = { ready: true } | { violation: JudgedViolation } | { warning: string } | { summary: Summary } | { judgement: Judgement } | { error: string; exitCode: number | null };
