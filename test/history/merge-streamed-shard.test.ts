@@ -32,7 +32,7 @@ function bodyOf(s: SerializedShard): { records: HistoryRecord[]; positions: numb
   const positions: number[] = [];
   for (const c of shardOfChunks(s).body()) {
     records.push(...c.records);
-    positions.push(...c.positions);
+    positions.push(...Array.from(c.positions));
   }
   return { records, positions };
 }
