@@ -104,7 +104,7 @@ export interface MergeOptions {
 /**
  * A shard as the merge reads it: what it says about itself, and its body (every record but
  * run and end) in the order the merge takes it, which a reader can hand over in chunks
- * without the shard held as objects (k6-shard.ts reads k6 shards so, on worker threads).
+ * without the shard held as objects (merge-worker.ts reads k6 shards so, on worker threads).
  */
 export interface ShardInput {
   source: string;
