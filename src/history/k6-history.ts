@@ -54,9 +54,12 @@ export async function k6SourceOf(path: string, opts: { write: boolean; onWarning
   if (kind === 'k6-summary') throw summaryExportError(path);
   const k6 = await readK6(path, { onWarning: opts.onWarning, ...(opts.follower ? { follower: opts.follower } : {}) });
   const reportDir = opts.write ? k6RunDirOf(path) : null;
+  /** The run with its records kept: this read's, or (a follower was handed them) a second read's. */
+  let kept: Promise<K6Run> | null = k6.kept ? Promise.resolve(k6) : null;
+  const keptRun = (): Promise<K6Run> => (kept ??= readK6(path));
   async function* batches(): AsyncGenerator<HistoryRecord[]> {
     let batch: HistoryRecord[] = [];
-    for (const r of k6.records()) {
+    for (const r of (await keptRun()).records()) {
       batch.push(r);
       if (batch.length >= BATCH_RECORDS) {
         yield batch;
@@ -80,7 +83,7 @@ export async function k6SourceOf(path: string, opts: { write: boolean; onWarning
     const writer = new HistoryWriter({ path: partial });
     try {
       // The records carry their seq already: the writer numbers them again in the same order.
-      for (const r of k6.records()) {
+      for (const r of (await keptRun()).records()) {
         writer.write(r);
         if (writer.needsDrain) await writer.drained();
       }

@@ -176,6 +176,8 @@ export interface K6Run {
   facts: K6Facts;
   /** The scripts' run facts were present. */
   hasRunFacts: boolean;
+  /** records() can decode the exchanges: false when a follower was handed them as they were read (read the file again for them). */
+  kept: boolean;
 }
 
 interface RunFacts {
@@ -303,8 +305,12 @@ export interface K6Follower {
   abandon(why: string): void;
 }
 
-/** How far (ms) the latest exchange end read must be past an exchange's start before it is handed on (k6's longest request timeout and then some). */
-export const FOLLOW_WINDOW_MS = 120_000;
+/**
+ * How far (ms) the latest exchange end read must be past an exchange's start before it is handed
+ * on: twice the scripts' default request timeout (k6/lib/api.ts, 30 s). An exchange longer than
+ * that (a larger REQUEST_TIMEOUT) only costs the judging after the read.
+ */
+export const FOLLOW_WINDOW_MS = 60_000;
 
 export interface ConvertK6Options {
   onWarning?: (m: string) => void;
@@ -378,8 +384,17 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
       return;
     }
     keep(head);
-    texts.addBytes(buf, start, end);
-    ahead?.window.add(texts.length - 1);
+    if (ahead === null) texts.addBytes(buf, start, end);
+    else followed(buf.subarray(start, end));
+  };
+  /**
+   * A record read while a follower is under way: its text is held only until it is handed on
+   * (a fleet's million records are a gigabyte; the file is read again if the follower gives up).
+   */
+  const followed = (text: Buffer): void => {
+    const i = tStarts.length - 1;
+    pending.set(i, Buffer.from(text));
+    ahead!.window.add(i);
   };
 
   /** A `paystorm_exchange` point: an exchange record, the run facts or an end marker. */
@@ -399,8 +414,8 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
     } else if (rec !== undefined) {
       // A plain compact record is checked whole when it is decoded (records()); any other now.
       keep(k6RecordHead(rec) ?? headOf(exchangeOf(path, rec, n)));
-      texts.add(JSON.stringify(rec));
-      ahead?.window.add(texts.length - 1);
+      if (ahead === null) texts.add(JSON.stringify(rec));
+      else followed(Buffer.from(JSON.stringify(rec)));
     } else if (runText !== undefined && run === null) {
       try {
         run = JSON.parse(runText) as RunFacts;
@@ -450,6 +465,8 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
 
   /** The follower, once the run facts let the run record be foreseen. */
   let ahead: Following | null = null;
+  /** While following: the texts of the records not yet handed on, by record index. */
+  const pending = new Map<number, Buffer>();
   /** Starts the follower on the run record the run facts foresee (none when they leave it open: it is judged after the read). */
   const follow = (follower: K6Follower, f: RunFacts | null): Following | null => {
     if (!f || typeof f.script !== 'string' || !f.keys?.length || typeof f.wall !== 'number') return null;
@@ -457,13 +474,16 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
     for (const t of tStarts) if (t < originMs) originMs = t;
     // Foreseen: this script's exchanges alone; the facts are the file's at the end.
     const foreseen = runRecordOf({ path, runFacts: f, originMs, scriptsSeen: [f.script], otherScript: undefined, labels, learnedLimit, facts: { ...facts, records: 1 } });
-    const window = new StartOrderWindow(tStarts, tEnds, opts.followWindowMs ?? FOLLOW_WINDOW_MS, (i) =>
-      texts.bytesOf(i, (chunk, start, end) => follower.exchange(chunk, start, end, recordLines[i])),
-    );
+    const window = new StartOrderWindow(tStarts, tEnds, opts.followWindowMs ?? FOLLOW_WINDOW_MS, (i) => {
+      const text = pending.get(i)!;
+      pending.delete(i);
+      follower.exchange(text, 0, text.length, recordLines[i]);
+    });
     follower.start(foreseen, originMs);
-    const started = { follower, window, run: foreseen, originMs };
+    // The records read before the run facts: held as the ones to come.
+    for (let i = 0; i < texts.length; i++) texts.bytesOf(i, (chunk, start, end) => pending.set(i, Buffer.from(chunk.subarray(start, end))));
     for (let i = 0; i < texts.length; i++) window.add(i);
-    return started;
+    return { follower, window, run: foreseen, originMs };
   };
   const quick = new PointBytes(k6TimeMs, K6_RECORD_METRIC);
   // The line `point` is given: the in-place reader's (its record's bytes in quickBuf), or one read whole.
@@ -548,7 +568,15 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
     );
   }
 
+  // (read through a cast: TypeScript cannot see the closures that set it)
+  const following = ahead as Following | null;
+  /** The follower gave up: the records it was handed are read again, kept this time, without it. */
+  const readAgain = (why: string | null): Promise<K6Run> => {
+    if (why !== null) following!.follower.abandon(why);
+    return readK6(path, { ...opts, follower: undefined, onWarning: undefined });
+  };
   // Rate limits the quick head did not read, when the run facts do not say the limit.
+  if (following !== null && unreadLimits && !runFacts.rateLimit) return readAgain('the rate limit is to be learned from the records\' texts');
   if (unreadLimits && !runFacts.rateLimit) {
     for (let i = 0; i < texts.length; i++) {
       const limit = recordLimit(path, texts.get(i), recordLines[i]);
@@ -583,18 +611,18 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
     requests: order.length,
     dropped,
   };
-  // (read through a cast: TypeScript cannot see the closures that set it)
-  const followed = ahead as Following | null;
-  if (followed !== null) {
-    const { follower, window } = followed;
+  if (following !== null) {
+    const { follower, window } = following;
     window.drain();
-    if (window.broken !== null) follower.abandon(window.broken);
-    else if (followed.originMs !== originMs) follower.abandon(`the run clock starts at ${originMs}, not at ${followed.originMs} as the run facts foresaw`);
-    else if (runFieldsDiffering(followed.run, runRecord).length) follower.abandon(`the run record's ${runFieldsDiffering(followed.run, runRecord).join(', ')} are not what the run facts foresaw`);
-    else follower.finish(runRecord.facts, end);
+    const differing = runFieldsDiffering(following.run, runRecord);
+    if (window.broken !== null) return readAgain(window.broken);
+    if (following.originMs !== originMs) return readAgain(`the run clock starts at ${originMs}, not at ${following.originMs} as the run facts foresaw`);
+    if (differing.length) return readAgain(`the run record's ${differing.join(', ')} are not what the run facts foresaw`);
+    follower.finish(runRecord.facts, end);
   }
   /** The exchanges by start, numbered, on the run clock (0 = the earliest send). */
   function* exchangesInOrder(): Generator<ExchangeRecord> {
+    if (following !== null) throw new Error(`${path}: its records were handed to the follower as they were read, not kept: read the file again (readK6 without a follower) to decode them`);
     let seq = 0;
     for (const i of order) yield k6ExchangeOf(path, texts.get(i), recordLines[i], ++seq, originMs);
   }
@@ -609,6 +637,7 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
     },
     facts,
     hasRunFacts: run !== null,
+    kept: following === null,
   };
 }
 

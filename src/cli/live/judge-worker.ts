@@ -29,7 +29,7 @@ const post = (m: FromJudge) => port.postMessage(m);
 
 let closed = false;
 let interrupted: boolean | undefined;
-const k6 = data.mode === 'k6' ? new K6Feed(data.historyPath) : null;
+const k6 = data.mode === 'k6' ? new K6Feed(data.historyPath, (b) => port.postMessage({ recycle: b } satisfies FromJudge, [b.bytes.buffer as ArrayBuffer, b.bounds.buffer as ArrayBuffer])) : null;
 port.on('message', (m: ToJudge) => {
   if ('close' in m) {
     interrupted = m.close.interrupted;

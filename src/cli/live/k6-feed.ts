@@ -18,7 +18,11 @@ export class K6Feed {
   private originMs = 0;
   private seq = 0;
 
-  constructor(private readonly path: string) {}
+  constructor(
+    private readonly path: string,
+    /** Given each batch once decoded (its buffers can be written again). */
+    private readonly recycle: (b: K6ExchangeBatch) => void = () => undefined,
+  ) {}
 
   /** A message from the main thread. */
   take(m: ToJudge): void {
@@ -50,6 +54,7 @@ export class K6Feed {
       const at = 3 * i;
       out[i] = k6ExchangeOf(this.path, lineText(buf, b.bounds[at], b.bounds[at + 1]), b.bounds[at + 2], ++this.seq, this.originMs);
     }
+    this.recycle(b);
     return out;
   }
 

@@ -44,6 +44,8 @@ export interface LiveJudgeHooks {
   onReady?: () => void;
   onViolation?: (v: JudgedViolation) => void;
   onWarning?: (message: string) => void;
+  /** A k6 batch the thread decoded, handed back. */
+  onRecycle?: (batch: K6ExchangeBatch) => void;
 }
 
 /** One judge thread: resolves with the summary (the k6 mode: the judgement) it posts, rejects with the error it posts or dies of. */
@@ -59,6 +61,7 @@ function startJudge(data: JudgeWorkerData, hooks: LiveJudgeHooks): { worker: Wor
       if ('ready' in m) hooks.onReady?.();
       else if ('violation' in m) hooks.onViolation?.(m.violation);
       else if ('warning' in m) hooks.onWarning?.(m.warning);
+      else if ('recycle' in m) hooks.onRecycle?.(m.recycle);
       else if ('summary' in m) resolve(m.summary);
       else if ('judgement' in m) resolve(m.judgement);
       else reject(m.exitCode !== null ? new PaystormError(m.error, m.exitCode as ExitCode) : new Error(`the judge failed: ${m.error}`));
@@ -132,8 +135,10 @@ export class K6FollowingJudge implements K6Follower {
   private run: RunRecord | null = null;
   private originMs = 0;
   private seq = 0;
-  private bytes = new Uint8Array(0);
-  private bounds = new Int32Array(0);
+  /** Batches the thread decoded and handed back, to be written again. */
+  private readonly spare: K6ExchangeBatch[] = [];
+  private bytes: Uint8Array = new Uint8Array(0);
+  private bounds: Int32Array = new Int32Array(0);
   private used = 0;
   private count = 0;
 
@@ -147,7 +152,7 @@ export class K6FollowingJudge implements K6Follower {
   start(run: RunRecord, originMs: number): void {
     if (this.state !== 'idle') return;
     this.state = 'following';
-    this.judge = startJudge({ mode: 'k6', historyPath: this.path, options: { thresholds: [], scenarioThresholds: {} } }, {});
+    this.judge = startJudge({ mode: 'k6', historyPath: this.path, options: { thresholds: [], scenarioThresholds: {} } }, { onRecycle: (b) => this.spare.push(b) });
     // A failed thread means "judge it after the read instead": never an unhandled rejection.
     this.judge.summary.catch(() => undefined);
     this.run = run;
@@ -226,8 +231,10 @@ export class K6FollowingJudge implements K6Follower {
   }
 
   private fresh(size: number): void {
-    this.bytes = new Uint8Array(new ArrayBuffer(size));
-    this.bounds = new Int32Array(new ArrayBuffer(3 * 4 * K6_BATCH_EXCHANGES));
+    // A batch the thread handed back when one is big enough: memory touched the first time costs a page fault a page.
+    const spare = this.spare.length && this.spare[this.spare.length - 1].bytes.byteLength >= size ? this.spare.pop()! : null;
+    this.bytes = spare?.bytes ?? new Uint8Array(new ArrayBuffer(size));
+    this.bounds = spare?.bounds ?? new Int32Array(new ArrayBuffer(3 * 4 * K6_BATCH_EXCHANGES));
     this.used = 0;
     this.count = 0;
   }

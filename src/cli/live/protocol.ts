@@ -46,5 +46,5 @@ export interface JudgedViolation {
   evidence: Evidence;
 }
 
-/** `judgement`: the k6 mode's answer (the invariants only; the main thread folds the rest, check.ts CheckFolds). */
-export type FromJudge = { ready: true } | { violation: JudgedViolation } | { warning: string } | { summary: Summary } | { judgement: Judgement } | { error: string; exitCode: number | null };
+/** `recycle`: a k6 batch decoded, its buffers handed back for the next (fresh memory costs page faults). `judgement`: the k6 mode's answer (the invariants only; the main thread folds the rest, check.ts CheckFolds). */
+export type FromJudge = { ready: true } | { recycle: K6ExchangeBatch } | { violation: JudgedViolation } | { warning: string } | { summary: Summary } | { judgement: Judgement } | { error: string; exitCode: number | null };
