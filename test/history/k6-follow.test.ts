@@ -107,6 +107,17 @@ describeWithShared(
       expect(followed).toEqual(sequential);
     });
 
+    it('a record that does not decode gives the follower up, so the records are judged after the read (where such a record is refused, naming its line)', { timeout: 60_000 }, async () => {
+      const path = sharedPath('samples/k6/mixed-30s-clean.k6.json.gz');
+      const run = (await readK6(path)).run;
+      const follower = new K6FollowingJudge(path, checkOptions);
+      follower.start(run, run.wall);
+      const text = Buffer.from(JSON.stringify('[2,"create"'));
+      follower.exchange(text, 0, text.length, 7);
+      expect(follower.abandoned).toMatch(/an exchange record does not decode/);
+      expect(await follower.summary()).toBeNull();
+    });
+
     it('a record read out of the window abandons the follower; the file is judged after the read, to the verdict the file in order gets', { timeout: 60_000 }, async () => {
       const lines = gunzipSync(readFileSync(sharedPath('samples/k6/idempotency-idem-no-inflight-lock.k6.json.gz'))).toString('utf8').split('\n');
       const at = lines.findIndex((l) => l.includes('"paystorm_exchange"') && l.includes('paystorm_record'));
