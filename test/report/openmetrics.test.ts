@@ -297,6 +297,16 @@ describe('--metrics-port and --metrics-host refusals (exit 3, before any load)',
     expect(await endpoint.closeAfterFinalScrape()).toBeLessThan(500);
   });
 
+  it('waits for the final scrape of a scraper seen only once (it started late in a short run)', async () => {
+    const e = new RunMetricsExporter();
+    const endpoint = await startMetricsEndpoint({ host: '127.0.0.1', port: 0, registry: e.series.registry });
+    expect((await fetch(`${endpoint.url}/metrics`)).status).toBe(200);
+    const closing = endpoint.closeAfterFinalScrape();
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await fetch(`${endpoint.url}/metrics`)).status).toBe(200);
+    expect(await closing).toBeLessThan(FINAL_SCRAPE_WAIT_MIN_MS);
+  });
+
   it('waits for a late final scrape even when the last two scrapes came back to back (a busy scraper jitters)', async () => {
     const e = new RunMetricsExporter();
     const endpoint = await startMetricsEndpoint({ host: '127.0.0.1', port: 0, registry: e.series.registry });

@@ -27,7 +27,7 @@ export interface MetricsEndpoint {
   /**
    * Closes once a scrape has started after this call and been answered, or after twice the
    * longest gap between the last few scrapes (at least FINAL_SCRAPE_WAIT_MIN_MS, at most
-   * FINAL_SCRAPE_WAIT_MAX_MS); at once when fewer than two scrapes came (no scraper polls it).
+   * FINAL_SCRAPE_WAIT_MAX_MS); at once when no scrape came (no scraper polls it).
    * Resolves with how long it waited (ms).
    */
   closeAfterFinalScrape(): Promise<number>;
@@ -91,7 +91,8 @@ export async function startMetricsEndpoint(opts: MetricsEndpointOptions): Promis
     },
     async closeAfterFinalScrape() {
       const started = performance.now();
-      if (lastScrapes.length >= 2 && !closed) {
+      // One scrape is enough to wait for: a scraper that started late in a short run has made only one.
+      if (lastScrapes.length >= 1 && !closed) {
         let gap = 0;
         for (let i = 1; i < lastScrapes.length; i++) gap = Math.max(gap, lastScrapes[i] - lastScrapes[i - 1]);
         const waitMs = Math.min(FINAL_SCRAPE_WAIT_MAX_MS, Math.max(FINAL_SCRAPE_WAIT_MIN_MS, 2 * gap));
