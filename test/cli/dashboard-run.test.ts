@@ -141,7 +141,12 @@ describe('a run watched on its live page in headless Chromium', () => {
     await page.waitForFunction(() => document.body.dataset.status === 'running' && Number(document.body.dataset.points ?? 0) > 0, undefined, { timeout: 30_000 });
     const first = await chartPoints(page);
     const firstRequests = Number(await page.locator('#c-requests').innerText());
-    await page.waitForFunction((n) => Number(document.body.dataset.points ?? 0) > n, first, { timeout: 15_000 });
+    // A chart point can come for a second in which no request ended yet: wait for both to grow (each update is 2 s apart).
+    await page.waitForFunction(
+      ([n, r]) => Number(document.body.dataset.points ?? 0) > n && Number(document.getElementById('c-requests')?.innerText ?? 0) > r,
+      [first, firstRequests] as const,
+      { timeout: 15_000 },
+    );
     const second = await chartPoints(page);
     expect(second).toBeGreaterThan(first);
     expect(Number(await page.locator('#c-requests').innerText())).toBeGreaterThan(firstRequests);
