@@ -42,11 +42,11 @@ if (!existsSync(entry)) {
 
 /** What the sources read from files beside them at run time, as `define` values (see the top). */
 async function inlinedFiles() {
-  // The same options as workerSource() in src/history/writer.ts.
+  // The same options as workerScript() in src/history/worker-script.ts (the history writer's worker).
   const worker = await build({ entryPoints: [join(root, 'src', 'history', 'worker.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent' });
-  // The same options as mergeWorkerSource() in src/history/merge-threads.ts.
+  // The same options as workerScript() (the merge's worker).
   const merge = await build({ entryPoints: [join(root, 'src', 'history', 'merge-worker.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent' });
-  // The same options as judgeWorkerSource() in src/cli/live/live-judge.ts.
+  // The same options as workerScript() (the judge's worker, with judgeWorkerSource()'s alias).
   const judge = await build({ entryPoints: [join(root, 'src', 'cli', 'live', 'judge-worker.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent', alias: { esbuild: join(root, 'src', 'cli', 'live', 'no-esbuild.ts') } });
   const text = (path) => JSON.stringify(readFileSync(join(root, path), 'utf8'));
   return {

@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { buildSync } from 'esbuild';
+import { workerScript } from './worker-script.ts';
 import { PaystormError, type ExitCode } from '../spec/index.ts';
 import type { ClockOffset } from './merge.ts';
 import type { SerializedShard } from './shard-chunks.ts';
@@ -23,20 +23,12 @@ export type MergeWorkerMessage =
   | { written: number }
   | { error: { message: string; exitCode: ExitCode | null; field: string | null; stack: string } };
 
-let bundled: string | null = null;
-
 /** The worker's script as the build inlined it into the compiled CLI (scripts/build.mjs); undefined when the sources run. */
 declare const PAYSTORM_MERGE_WORKER: string | undefined;
 
-/** The worker's code, bundled once per process (as the history writer's worker is, writer.ts `workerSource`). */
+/** The worker's code as one script (worker-script.ts). */
 export function mergeWorkerSource(): string {
-  if (bundled === null && typeof PAYSTORM_MERGE_WORKER === 'string') bundled = PAYSTORM_MERGE_WORKER;
-  if (bundled === null) {
-    // The same options as scripts/build.mjs's inlined copy.
-    const out = buildSync({ entryPoints: [fileURLToPath(new URL('./merge-worker.ts', import.meta.url))], bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent' });
-    bundled = out.outputFiles[0].text;
-  }
-  return bundled;
+  return workerScript(typeof PAYSTORM_MERGE_WORKER === 'string' ? PAYSTORM_MERGE_WORKER : undefined, fileURLToPath(new URL('./merge-worker.ts', import.meta.url)));
 }
 
 /**

@@ -16,7 +16,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { buildSync } from 'esbuild';
+import { workerScript } from './worker-script.ts';
 import type { ExchangeRecord, HistoryRecord } from './schema.ts';
 import { BODY_PARSE_MAX_CHARS, type ExchangeCapture, type ExchangeOffload } from './exchange-record.ts';
 import { BatchFile } from './batch-file.ts';
@@ -46,25 +46,12 @@ export interface HistoryWriterOptions {
   offload?: boolean;
 }
 
-let bundled: string | null = null;
-
 /** The worker's script as the build inlined it into the compiled CLI (scripts/build.mjs); undefined when the sources run. */
 declare const PAYSTORM_HISTORY_WORKER: string | undefined;
 
-/**
- * The worker's code: worker.ts and what it imports, bundled once per
- * process with esbuild into one CommonJS script, so the thread needs no
- * TypeScript loader (a loader costs a thread and an isolate of its own).
- * The compiled CLI carries it ready-made, so an installed package needs no sources.
- */
+/** The worker's code (worker.ts and what it imports) as one script (worker-script.ts). */
 export function workerSource(): string {
-  if (bundled === null && typeof PAYSTORM_HISTORY_WORKER === 'string') bundled = PAYSTORM_HISTORY_WORKER;
-  if (bundled === null) {
-    // The same options as scripts/build.mjs's inlined copy.
-    const out = buildSync({ entryPoints: [fileURLToPath(new URL('./worker.ts', import.meta.url))], bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent' });
-    bundled = out.outputFiles[0].text;
-  }
-  return bundled;
+  return workerScript(typeof PAYSTORM_HISTORY_WORKER === 'string' ? PAYSTORM_HISTORY_WORKER : undefined, fileURLToPath(new URL('./worker.ts', import.meta.url)));
 }
 
 /** Kinds that carry a `seq` (one sequence shared by exchanges and webhooks). */

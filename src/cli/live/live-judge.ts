@@ -7,7 +7,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { buildSync } from 'esbuild';
+import { workerScript } from '../../history/worker-script.ts';
 import { PaystormError, type ExitCode, type Summary } from '../../spec/index.ts';
 import type { FromJudge, JudgedViolation, JudgeWorkerData, JudgeWorkerOptions, K6ExchangeBatch, ToJudge } from './protocol.ts';
 import { k6ExchangeOf, type K6Follower } from '../../history/k6.ts';
@@ -21,23 +21,16 @@ export type { JudgedViolation, JudgeWorkerOptions };
 /** The judge thread's script as the build inlined it into the compiled CLI (scripts/build.mjs); undefined when the sources run. */
 declare const PAYSTORM_JUDGE_WORKER: string | undefined;
 
-let bundled: string | null = null;
-
-/** The judge thread's code, bundled once per process into one CommonJS script (as the history writer's worker is). */
+/** The judge thread's code as one script (worker-script.ts; esbuild, which it never uses, left out). */
 export function judgeWorkerSource(): string {
-  if (bundled === null && typeof PAYSTORM_JUDGE_WORKER === 'string') bundled = PAYSTORM_JUDGE_WORKER;
-  if (bundled === null) {
-    // The same options as scripts/build.mjs's inlined copy.
-    const out = buildSync({ entryPoints: [fileURLToPath(new URL('./judge-worker.ts', import.meta.url))], ...JUDGE_WORKER_BUILD, alias: { esbuild: fileURLToPath(new URL('./no-esbuild.ts', import.meta.url)) } });
-    bundled = out.outputFiles[0].text;
-  }
-  return bundled;
+  return workerScript(typeof PAYSTORM_JUDGE_WORKER === 'string' ? PAYSTORM_JUDGE_WORKER : undefined, fileURLToPath(new URL('./judge-worker.ts', import.meta.url)), {
+    esbuild: fileURLToPath(new URL('./no-esbuild.ts', import.meta.url)),
+  });
 }
 
 /** The k6 judge thread's young generation (MB); Node's default is 16 MB of semi-space (about 48 MB in all). */
 const K6_JUDGE_YOUNG_MB = Number(process.env.PAYSTORM_K6_JUDGE_YOUNG_MB ?? 192);
 
-const JUDGE_WORKER_BUILD = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent' } as const;
 
 export interface LiveJudgeHooks {
   /** The thread has loaded the oracle and is reading. */
