@@ -101,7 +101,7 @@ describeWithShared(
       expect(followed).toEqual(sequential);
     });
 
-    it.each(['mixed-30s-clean', 'idempotency-idem-no-inflight-lock'])('%s with a 3 s window (exchanges handed on while the file is read): the same summary', { timeout: 60_000 }, async (name) => {
+    it.each(['mixed-30s-clean', 'idempotency-idem-no-inflight-lock'])('%s with a 3 s window: the same summary', { timeout: 60_000 }, async (name) => {
       const { followed, sequential, abandoned } = await bothWays(sharedPath(`samples/k6/${name}.k6.json.gz`), 3000);
       expect(abandoned).toBeNull();
       expect(followed).toEqual(sequential);

@@ -124,7 +124,8 @@ async function runScraped(bin: string): Promise<{ result: RunResult; prom: Prome
     const metricsPort = await portBelowEphemeralRange('127.0.0.1');
     const prom = await startPrometheus(bin, metricsPort);
     const startS = Date.now() / 1000;
-    const cfg = resolveRunConfig({ scenarios: ['mixed'], duration: '5s', seed: 11, bugs: ['pay-valid-create-refused'], out: tempDir(), metricsPort }, null);
+    // 12 s: a Prometheus that starts slowly on a loaded machine still samples the counter several times mid-run.
+    const cfg = resolveRunConfig({ scenarios: ['mixed'], duration: '12s', seed: 11, bugs: ['pay-valid-create-refused'], out: tempDir(), metricsPort }, null);
     try {
       return { result: await executeRun(cfg, { stdout: sink(), stderr: sink() }), prom, startS };
     } catch (e) {
