@@ -16,11 +16,9 @@ export type IdemCheck = ((reqs: readonly IdemRequest[], f: Findings) => void) & 
 };
 
 /** Tuples with requests sorted by start, optionally only some scopes. */
-export function* idemTuples(ctx: OracleContext, scopes?: ReadonlySet<string>): Iterable<IdemRequest[]> {
-  for (const reqs of ctx.ledger.idemTuples()) {
-    if (scopes && !scopes.has(reqs[0].scope)) continue;
-    yield reqs;
-  }
+export function idemTuples(ctx: OracleContext, scopes?: ReadonlySet<string>): readonly IdemRequest[][] {
+  const all = ctx.ledger.idemTuples();
+  return scopes ? all.filter((reqs) => scopes.has(reqs[0].scope)) : all;
 }
 
 export function idemEvidence(message: string, reqs: readonly IdemRequest[]): Evidence {
