@@ -228,8 +228,13 @@ export class Ledger {
 
   /** The requests of one idempotency tuple so far, in arrival order (sorted by start once idemTuples() ran). */
   idemRequests(key: string, scope: string, idemKey: string): readonly IdemRequest[] | undefined {
+    // Checks mostly ask for the tuple of the record just observed.
+    if (idemKey === this.lastTuple.idemKey && key === this.lastTuple.key && scope === this.lastTuple.scope) return this.lastTuple.requests;
     return this.idem.get(key)?.get(scope)?.get(idemKey);
   }
+
+  /** The tuple addIdem last added to (its requests are the list in `idem`, so it stays current). */
+  private readonly lastTuple: { key: string; scope: string; idemKey: string | undefined; requests: IdemRequest[] } = { key: '', scope: '', idemKey: undefined, requests: [] };
 
   private repeated: IdemRequest[][] | null = null;
   /** The tuples used more than once, sorted: the only ones most idempotency checks can judge (most keys are used once). */
@@ -455,7 +460,12 @@ export class Ledger {
     };
     // Most keys are used once: a one-element array literal has no room reserved for pushes.
     if (list) list.push(req);
-    else byValue.set(idemKey, [req]);
+    else byValue.set(idemKey, (list = [req]));
+    const last = this.lastTuple;
+    last.key = x.key;
+    last.scope = scope;
+    last.idemKey = idemKey;
+    last.requests = list;
   }
 
   private addRefundRequest(x: ExchangeRecord, paymentId: string): void {
