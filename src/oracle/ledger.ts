@@ -6,7 +6,7 @@
  */
 import { PAYMENT_STATUSES, REFUND_STATUSES, TERMINAL_STATUSES, type CanonicalPayment, type CanonicalRefund, type CardOutcome, type PaymentStatus, type RefundStatus } from '../spec/index.ts';
 import { type EndRecord, type ExchangeRecord, type FaultRecord, type HistoryRecord, type KeyInfo } from '../history/index.ts';
-import { authVariant, createdObjectId, errorCode, is2xx, isApiCall, scopeOf } from './lib/exchange.ts';
+import { authVariant, createdObjectId, errorCode, is2xx, isApiCall, scopeOf, withoutQuery } from './lib/exchange.ts';
 import { Columns } from './lib/columns.ts';
 import { StatusSpans } from './lib/status-spans.ts';
 import { ServerClock } from '../history/server-clock.ts';
@@ -96,7 +96,7 @@ function rowOfSeq(seqs: Float64Array, length: number, seq: number): number {
 
 /** The refund path an exchange took: by the path sent (raw requests), else by its operation. */
 export function refundPathOf(x: Pick<ExchangeRecord, 'op' | 'sent'>): 'payment' | 'refunds' {
-  const path = (x.sent.path ?? '').split('?')[0];
+  const path = withoutQuery(x.sent.path ?? '');
   if (path) return path.endsWith('/v1/refunds') ? 'refunds' : 'payment';
   return x.op === 'refund_create' ? 'refunds' : 'payment';
 }
