@@ -381,7 +381,7 @@ export class Ledger {
     // A merged shard's records sit on the merged clock only to within its clock slack: the row
     // spans every time the request may truly have been sent and answered.
     const s = x.clockSlackMs ?? 0;
-    if (s > (this.rateSlack.get(x.key) ?? 0)) this.rateSlack.set(x.key, s);
+    if (s > 0 && s > (this.rateSlack.get(x.key) ?? 0)) this.rateSlack.set(x.key, s);
     // A replay carrying the original answer's rate headers says nothing about the current window:
     // its row counts as unplaced (no headers), like an answer without them.
     const replayed = earlier !== undefined && this.replaysRate(x, cols, earlier);
