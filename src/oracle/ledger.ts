@@ -119,6 +119,8 @@ export interface PaymentFacts {
   cardLast4: string | undefined;
   /** `created` (Unix seconds) as first returned. */
   created: number | null;
+  /** Its row in the ledger's paymentSpans once firstTerminalOf found it (rows never move): several checks ask for every payment. */
+  spansRow?: number;
 }
 
 /**
@@ -283,6 +285,12 @@ export class Ledger {
   /** Earliest end of an observation showing the payment terminal, and that status. */
   firstTerminal(id: string): { status: PaymentStatus; t: number; seq: number } | null {
     return this.paymentSpans.earliestEndOf(id, TERMINAL_LIST);
+  }
+
+  /** firstTerminal of one of the run's payments, its status row looked up once for all the checks that ask. */
+  firstTerminalOf(p: PaymentFacts): { status: PaymentStatus; t: number; seq: number } | null {
+    if (p.spansRow === undefined) p.spansRow = this.paymentSpans.rowIndex(p.id);
+    return p.spansRow === undefined ? null : this.paymentSpans.earliestEndAt(p.spansRow, TERMINAL_LIST);
   }
 
   private byKeyCache: { payments: number; map: Map<string, PaymentFacts[]> } | null = null;
@@ -512,6 +520,7 @@ export class Ledger {
       cardOutcome: x.sent.cardOutcome,
       cardLast4: x.sent.cardLast4,
       created: p.created,
+      spansRow: undefined,
     });
   }
 
