@@ -178,6 +178,15 @@ export interface K6Run {
   hasRunFacts: boolean;
   /** records() can decode the exchanges: false when a follower was handed them as they were read (read the file again for them). */
   kept: boolean;
+  /** The run clock's origin (epoch ms): records() puts the exchanges' times on it. */
+  originMs: number;
+  /**
+   * The text exchange `seq` of records() is decoded from, handed to `use` as its JSON string
+   * literal's bytes, buf[start, end), and its line: `k6ExchangeOf(path, lineText(buf, start, end),
+   * line, seq, originMs)` gives the same record again (a merge keeps shards so: a few hundred
+   * bytes a record, and decoded faster than any serialization of the object). Only when kept.
+   */
+  exchangeText<T>(seq: number, use: (buf: Buffer, start: number, end: number, line: number) => T): T;
 }
 
 interface RunFacts {
@@ -638,6 +647,12 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
     facts,
     hasRunFacts: run !== null,
     kept: following === null,
+    originMs,
+    exchangeText(seq, use) {
+      const i = order[seq - 1];
+      if (following !== null || i === undefined) throw new Error(`${path}: no kept text for exchange ${seq}`);
+      return texts.bytesOf(i, (chunk, start, end) => use(chunk, start, end, recordLines[i]));
+    },
   };
 }
 

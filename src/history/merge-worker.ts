@@ -3,7 +3,8 @@
  *
  * - `read-k6`: reads a k6 shard (readK6) and decodes its records once, working out as they come
  *   what the merge needs of it (clock offset estimate, scenario progress, latest completion), and
- *   hands it back with its body serialized in shared memory (shard-chunks.ts), in the merge's order.
+ *   hands it back with its body in shared memory (shard-chunks.ts: the exchanges' texts), in the
+ *   merge's order.
  * - `write`: runs the same merge as the main thread (mergeShardInputs over the same chunks and
  *   offsets, so the same records in the same order) and writes it as the history file, while the
  *   main thread judges it.
@@ -27,7 +28,7 @@ const HIGH_WATER_BYTES = 8 * 1024 * 1024;
 
 async function readShard(source: string, path: string): Promise<SerializedShard> {
   const k6 = await readK6(path, { onWarning: (m) => post({ warning: m }) });
-  return streamedShard(source, 'k6', k6.run, () => k6.records()) ?? serializeShard(shardInputOf({ source, kind: 'k6', records: [...k6.records()] }, { copy: false }));
+  return streamedShard(source, 'k6', k6.run, () => k6.records(), { run: k6, path }) ?? serializeShard(shardInputOf({ source, kind: 'k6', records: [...k6.records()] }, { copy: false }));
 }
 
 async function writeMerge(path: string, shards: SerializedShard[], offsets: ClockOffset[], mixed: ShardDifference[]): Promise<number> {

@@ -1,27 +1,44 @@
 /**
- * A merge shard (merge.ts ShardInput) whose body is held as V8-serialized chunks in shared
- * memory: compact (no object per record until the merge reaches it), and readable from several
- * threads at once without a copy. `paystorm merge` hands its shards so to the thread that
- * writes the merged history while the main thread judges the same merge (merge-threads.ts).
+ * A merge shard (merge.ts ShardInput) whose body is held in chunks in shared memory: compact (no
+ * object per record until the merge reaches it), and readable from several threads at once
+ * without a copy. `paystorm merge` hands its shards so to the thread that writes the merged
+ * history while the main thread judges the same merge (merge-threads.ts).
+ *
+ * A k6 shard's chunks hold each exchange's compact record text, as the k6 file carried it (k6.ts
+ * K6Run.exchangeText), decoded again by each thread that reads the merge: a few hundred bytes an
+ * exchange, and decoding it costs less than half of V8's deserialization of the object (which
+ * also costs twice a decoding to serialize). Other shards' chunks are V8-serialized records.
  */
 import { deserialize, serialize } from 'node:v8';
-import type { EndRecord, HistoryRecord, RunRecord } from './schema.ts';
+import type { EndRecord, ExchangeRecord, HistoryRecord, RunRecord } from './schema.ts';
 import { completionTime, OffsetEstimate, type ShardInput } from './merge.ts';
 import { ScenarioActivity, scenarioProgress } from './scenario-progress.ts';
+import { k6ExchangeOf, type K6Run } from './k6.ts';
+import { lineText } from './k6-lines.ts';
 
 /** Body records per chunk. */
 const CHUNK_RECORDS = 1024;
+/** Bytes a k6 text chunk starts with (it grows for a chunk of longer texts). */
+const TEXT_CHUNK_BYTES = 512 * 1024;
 
 /** A ShardInput as data a worker thread can be sent: its body as serialized chunks. */
 export interface SerializedShard extends Omit<ShardInput, 'body'> {
-  /** The body in the merge's order, CHUNK_RECORDS records a chunk (V8 serialization, in shared memory). */
+  /** The body in the merge's order, CHUNK_RECORDS records a chunk, in shared memory: V8 serialization, or k6 texts (`k6`). */
   chunks: SharedArrayBuffer[];
   /** Each chunk's records' positions in the shard. */
   positions: Int32Array[];
+  /** A k6 shard's chunks are exchange texts: per chunk, each text's start, end, line and seq (K6Run.exchangeText), and how to decode them. */
+  k6?: { path: string; originMs: number; bounds: Int32Array[] };
+}
+
+/** Where a body's records go: BodyChunks (V8) or K6TextChunks. */
+interface BodySink {
+  add(record: HistoryRecord, position: number): void;
+  flush(): void;
 }
 
 /** A body serialized as it is written, record by record in the merge's order. */
-export class BodyChunks {
+export class BodyChunks implements BodySink {
   readonly chunks: SharedArrayBuffer[] = [];
   readonly positions: Int32Array[] = [];
   private records: HistoryRecord[] = [];
@@ -45,6 +62,56 @@ export class BodyChunks {
   }
 }
 
+/** A k6 shard's body as its exchanges' texts (the body of a k6 shard is exchanges only). */
+class K6TextChunks implements BodySink {
+  readonly chunks: SharedArrayBuffer[] = [];
+  readonly positions: Int32Array[] = [];
+  readonly bounds: Int32Array[] = [];
+  private bytes = new Uint8Array(new SharedArrayBuffer(TEXT_CHUNK_BYTES));
+  private used = 0;
+  private count = 0;
+  private recordPositions = new Int32Array(CHUNK_RECORDS);
+  private recordBounds = new Int32Array(4 * CHUNK_RECORDS);
+
+  constructor(private readonly k6: K6Run) {}
+
+  add(record: HistoryRecord, position: number): void {
+    if (record.kind !== 'exchange') throw new Error(`a k6 shard's body holds exchanges only, not a ${record.kind} record`);
+    const seq = (record as ExchangeRecord).seq;
+    this.k6.exchangeText(seq, (buf, start, end, line) => {
+      const size = end - start;
+      if (this.used + size > this.bytes.length) this.grow(size);
+      this.bytes.set(buf.subarray(start, end), this.used);
+      const b = 4 * this.count;
+      this.recordBounds[b] = this.used;
+      this.recordBounds[b + 1] = this.used + size;
+      this.recordBounds[b + 2] = line;
+      this.recordBounds[b + 3] = seq;
+      this.used += size;
+    });
+    this.recordPositions[this.count++] = position;
+    if (this.count === CHUNK_RECORDS) this.flush();
+  }
+
+  flush(): void {
+    if (this.count === 0) return;
+    // The chunk's bytes, cut to what they hold (a copy: the buffer was sized for the worst case).
+    const shared = new SharedArrayBuffer(this.used);
+    new Uint8Array(shared).set(this.bytes.subarray(0, this.used));
+    this.chunks.push(shared);
+    this.positions.push(this.recordPositions.slice(0, this.count));
+    this.bounds.push(this.recordBounds.slice(0, 4 * this.count));
+    this.used = 0;
+    this.count = 0;
+  }
+
+  private grow(size: number): void {
+    const next = new Uint8Array(new SharedArrayBuffer(Math.max(2 * this.bytes.length, this.used + size)));
+    next.set(this.bytes.subarray(0, this.used));
+    this.bytes = next;
+  }
+}
+
 /** The shard with its body serialized (read once from `input.body()`). */
 export function serializeShard(input: ShardInput): SerializedShard {
   const { body, ...facts } = input;
@@ -54,9 +121,20 @@ export function serializeShard(input: ShardInput): SerializedShard {
   return { ...facts, chunks: out.chunks, positions: out.positions };
 }
 
+/** A k6 text chunk's exchanges, decoded as K6Run.records() decoded them. */
+function k6Records(k6: NonNullable<SerializedShard['k6']>, bytes: SharedArrayBuffer, bounds: Int32Array): HistoryRecord[] {
+  const buf = Buffer.from(bytes);
+  const out: HistoryRecord[] = new Array(bounds.length / 4);
+  for (let i = 0; i < out.length; i++) {
+    const b = 4 * i;
+    out[i] = k6ExchangeOf(k6.path, lineText(buf, bounds[b], bounds[b + 1]), bounds[b + 2], bounds[b + 3], k6.originMs);
+  }
+  return out;
+}
+
 /** The shard as the merge reads it: each chunk's records are made when the merge reaches it (one read of the body). */
 export function shardOfChunks(shard: SerializedShard): ShardInput {
-  const { chunks, positions, ...facts } = shard;
+  const { chunks, positions, k6, ...facts } = shard;
   // This thread's hold on the chunks, let go of one by one as the merge reads them.
   let held: (SharedArrayBuffer | null)[] | null = [...chunks];
   return {
@@ -68,7 +146,8 @@ export function shardOfChunks(shard: SerializedShard): ShardInput {
       for (let c = 0; c < mine.length; c++) {
         const bytes = mine[c]!;
         mine[c] = null;
-        yield { records: deserialize(new Uint8Array(bytes)) as HistoryRecord[], positions: positions[c] };
+        const records = k6 ? k6Records(k6, bytes, k6.bounds[c]) : (deserialize(new Uint8Array(bytes)) as HistoryRecord[]);
+        yield { records, positions: positions[c] };
       }
     },
   };
@@ -81,11 +160,12 @@ export function shardOfChunks(shard: SerializedShard): ShardInput {
  * would go before one already out (an exchange recorded as ending before it started): then the
  * shard is sorted whole.
  */
-export function streamedShard(source: string, kind: ShardInput['kind'], run: RunRecord, records: () => Iterable<HistoryRecord>): SerializedShard | null {
+export function streamedShard(source: string, kind: ShardInput['kind'], run: RunRecord, records: () => Iterable<HistoryRecord>, k6?: { run: K6Run; path: string }): SerializedShard | null {
   const estimate = new OffsetEstimate(run);
   const activity = new ScenarioActivity();
   const ends: EndRecord[] = [];
-  const out = new BodyChunks();
+  const texts = k6 ? new K6TextChunks(k6.run) : null;
+  const out: BodySink = texts ?? new BodyChunks();
   const waiting = new CompletionHeap();
   let lastMs = 0;
   let lastOut = -Infinity;
@@ -116,7 +196,9 @@ export function streamedShard(source: string, kind: ShardInput['kind'], run: Run
   }
   out.flush();
   const progress = scenarioProgress(run, ends.at(-1) ?? null, activity).map((p) => ({ name: p.name, status: p.status }));
-  return { source, kind, run, ends, progress, estimate: estimate.result(), lastMs, chunks: out.chunks, positions: out.positions };
+  const body = texts ?? (out as BodyChunks);
+  const k6Body = texts && k6 ? { k6: { path: k6.path, originMs: k6.run.originMs, bounds: texts.bounds } } : {};
+  return { source, kind, run, ends, progress, estimate: estimate.result(), lastMs, chunks: body.chunks, positions: body.positions, ...k6Body };
 }
 
 /** Records by completion time, then position (a binary min-heap). */
