@@ -9,6 +9,8 @@ import { mergeShardInputs, mergeShards, shardInputOf, shardOffsets, type Shard }
 import { serializeShard, shardOfChunks, streamedShard, type SerializedShard } from '../../src/history/shard-chunks.ts';
 import type { ExchangeRecord, HistoryRecord } from '../../src/history/index.ts';
 import { endRec, ex, RUN_WALL, runRec } from '../oracle/fixtures.ts';
+import { readK6 } from '../../src/history/k6.ts';
+import { sharedPath } from '../shared-files.ts';
 
 /** Exchanges by start, some slow (they end after many later ones), some ending at the same time; Date headers on each. */
 function shardRecords(seed: number, n: number): HistoryRecord[] {
@@ -61,6 +63,23 @@ describe('a shard read as a stream', () => {
     const streamed = shards.map((s) => streamedShard(s.source, 'k6', s.records[0] as never, () => s.records)!);
     const merged = [...mergeShardInputs(streamed.map(shardOfChunks), offsets).records()];
     expect(merged).toEqual(mergeShards(shards).records);
+  });
+
+  it('a real k6 recording kept as its exchanges\' texts hands the merge the same body as V8-serialized records', async () => {
+    for (const name of ['mixed-30s-clean', 'idempotency-idem-no-inflight-lock']) {
+      const path = sharedPath(`samples/k6/${name}.k6.json.gz`);
+      const k6 = await readK6(path);
+      const texts = streamedShard(name, 'k6', k6.run, () => k6.records(), { run: k6, path })!;
+      const objects = streamedShard(name, 'k6', k6.run, () => k6.records())!;
+      expect(texts.k6?.bounds.length).toBe(texts.chunks.length);
+      expect(objects.k6).toBeUndefined();
+      const a = bodyOf(texts);
+      const b = bodyOf(objects);
+      expect(a.records.length).toBe(k6.exchanges);
+      expect(a.positions).toEqual(b.positions);
+      expect(a.records.map((r) => JSON.stringify(r))).toEqual(b.records.map((r) => JSON.stringify(r)));
+      expect(a.records).toEqual(b.records);
+    }
   });
 
   it('gives up (null) on an exchange recorded as ending before it started, which would go before one already out', () => {
