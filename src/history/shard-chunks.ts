@@ -1,8 +1,8 @@
 /**
  * A merge shard (merge.ts ShardInput) whose body is held as V8-serialized chunks in shared
  * memory: compact (no object per record until the merge reaches it), and readable from several
- * threads at once without a copy. `paystorm merge` hands its shards so to the thread that
- * writes the merged history while the main thread judges the same merge (merge-threads.ts).
+ * threads at once without a copy. `paystorm merge` hands its shards so to its judge thread, which
+ * runs the invariants over the same merge the main thread folds and writes (cli/merge-judging.ts).
  */
 import { deserialize, serialize } from 'node:v8';
 import type { EndRecord, HistoryRecord, RunRecord } from './schema.ts';
