@@ -44,7 +44,7 @@ export interface LiveJudgeHooks {
   onRecycle?: (batch: K6ExchangeBatch) => void;
 }
 
-/** One judge thread: resolves with the summary (the k6 mode: the judgement) it posts, rejects with the error it posts or dies of. */
+/** One judge thread: resolves with the summary (the k6 and merge modes: the judgement) it posts, rejects with the error it posts or dies of. */
 function startJudge(data: JudgeWorkerData & { mode: 'k6' | 'merge' }, hooks: LiveJudgeHooks): { worker: Worker; summary: Promise<Judgement> };
 function startJudge(data: JudgeWorkerData, hooks: LiveJudgeHooks): { worker: Worker; summary: Promise<Summary> };
 function startJudge(data: JudgeWorkerData, hooks: LiveJudgeHooks): { worker: Worker; summary: Promise<Summary | Judgement> } {
