@@ -61,34 +61,37 @@ export class StartOrderWindow {
     return ea !== eb ? ea < eb : a < b;
   }
 
+  // Sift up and down with a hole (the moving index written once where it stops, not swapped at
+  // every level): a window holds tens of thousands of exchanges, and every record passes through.
   private push(index: number): void {
     const h = this.heap;
     let i = h.push(index) - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!this.before(h[i], h[parent])) break;
-      [h[i], h[parent]] = [h[parent], h[i]];
+      if (!this.before(index, h[parent])) break;
+      h[i] = h[parent];
       i = parent;
     }
+    h[i] = index;
   }
 
   private pop(): number {
     const h = this.heap;
     const top = h[0];
     const last = h.pop()!;
-    if (h.length) {
-      h[0] = last;
+    const n = h.length;
+    if (n > 0) {
       let i = 0;
       for (;;) {
         const l = 2 * i + 1;
+        if (l >= n) break;
         const r = l + 1;
-        let m = i;
-        if (l < h.length && this.before(h[l], h[m])) m = l;
-        if (r < h.length && this.before(h[r], h[m])) m = r;
-        if (m === i) break;
-        [h[i], h[m]] = [h[m], h[i]];
+        const m = r < n && this.before(h[r], h[l]) ? r : l;
+        if (!this.before(h[m], last)) break;
+        h[i] = h[m];
         i = m;
       }
+      h[i] = last;
     }
     return top;
   }

@@ -393,7 +393,7 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
    */
   const followed = (text: Buffer): void => {
     const i = tStarts.length - 1;
-    pending.set(i, Buffer.from(text));
+    pending[i] = Buffer.from(text);
     ahead!.window.add(i);
   };
 
@@ -465,8 +465,8 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
 
   /** The follower, once the run facts let the run record be foreseen. */
   let ahead: Following | null = null;
-  /** While following: the texts of the records not yet handed on, by record index. */
-  const pending = new Map<number, Buffer>();
+  /** While following: the texts of the records not yet handed on, by record index (an array, not a Map: a million records pass through it). */
+  const pending: (Buffer | null)[] = [];
   /** Starts the follower on the run record the run facts foresee (none when they leave it open: it is judged after the read). */
   const follow = (follower: K6Follower, f: RunFacts | null): Following | null => {
     if (!f || typeof f.script !== 'string' || !f.keys?.length || typeof f.wall !== 'number') return null;
@@ -475,13 +475,13 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
     // Foreseen: this script's exchanges alone; the facts are the file's at the end.
     const foreseen = runRecordOf({ path, runFacts: f, originMs, scriptsSeen: [f.script], otherScript: undefined, labels, learnedLimit, facts: { ...facts, records: 1 } });
     const window = new StartOrderWindow(tStarts, tEnds, opts.followWindowMs ?? FOLLOW_WINDOW_MS, (i) => {
-      const text = pending.get(i)!;
-      pending.delete(i);
+      const text = pending[i]!;
+      pending[i] = null;
       follower.exchange(text, 0, text.length, recordLines[i]);
     });
     follower.start(foreseen, originMs);
     // The records read before the run facts: held as the ones to come.
-    for (let i = 0; i < texts.length; i++) texts.bytesOf(i, (chunk, start, end) => pending.set(i, Buffer.from(chunk.subarray(start, end))));
+    for (let i = 0; i < texts.length; i++) texts.bytesOf(i, (chunk, start, end) => (pending[i] = Buffer.from(chunk.subarray(start, end))));
     for (let i = 0; i < texts.length; i++) window.add(i);
     return { follower, window, run: foreseen, originMs };
   };

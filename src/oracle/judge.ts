@@ -40,6 +40,11 @@ const LEVEL_ORDER: Record<Finding['level'], number> = { warning: 0, observation:
 interface Slot {
   inv: Invariant;
   check: InvariantCheck | null;
+  /**
+   * check.onRecord, read once: a hundred checks are a hundred object shapes, so reading it off
+   * the check for every record would be a megamorphic property load per call.
+   */
+  onRecord: InvariantCheck['onRecord'];
   error: string | null;
 }
 
@@ -78,7 +83,7 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
   /** Exchanges with an operation the registry does not know still reach every check without an ops filter. */
   let anyOp: Slot[][] = [];
   const dispatch = () => {
-    const live = slots.filter((s) => s.error === null && s.check?.onRecord);
+    const live = slots.filter((s) => s.error === null && s.onRecord);
     const wants = (s: Slot, kind: HistoryRecord['kind']) => !s.check!.kinds || s.check!.kinds.includes(kind);
     const variants = (list: Slot[]) => Array.from({ length: 16 }, (_, v) => list.filter((s) => s.check!.answers === undefined || (v & TRAIT_BITS[s.check!.answers]) !== 0));
     byKind = { run: variants(live.filter((s) => wants(s, 'run'))), webhook: variants(live.filter((s) => wants(s, 'webhook'))), fault: variants(live.filter((s) => wants(s, 'fault'))), end: variants(live.filter((s) => wants(s, 'end'))) };
@@ -95,9 +100,10 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
     ctx = createContext(run, first);
     slots = selected.map((inv) => {
       try {
-        return { inv, check: inv.create(ctx!), error: null };
+        const check = inv.create(ctx!);
+        return { inv, check, onRecord: check.onRecord, error: null };
       } catch (e) {
-        return { inv, check: null, error: stackOf(e) };
+        return { inv, check: null, onRecord: undefined, error: stackOf(e) };
       }
     });
     dispatch();
@@ -129,7 +135,7 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
       const slot = wanting[i];
       judging = slot;
       try {
-        slot.check!.onRecord!(rec);
+        slot.onRecord!.call(slot.check, rec);
       } catch (e) {
         slot.error = stackOf(e);
         dropped = true;

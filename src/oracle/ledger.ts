@@ -6,7 +6,7 @@
  */
 import { PAYMENT_STATUSES, REFUND_STATUSES, TERMINAL_STATUSES, type CanonicalPayment, type CanonicalRefund, type CardOutcome, type PaymentStatus, type RefundStatus } from '../spec/index.ts';
 import { type EndRecord, type ExchangeRecord, type FaultRecord, type HistoryRecord, type KeyInfo } from '../history/index.ts';
-import { authVariant, createdObjectId, errorCode, is2xx, isApiCall, scopeOf } from './lib/exchange.ts';
+import { authVariant, createdObjectId, errorCode, is2xx, isApiCall, scopeOf, withoutQuery } from './lib/exchange.ts';
 import { Columns } from './lib/columns.ts';
 import { StatusSpans } from './lib/status-spans.ts';
 import { ServerClock } from '../history/server-clock.ts';
@@ -96,7 +96,7 @@ function rowOfSeq(seqs: Float64Array, length: number, seq: number): number {
 
 /** The refund path an exchange took: by the path sent (raw requests), else by its operation. */
 export function refundPathOf(x: Pick<ExchangeRecord, 'op' | 'sent'>): 'payment' | 'refunds' {
-  const path = (x.sent.path ?? '').split('?')[0];
+  const path = withoutQuery(x.sent.path ?? '');
   if (path) return path.endsWith('/v1/refunds') ? 'refunds' : 'payment';
   return x.op === 'refund_create' ? 'refunds' : 'payment';
 }
@@ -119,6 +119,8 @@ export interface PaymentFacts {
   cardLast4: string | undefined;
   /** `created` (Unix seconds) as first returned. */
   created: number | null;
+  /** Its row in the ledger's paymentSpans once firstTerminalOf found it (rows never move): several checks ask for every payment. */
+  spansRow?: number;
 }
 
 /**
@@ -181,7 +183,7 @@ export class Ledger {
         if (rec.tReceived > this.lastT) this.lastT = rec.tReceived;
         // A delivery's snapshot was taken at some time before it arrived (plus a merged shard's clock slack).
         if (rec.payment) this.observePayment(rec.payment, -Infinity, rec.tReceived + (rec.clockSlackMs ?? 0), rec.seq);
-        if (rec.refund) this.observeRefund(rec.refund, -Infinity, rec.tReceived + (rec.clockSlackMs ?? 0), rec.seq);
+        if (rec.refund) this.observeRefund(rec.refund, rec.refund.paymentId, -Infinity, rec.tReceived + (rec.clockSlackMs ?? 0), rec.seq);
         return;
       case 'fault':
         this.faults.push(rec);
@@ -196,24 +198,45 @@ export class Ledger {
     }
   }
 
-  private idemSorted = false;
-  /** The idempotency tuples, each sorted by start (sorted once, on first use after the records are in). */
-  idemTuples(): IterableIterator<IdemRequest[]> {
-    if (!this.idemSorted) {
-      for (const reqs of this.idemLists()) if (reqs.length > 1) reqs.sort((a, b) => a.tStart - b.tStart || a.seq - b.seq);
-      this.idemSorted = true;
+  private tuples: IdemRequest[][] | null = null;
+  /**
+   * The idempotency tuples, each sorted by start (listed and sorted once, on first use after the
+   * records are in): an array, since several checks walk every tuple.
+   */
+  idemTuples(): readonly IdemRequest[][] {
+    if (this.tuples === null) {
+      const out: IdemRequest[][] = [];
+      for (const byScope of this.idem.values()) {
+        for (const byValue of byScope.values()) {
+          for (const reqs of byValue.values()) {
+            if (reqs.length > 1) reqs.sort((a, b) => a.tStart - b.tStart || a.seq - b.seq);
+            out.push(reqs);
+          }
+        }
+      }
+      this.tuples = out;
     }
-    return this.idemLists();
+    return this.tuples;
   }
 
-  private *idemLists(): IterableIterator<IdemRequest[]> {
-    for (const byScope of this.idem.values()) for (const byValue of byScope.values()) yield* byValue.values();
+  /** The Idempotency-Key values used so far under one API key and scope, each with its requests. */
+  private idemValuesOf(key: string, scope: string): Map<string, IdemRequest[]> {
+    let byScope = this.idem.get(key);
+    if (!byScope) this.idem.set(key, (byScope = new Map()));
+    let byValue = byScope.get(scope);
+    if (!byValue) byScope.set(scope, (byValue = new Map()));
+    return byValue;
   }
 
   /** The requests of one idempotency tuple so far, in arrival order (sorted by start once idemTuples() ran). */
   idemRequests(key: string, scope: string, idemKey: string): readonly IdemRequest[] | undefined {
+    // Checks mostly ask for the tuple of the record just observed.
+    if (idemKey === this.lastTuple.idemKey && key === this.lastTuple.key && scope === this.lastTuple.scope) return this.lastTuple.requests;
     return this.idem.get(key)?.get(scope)?.get(idemKey);
   }
+
+  /** The tuple addIdem last added to (its requests are the list in `idem`, so it stays current). */
+  private readonly lastTuple: { key: string; scope: string; idemKey: string | undefined; requests: IdemRequest[] } = { key: '', scope: '', idemKey: undefined, requests: [] };
 
   private repeated: IdemRequest[][] | null = null;
   /** The tuples used more than once, sorted: the only ones most idempotency checks can judge (most keys are used once). */
@@ -262,6 +285,12 @@ export class Ledger {
   /** Earliest end of an observation showing the payment terminal, and that status. */
   firstTerminal(id: string): { status: PaymentStatus; t: number; seq: number } | null {
     return this.paymentSpans.earliestEndOf(id, TERMINAL_LIST);
+  }
+
+  /** firstTerminal of one of the run's payments, its status row looked up once for all the checks that ask. */
+  firstTerminalOf(p: PaymentFacts): { status: PaymentStatus; t: number; seq: number } | null {
+    if (p.spansRow === undefined) p.spansRow = this.paymentSpans.rowIndex(p.id);
+    return p.spansRow === undefined ? null : this.paymentSpans.earliestEndAt(p.spansRow, TERMINAL_LIST);
   }
 
   private byKeyCache: { payments: number; map: Map<string, PaymentFacts[]> } | null = null;
@@ -321,10 +350,13 @@ export class Ledger {
 
   private onExchange(x: ExchangeRecord): void {
     if (x.tEnd > this.lastT) this.lastT = x.tEnd;
-    if (isApiCall(x) && authVariant(x) === 'ok' && x.status !== 401) this.addRateSample(x);
-    if (x.date !== undefined && isApiCall(x)) this.serverClock.add(x);
     const scope = scopeOf(x);
-    if (scope && x.idemKey !== undefined) this.addIdem(x, scope, x.idemKey);
+    // The request's Idempotency-Key values and its tuple so far, looked up once for the rate replay check and addIdem.
+    const idemValues = scope && x.idemKey !== undefined ? this.idemValuesOf(x.key, scope) : undefined;
+    const earlier = idemValues?.get(x.idemKey!);
+    if (isApiCall(x) && authVariant(x) === 'ok' && x.status !== 401) this.addRateSample(x, earlier);
+    if (x.date !== undefined && isApiCall(x)) this.serverClock.add(x);
+    if (idemValues) this.addIdem(x, scope!, x.idemKey!, idemValues, earlier);
     if (scope === 'refund_create' && x.sent.paymentId) this.addRefundRequest(x, x.sent.paymentId);
     // Any scope is a payment create or a refund create.
     const creation = scope !== undefined && x.status >= 200 && x.status < 300;
@@ -338,7 +370,7 @@ export class Ledger {
     if (x.payment) this.observePayment(x.payment, from, to, x.seq);
     if (x.refund) {
       const paymentId = x.refund.paymentId || x.sent.paymentId || '';
-      this.observeRefund({ ...x.refund, paymentId }, from, to, x.seq);
+      this.observeRefund(x.refund, paymentId, from, to, x.seq);
     }
     if (x.list) {
       const { ids, statuses } = x.list;
@@ -349,17 +381,18 @@ export class Ledger {
     }
   }
 
-  private addRateSample(x: ExchangeRecord): void {
+  /** `earlier`: the requests of the exchange's idempotency tuple before it (none without an Idempotency-Key). */
+  private addRateSample(x: ExchangeRecord, earlier: readonly IdemRequest[] | undefined): void {
     let cols = this.rate.get(x.key);
     if (!cols) this.rate.set(x.key, (cols = new Columns(RATE_COLUMNS)));
     const r = x.rate;
     // A merged shard's records sit on the merged clock only to within its clock slack: the row
     // spans every time the request may truly have been sent and answered.
     const s = x.clockSlackMs ?? 0;
-    if (s > (this.rateSlack.get(x.key) ?? 0)) this.rateSlack.set(x.key, s);
+    if (s > 0 && s > (this.rateSlack.get(x.key) ?? 0)) this.rateSlack.set(x.key, s);
     // A replay carrying the original answer's rate headers says nothing about the current window:
     // its row counts as unplaced (no headers), like an answer without them.
-    const replayed = this.replaysRate(x, cols);
+    const replayed = earlier !== undefined && this.replaysRate(x, cols, earlier);
     if (replayed) this.replayedRate.add(x.seq);
     // In RATE_COLUMNS order.
     if (replayed) cols.pushValues(x.seq, x.tStart - s, x.tEnd + s, x.status, NaN, NaN, NaN, x.retryAfter ?? NaN);
@@ -387,12 +420,9 @@ export class Ledger {
     return this.rateSlack.get(key) ?? 0;
   }
 
-  private replaysRate(x: ExchangeRecord, cols: Columns<RateColumn>): boolean {
+  private replaysRate(x: ExchangeRecord, cols: Columns<RateColumn>, earlier: readonly IdemRequest[]): boolean {
     const r = x.rate;
-    if (!r || r.limit === null || r.remaining === null || r.reset === null || !is2xx(x.status) || x.idemKey === undefined) return false;
-    const scope = scopeOf(x);
-    const earlier = scope && this.idemRequests(x.key, scope, x.idemKey);
-    if (!earlier) return false;
+    if (!r || r.limit === null || r.remaining === null || r.reset === null || !is2xx(x.status)) return false;
     const digest = idemDigestOf(x);
     const seqs = cols.col('seq');
     const lim = cols.col('limit');
@@ -406,8 +436,9 @@ export class Ledger {
     return false;
   }
 
-  private addIdem(x: ExchangeRecord, scope: string, idemKey: string): void {
-    this.idemSorted = false;
+  /** `byValue`: the tuples of the exchange's key and scope; `list`: its tuple so far (undefined: a first use). */
+  private addIdem(x: ExchangeRecord, scope: string, idemKey: string, byValue: Map<string, IdemRequest[]>, list: IdemRequest[] | undefined): void {
+    this.tuples = null;
     this.valueGroups = null;
     this.repeated = null;
     const rid = x.error?.request_id;
@@ -435,14 +466,14 @@ export class Ledger {
       group: x.group,
       errorSig: x.status >= 400 && x.status < 500 ? `${x.status}\u0000${errorCode(x) ?? ''}\u0000${String(x.error?.param ?? '')}\u0000${String(x.error?.message ?? '')}` : undefined,
     };
-    let byScope = this.idem.get(x.key);
-    if (!byScope) this.idem.set(x.key, (byScope = new Map()));
-    let byValue = byScope.get(scope);
-    if (!byValue) byScope.set(scope, (byValue = new Map()));
     // Most keys are used once: a one-element array literal has no room reserved for pushes.
-    const list = byValue.get(idemKey);
     if (list) list.push(req);
-    else byValue.set(idemKey, [req]);
+    else byValue.set(idemKey, (list = [req]));
+    const last = this.lastTuple;
+    last.key = x.key;
+    last.scope = scope;
+    last.idemKey = idemKey;
+    last.requests = list;
   }
 
   private addRefundRequest(x: ExchangeRecord, paymentId: string): void {
@@ -489,6 +520,7 @@ export class Ledger {
       cardOutcome: x.sent.cardOutcome,
       cardLast4: x.sent.cardLast4,
       created: p.created,
+      spansRow: undefined,
     });
   }
 
@@ -496,7 +528,7 @@ export class Ledger {
     this.paymentSpans.add(p.id, p.status, tStart, tEnd, seq);
     if (p.status === 'failed' && !this.failureCodes.has(p.id)) this.failureCodes.set(p.id, { code: p.failureCode, seq });
     if (p.nextAction?.reason === 'three_d_secure') this.threeDs.add(p.id);
-    if (p.refunds) for (const r of p.refunds) this.observeRefund({ ...r, paymentId: r.paymentId || p.id }, tStart, tEnd, seq);
+    if (p.refunds) for (const r of p.refunds) this.observeRefund(r, r.paymentId || p.id, tStart, tEnd, seq);
   }
 
   /** Per refund id, the one key it was seen under with a payment id (null once seen under two payments). */
@@ -521,13 +553,14 @@ export class Ledger {
     return q.refundId ? refundKey(q.paymentId, q.refundId) : undefined;
   }
 
-  private observeRefund(r: CanonicalRefund, tStart: number, tEnd: number, seq: number): void {
+  /** `paymentId`: the refund's payment, as its payload or the exchange names it ('' when neither does). */
+  private observeRefund(r: CanonicalRefund, paymentId: string, tStart: number, tEnd: number, seq: number): void {
     // A refund payload without its own id (the spec shows only payment_id) names no refund to track.
     if (r.id === '') return;
-    const key = this.refundKeyOf(r.paymentId, r.id);
+    const key = this.refundKeyOf(paymentId, r.id);
     this.refundSpans.add(key, r.status, tStart, tEnd, seq);
     const known = this.refunds.get(key);
-    if (!known) this.refunds.set(key, { key, id: r.id, paymentId: r.paymentId, amount: r.amount, firstSeq: seq });
+    if (!known) this.refunds.set(key, { key, id: r.id, paymentId, amount: r.amount, firstSeq: seq });
     else if (known.amount === null && r.amount !== null) known.amount = r.amount;
   }
 }

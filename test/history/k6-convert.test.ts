@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, expect, it } from 'vitest';
 import { convertK6, k6TimeMs } from '../../src/history/k6.ts';
-import { lineChunks } from '../../src/history/k6-lines.ts';
+import { lineChunks, PointBytes } from '../../src/history/k6-lines.ts';
 import { encodeK6Record } from '../../src/history/k6-record-codec.ts';
 import { K6_SYSTEM_TAGS } from '../../src/history/k6-tags.ts';
 import type { ExchangeRecord, HistoryRecord } from '../../src/history/index.ts';
@@ -115,6 +115,42 @@ describeWithShared(RECORDINGS, 'k6 output of the real recordings', () => {
       const bad = `${lines[0].replace(/"value":[^,]*/, `"value":${v}`)}\n${lines[1]}`;
       await expect(convertK6(fileOf('bad-value', 'run.k6.json', bad)), v).rejects.toThrow(/run\.k6\.json:1: not a JSON line/);
     }
+  });
+
+  it('the in-place reader reads a line with any one byte changed as a whole parse does, or leaves it to one (its parts are compared four bytes at a time)', () => {
+    const lines = [
+      '{"metric":"http_req_duration","type":"Point","data":{"time":"2030-01-01T00:00:00.014699028Z","value":13.963766,"tags":{"group":"","method":"POST","op":"create","scenario":"mixed","status":"201"}}}',
+      '{"metric":"iterations","type":"Point","data":{"time":"2030-01-01T00:00:01Z","value":1,"tags":{"group":"","scenario":"mixed"}}}',
+    ];
+    let refused = 0;
+    let read = 0;
+    for (const line of lines) {
+      for (let at = 0; at < line.length; at++) {
+        for (const to of ['x', '"', '9']) {
+          if (line[at] === to) continue;
+          const changed = line.slice(0, at) + to + line.slice(at + 1);
+          // Primed with the line as it was: the changed one is compared against what was seen last.
+          const reader = new PointBytes(k6TimeMs, 'paystorm_exchange');
+          expect(reader.read(Buffer.from(line), 0, line.length)).toBe(true);
+          const buf = Buffer.from(changed);
+          if (!reader.read(buf, 0, buf.length)) {
+            refused++;
+            continue;
+          }
+          read++;
+          const whole = JSON.parse(changed) as { metric: string; data: { time: string; value: number; tags: Record<string, string> } };
+          expect({ metric: reader.metric.name, timeMs: reader.timeMs, value: reader.value, tags: reader.tags.tags }, changed).toEqual({
+            metric: whole.metric,
+            timeMs: k6TimeMs(whole.data.time),
+            value: whole.data.value,
+            tags: whole.data.tags,
+          });
+        }
+      }
+    }
+    // Both outcomes were exercised: changes the reader took, and changes it left to a whole parse.
+    expect(read).toBeGreaterThan(100);
+    expect(refused).toBeGreaterThan(100);
   });
 
   it('k6TimeMs reads times as the RFC 3339 pattern does, whatever it read last', () => {

@@ -187,7 +187,10 @@ const invariant: Invariant = {
         if (typeof cur === 'string') {
           a.currencies.add(cur);
           const amount = rec.sent.amount;
-          if (typeof amount === 'number' && !(amount <= (a.maxAmount.get(cur.toUpperCase()) ?? -Infinity))) a.maxAmount.set(cur.toUpperCase(), amount);
+          if (typeof amount === 'number') {
+            const currency = cur.toUpperCase();
+            if (!(amount <= (a.maxAmount.get(currency) ?? -Infinity))) a.maxAmount.set(currency, amount);
+          }
         }
         f.check();
         const p = rec.payment;

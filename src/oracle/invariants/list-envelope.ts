@@ -1,6 +1,6 @@
 import { API_PATHS } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
-import { is2xx } from '../lib/exchange.ts';
+import { is2xx, withoutQuery } from '../lib/exchange.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
 
 /**
@@ -35,7 +35,8 @@ const invariant: Invariant = {
         else {
           if (l.object !== 'list') problems.push(`object ${show(l.object)}`);
           if (l.hasMore === null) problems.push('has_more is not a boolean');
-          const path = typeof l.url === 'string' ? l.url.replace(/^[a-z]+:\/\/[^/]+/i, '').split('?')[0] : null;
+          // The origin is cut only when there is one (a regex replace per list answer otherwise).
+          const path = typeof l.url === 'string' ? withoutQuery(l.url.includes('://') ? l.url.replace(/^[a-z]+:\/\/[^/]+/i, '') : l.url) : null;
           if (path === null || !accepted.has(path)) problems.push(`url ${show(l.url)}`);
         }
         if (problems.length) f.violation(evidence(`list answer: ${problems.join(', ')}`, [rec]));

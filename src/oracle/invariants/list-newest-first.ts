@@ -16,10 +16,10 @@ const invariant: Invariant = {
   rules: ['LIST-2'],
   create() {
     const f = new Findings();
-    /** key + last id of a page -> its creation time (the cursor of the next page). */
-    const lastOfPage = new Map<string, number>();
+    /** Per key, the last id of a page -> its creation time (the cursor of the next page): by key, then id, to build no string per page. */
+    const lastOfPage = new Map<string, Map<string, number>>();
     /** Pages asked after a cursor: the newest item on each. */
-    const afterCursor: { cursorKey: string; cursor: string; newest: number; newestId: string; seq: number; t: number; key: string }[] = [];
+    const afterCursor: { cursor: string; newest: number; newestId: string; seq: number; t: number; key: string }[] = [];
     return {
       kinds: ['exchange'],
       ops: ['list'],
@@ -28,15 +28,21 @@ const invariant: Invariant = {
         const { created, ids } = rec.list;
         const n = ids.length;
         // Only a page with more after it is followed by a cursor (keeps the map small on long runs).
-        if (n > 0 && rec.list.hasMore !== false && created[n - 1] !== null && created[n - 1] !== undefined) lastOfPage.set(`${rec.key}\u0000${ids[n - 1]}`, created[n - 1]!);
+        if (n > 0 && rec.list.hasMore !== false && created[n - 1] !== null && created[n - 1] !== undefined) {
+          let ofKey = lastOfPage.get(rec.key);
+          if (!ofKey) lastOfPage.set(rec.key, (ofKey = new Map()));
+          ofKey.set(ids[n - 1], created[n - 1]!);
+        }
         const cursor = rec.sent.list?.startingAfter;
         if (cursor) {
           let newest = -Infinity;
           let newestId = '';
           for (let i = 0; i < n; i++) if (created[i] !== null && created[i]! > newest) (newest = created[i]!), (newestId = ids[i]);
-          if (newestId) afterCursor.push({ cursorKey: `${rec.key}\u0000${cursor}`, cursor, newest, newestId, seq: rec.seq, t: rec.tStart, key: rec.key });
+          if (newestId) afterCursor.push({ cursor, newest, newestId, seq: rec.seq, t: rec.tStart, key: rec.key });
         }
-        if (created.filter((c) => c !== null).length < 2) return;
+        let known = 0;
+        for (let i = 0; i < created.length && known < 2; i++) if (created[i] !== null) known++;
+        if (known < 2) return;
         f.check();
         let prev: number | null = null;
         for (let i = 0; i < created.length; i++) {
@@ -51,7 +57,7 @@ const invariant: Invariant = {
       },
       finish() {
         for (const p of afterCursor) {
-          const c = lastOfPage.get(p.cursorKey);
+          const c = lastOfPage.get(p.key)?.get(p.cursor);
           if (c === undefined) continue;
           f.check();
           if (p.newest > c) {

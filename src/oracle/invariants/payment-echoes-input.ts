@@ -48,31 +48,32 @@ const invariant: Invariant = {
     return {
       answers: 'payments',
       onRecord(rec) {
-        if (rec.kind === 'exchange' && isCreate(rec) && is2xx(rec.status) && rec.payment && !expected.has(rec.payment.id)) {
-          const p = rec.payment;
+        const o = observedPayment(rec);
+        if (!o) return;
+        const p = o.payment;
+        let e = expected.get(p.id);
+        if (e === undefined) {
+          if (rec.kind !== 'exchange' || !isCreate(rec) || !is2xx(rec.status)) return;
           const s = rec.sent;
           const metadataIsInput = scopeOf(rec) === 'payment_create' && s.inputShape !== 'A';
           const firstMetadata = p.metadata !== null ? p.metadata : undefined;
-          expected.set(p.id, {
+          e = {
             amount: typeof s.amount === 'number' ? s.amount : p.amount,
             currency: typeof s.currency === 'string' ? s.currency : p.currency,
             description: typeof s.description === 'string' ? s.description : s.description === undefined ? p.description : undefined,
             metadata: (metadataIsInput && s.metadata !== undefined ? s.metadata : firstMetadata) as Record<string, unknown> | null | undefined,
             seq: rec.seq,
-          });
+          };
+          expected.set(p.id, e);
         }
-        const o = observedPayment(rec);
-        if (!o) return;
-        const e = expected.get(o.payment.id);
-        if (!e) return;
         f.check();
-        const p = o.payment;
-        const diffs: string[] = [];
-        if (e.amount !== undefined && p.amount !== e.amount) diffs.push(`amount ${show(p.amount)} (sent ${e.amount})`);
-        if (e.currency !== undefined && !currencyEq(p.currency, e.currency)) diffs.push(`currency ${show(p.currency)} (sent ${e.currency})`);
-        if (e.description !== undefined && p.description !== e.description) diffs.push(`description ${show(p.description)} (expected ${show(e.description)})`);
-        if (e.metadata !== undefined && !(p.metadata === null && p.presentation === 'A') && !sameMetadata(p.metadata, e.metadata)) diffs.push(`metadata ${show(p.metadata)} (expected ${canon(e.metadata)})`);
-        if (diffs.length) f.violation(evidence(`payment ${p.id} shows ${diffs.join(', ')}`, [o], { seqs: [e.seq] }));
+        // Allocated only when something differs (most observations match).
+        let diffs: string[] | null = null;
+        if (e.amount !== undefined && p.amount !== e.amount) (diffs ??= []).push(`amount ${show(p.amount)} (sent ${e.amount})`);
+        if (e.currency !== undefined && !currencyEq(p.currency, e.currency)) (diffs ??= []).push(`currency ${show(p.currency)} (sent ${e.currency})`);
+        if (e.description !== undefined && p.description !== e.description) (diffs ??= []).push(`description ${show(p.description)} (expected ${show(e.description)})`);
+        if (e.metadata !== undefined && !(p.metadata === null && p.presentation === 'A') && !sameMetadata(p.metadata, e.metadata)) (diffs ??= []).push(`metadata ${show(p.metadata)} (expected ${canon(e.metadata)})`);
+        if (diffs) f.violation(evidence(`payment ${p.id} shows ${diffs.join(', ')}`, [o], { seqs: [e.seq] }));
       },
       finish: () => f.outcome('no payment created by the run was seen'),
     };

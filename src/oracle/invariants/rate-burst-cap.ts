@@ -23,7 +23,9 @@ const invariant: Invariant = {
           for (let i = 0; i < c.length; i++) if (isCounted(c, i)) rows.push(i);
           const limit = limitOf(c, rows, ctx);
           if (limit === undefined || rows.length <= limit) continue;
-          const sorted = Array.from(orderBy(c, 'tStart')).filter((i) => isCounted(c, i));
+          const byStart = orderBy(c, 'tStart');
+          const sorted: number[] = [];
+          for (let k = 0; k < byStart.length; k++) if (isCounted(c, byStart[k])) sorted.push(byStart[k]);
           const ts = c.col('tStart');
           const te = c.col('tEnd');
           let maxLatency = 0;

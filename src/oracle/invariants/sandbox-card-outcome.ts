@@ -40,7 +40,7 @@ const invariant: Invariant = {
         for (const s of sync) if (!faulted(s.from, s.to)) f.violation(evidence(s.msg, [s.rec]));
         for (const p of ledger.payments.values()) {
           if (p.mode !== 'test' || p.hosted || !p.cardOutcome || !JUDGED.has(p.cardOutcome)) continue;
-          const end = ledger.firstTerminal(p.id);
+          const end = ledger.firstTerminalOf(p);
           const ev = (msg: string) => ({ message: msg, seqs: end ? [p.seq, end.seq] : [p.seq], paymentIds: [p.id], keys: [p.key] });
           if (p.cardOutcome === 'three_ds_challenge') {
             // A challenge that expired before the first poll was still a challenge (lib/implied-states.ts).

@@ -34,7 +34,7 @@ const invariant: Invariant = {
         const { ledger } = ctx;
         for (const p of ledger.payments.values()) {
           if (p.mode !== 'test' || p.hosted || !DECLINES.has(p.cardOutcome ?? '')) continue;
-          const end = ledger.firstTerminal(p.id);
+          const end = ledger.firstTerminalOf(p);
           if (!end) continue;
           // A code only a list page could have shown is unknown: the status is judged alone then.
           const code = ledger.failureCodeOf(p.id);

@@ -22,7 +22,7 @@ const invariant: Invariant = {
         for (const p of ledger.payments.values()) {
           if (!settleEligible(ctx, p)) continue;
           const late = lastUnsettled(ctx, p.id);
-          const end = ledger.firstTerminal(p.id);
+          const end = ledger.firstTerminalOf(p);
           const lastSeen = Math.max(late.t, end?.t ?? -Infinity, p.tEnd);
           if (!faultOverlapping(ledger.faults, p.tStart, lastSeen)) continue;
           if (late.t > -Infinity) {

@@ -43,7 +43,7 @@ const invariant: Invariant = {
         for (const p of ledger.payments.values()) {
           if (!settleEligible(ctx, p)) continue;
           const late = lastUnsettled(ctx, p.id);
-          const end = ledger.firstTerminal(p.id);
+          const end = ledger.firstTerminalOf(p);
           const lateEnough = late.t > p.tEnd + bound;
           if (!end && !lateEnough) continue;
           const until = lateEnough ? late.t : end!.t;

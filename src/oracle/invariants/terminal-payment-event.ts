@@ -36,7 +36,7 @@ const invariant: Invariant = {
         const dueBy = ctx.ledger.endTime() - deliveryGraceMs(ctx);
         for (const p of ctx.ledger.payments.values()) {
           if (p.mode !== 'test') continue;
-          const end = ctx.ledger.firstTerminal(p.id);
+          const end = ctx.ledger.firstTerminalOf(p);
           if (!end || end.t > dueBy || !merchants.expects(p.merchant)) continue;
           f.check();
           const type = PAYMENT_EVENT_FOR_STATUS[end.status]!;

@@ -1,5 +1,6 @@
 import type { Invariant } from '../types.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
+import { withoutQuery } from '../lib/exchange.ts';
 
 /**
  * WH-10: test-mode events carry livemode false and go to test endpoints only: an event about
@@ -30,7 +31,7 @@ const invariant: Invariant = {
           }
         }
         if (typeof rec.livemode !== 'boolean') return;
-        const declared = endpointMode.get(rec.path.split('?')[0]);
+        const declared = endpointMode.get(withoutQuery(rec.path));
         if (declared) {
           f.check();
           if (rec.livemode !== (declared === 'live')) {

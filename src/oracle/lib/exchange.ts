@@ -45,12 +45,18 @@ export function errorType(x: { error: ExchangeRecord['error'] }): string | null 
   return typeof c === 'string' ? c : null;
 }
 
+/** A path without its query string (no array per call, unlike split: some checks ask per record). */
+export function withoutQuery(path: string): string {
+  const q = path.indexOf('?');
+  return q < 0 ? path : path.slice(0, q);
+}
+
 /** Idempotency scope of a POST (IDEM-9), also for raw probes by their path. */
 export function scopeOf(x: ExchangeRecord): IdempotencyScope | undefined {
   const s = OPERATION_SCOPE[x.op];
   if (s) return s;
   if (x.op !== 'raw' || (x.sent.method ?? 'POST').toUpperCase() !== 'POST') return undefined;
-  const path = (x.sent.path ?? '').split('?')[0];
+  const path = withoutQuery(x.sent.path ?? '');
   if (path === '/v1/payments') return 'payment_create';
   if (path === '/v1/payments/hpp') return 'hosted_create';
   if (path === '/v1/refunds' || /^\/v1\/payments\/[^/]+\/refund$/.test(path)) return 'refund_create';

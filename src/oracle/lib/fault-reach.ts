@@ -75,7 +75,7 @@ export class FaultReach {
     let baseUnsettled = 0;
     for (const p of ledger.payments.values()) {
       if (nearFault(p.tStart, p.tEnd)) continue;
-      const end = ledger.firstTerminal(p.id);
+      const end = ledger.firstTerminalOf(p);
       if (end) baseSettle.push(end.t - p.tEnd);
       else baseUnsettled++;
     }
@@ -122,7 +122,7 @@ export class FaultReach {
         for (const p of ledger.payments.values()) {
           if (p.tStart < f.tStart || p.tStart > f.tEnd) continue;
           nPay++;
-          const end = ledger.firstTerminal(p.id);
+          const end = ledger.firstTerminalOf(p);
           if (!end || end.t - p.tEnd > lateMs) nLate++;
         }
       }

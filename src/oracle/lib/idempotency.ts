@@ -15,12 +15,18 @@ export type IdemCheck = ((reqs: readonly IdemRequest[], f: Findings) => void) & 
   needsTwo?: boolean;
 };
 
+/** Per list of all tuples (a new one once more records came in), its tuples of some scopes: several checks ask for the same scopes. */
+const tuplesOfScopes = new WeakMap<readonly IdemRequest[][], Map<ReadonlySet<string>, IdemRequest[][]>>();
+
 /** Tuples with requests sorted by start, optionally only some scopes. */
-export function* idemTuples(ctx: OracleContext, scopes?: ReadonlySet<string>): Iterable<IdemRequest[]> {
-  for (const reqs of ctx.ledger.idemTuples()) {
-    if (scopes && !scopes.has(reqs[0].scope)) continue;
-    yield reqs;
-  }
+export function idemTuples(ctx: OracleContext, scopes?: ReadonlySet<string>): readonly IdemRequest[][] {
+  const all = ctx.ledger.idemTuples();
+  if (!scopes) return all;
+  let byScopes = tuplesOfScopes.get(all);
+  if (!byScopes) tuplesOfScopes.set(all, (byScopes = new Map()));
+  let some = byScopes.get(scopes);
+  if (!some) byScopes.set(scopes, (some = all.filter((reqs) => scopes.has(reqs[0].scope))));
+  return some;
 }
 
 export function idemEvidence(message: string, reqs: readonly IdemRequest[]): Evidence {

@@ -3,6 +3,7 @@ import { LIMITS, TERMINAL_STATUSES, type PaymentStatus } from '../../spec/index.
 import { type ExchangeRecord } from '../../history/index.ts';
 import type { PaymentFacts } from '../ledger.ts';
 import type { OracleContext } from '../types.ts';
+import { withoutQuery } from './exchange.ts';
 
 export interface ListParams {
   /** The page size asked for: a number, undefined (default), or NaN when not a valid integer. */
@@ -82,7 +83,7 @@ export class StatusFilterFacts {
     if (rec.op === 'submit_hpp' || rec.op === 'complete_3ds') {
       if (rec.sent.paymentId) this.acted.add(rec.sent.paymentId);
       else this.unattributed = true;
-    } else if (rec.op === 'raw' && !API_PATH.test((rec.sent.path ?? '').split('?')[0])) {
+    } else if (rec.op === 'raw' && !API_PATH.test(withoutQuery(rec.sent.path ?? ''))) {
       // A hand-made request off the API's own paths (a user scenario following redirect_url
       // itself) may be a customer action, for any payment.
       this.unattributed = true;

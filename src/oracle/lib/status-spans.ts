@@ -119,10 +119,19 @@ export class StatusSpans<S extends string> {
     return { t: p[o + 2 * this.n + i], seq: p[o + 3 * this.n + i] };
   }
 
+  /** The entity's row (undefined while it was never observed): rows never move, so a caller may keep it. */
+  rowIndex(id: string): number | undefined {
+    return this.rows.get(id);
+  }
+
   /** The earliest-ending observation in any of `statuses` (null when none), with one lookup. */
   earliestEndOf(id: string, statuses: readonly S[]): { status: S; t: number; seq: number } | null {
     const r = this.rows.get(id);
-    if (r === undefined) return null;
+    return r === undefined ? null : this.earliestEndAt(r, statuses);
+  }
+
+  /** earliestEndOf by the entity's row (rowIndex). */
+  earliestEndAt(r: number, statuses: readonly S[]): { status: S; t: number; seq: number } | null {
     const p = this.page(r);
     const o = this.offset(r);
     let best = -1;
