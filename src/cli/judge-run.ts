@@ -1,7 +1,7 @@
 /**
  * Judges a saved history exactly as a live run is judged: the oracle's `check` over the
- * history file. `paystorm run`, `check`, `report` and `merge` all go through here, so a saved
- * run and a live one agree.
+ * history file. `paystorm run`, `check` and `report` go through here, so a saved run and a live
+ * one agree (`merge` judges on two threads with the same pieces of `check`: merge-judging.ts).
  */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,26 +1,21 @@
 /**
- * The worker threads of `paystorm merge` (merge-worker.ts): k6 shards are read on threads of
- * their own, two at a time on two cores, and the merged history is written on one while the main
- * thread judges the merge. The shards travel between them as serialized chunks in shared memory
- * (shard-chunks.ts), never as a million objects.
+ * The reading threads of `paystorm merge` (merge-worker.ts): k6 shards are read on threads of
+ * their own, two at a time on two cores. Each hands its shard back as serialized chunks in shared
+ * memory (shard-chunks.ts), never as a million objects, which the judging threads then merge
+ * (cli/merge-judging.ts).
  */
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { workerScript } from './worker-script.ts';
 import { PaystormError, type ExitCode } from '../spec/index.ts';
-import type { ClockOffset } from './merge.ts';
 import type { SerializedShard } from './shard-chunks.ts';
-import type { ShardDifference } from './shard-compat.ts';
 
-export type MergeWorkerTask =
-  | { task: 'read-k6'; source: string; path: string }
-  | { task: 'write'; path: string; shards: SerializedShard[]; offsets: ClockOffset[]; mixed: ShardDifference[] };
+export type MergeWorkerTask = { task: 'read-k6'; source: string; path: string };
 
 /** What a merge worker says. */
 export type MergeWorkerMessage =
   | { warning: string }
   | { shard: SerializedShard }
-  | { written: number }
   | { error: { message: string; exitCode: ExitCode | null; field: string | null; stack: string } };
 
 /** The worker's script as the build inlined it into the compiled CLI (scripts/build.mjs); undefined when the sources run. */
@@ -73,9 +68,4 @@ function runTask<T>(task: MergeWorkerTask, result: (m: MergeWorkerMessage) => T 
 export async function readK6Shard(source: string, path: string): Promise<{ shard: SerializedShard; warnings: string[] }> {
   const { value, warnings } = await runTask({ task: 'read-k6', source, path }, (m) => ('shard' in m ? m.shard : undefined));
   return { shard: value, warnings };
-}
-
-/** Writes the merge of these shards (mergeShardInputs, as the main thread runs it) to `path` on a worker thread; resolves with the records written. */
-export async function writeMergedHistory(path: string, shards: SerializedShard[], offsets: ClockOffset[], mixed: readonly ShardDifference[]): Promise<number> {
-  return (await runTask({ task: 'write', path, shards, offsets, mixed: [...mixed] }, (m) => ('written' in m ? m.written : undefined))).value;
 }

@@ -1,8 +1,8 @@
 /**
  * A merge shard (merge.ts ShardInput) whose body is held in chunks in shared memory: compact (no
  * object per record until the merge reaches it), and readable from several threads at once
- * without a copy. `paystorm merge` hands its shards so to the thread that writes the merged
- * history while the main thread judges the same merge (merge-threads.ts).
+ * without a copy. `paystorm merge` hands its shards so to its judge thread, which runs the
+ * invariants over the same merge the main thread folds and writes (cli/merge-judging.ts).
  *
  * A k6 shard's chunks hold each exchange's compact record text, as the k6 file carried it (k6.ts
  * K6Run.exchangeText), decoded again by each thread that reads the merge: a few hundred bytes an

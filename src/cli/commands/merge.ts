@@ -8,14 +8,16 @@
  */
 import { join } from 'node:path';
 import type { PaystormCommand } from './types.ts';
-import { historyFileOf, judgeRecords } from '../judge-run.ts';
+import { historyFileOf } from '../judge-run.ts';
 import { writeReports, renderConsole } from '../../report/index.ts';
 import { scenarioByName } from '../../../scenarios/index.ts';
 import { EXIT, PaystormError } from '../../spec/index.ts';
 import { HISTORY_FILE, makeDirsSync, type HistoryRecord } from '../../history/index.ts';
+import { MergeJudge } from '../live/live-judge.ts';
+import { judgeMerge } from '../merge-judging.ts';
 import { readHistory } from '../../history/reader.ts';
 import { k6FileKind, summaryExportError } from '../../history/k6.ts';
-import { readK6Shard, writeMergedHistory } from '../../history/merge-threads.ts';
+import { readK6Shard } from '../../history/merge-threads.ts';
 import { serializeShard, shardOfChunks, type SerializedShard } from '../../history/shard-chunks.ts';
 import { clockOffset, describeOffsets, mergeShardInputs, shardInputOf } from '../../history/merge.ts';
 import { compareShards, mixedShardsRefusal, shardProfileOf, SHARD_SPAN_SLACK_MS } from '../../history/shard-compat.ts';
@@ -75,30 +77,6 @@ async function loadShards(sources: readonly string[], warn: (m: string) => void)
   return shards;
 }
 
-/** Records handed to the oracle per batch (one promise per batch, not per record). */
-const BATCH_RECORDS = 512;
-
-/** The records in batches, as readHistory hands them (`batches()`). */
-function inBatches(records: Iterable<HistoryRecord>): AsyncIterable<HistoryRecord> & { batches: () => AsyncIterable<HistoryRecord[]> } {
-  async function* batches(): AsyncGenerator<HistoryRecord[]> {
-    let batch: HistoryRecord[] = [];
-    for (const r of records) {
-      batch.push(r);
-      if (batch.length >= BATCH_RECORDS) {
-        yield batch;
-        batch = [];
-      }
-    }
-    if (batch.length) yield batch;
-  }
-  return {
-    batches,
-    async *[Symbol.asyncIterator]() {
-      for await (const batch of batches()) yield* batch;
-    },
-  };
-}
-
 export const mergeCommand: PaystormCommand = {
   command: 'merge <runs..>',
   describe: 'Judge several shards (paystorm runs and k6 --out json files) as one run: histories interleaved by time, clock offsets estimated, one verdict',
@@ -117,33 +95,35 @@ export const mergeCommand: PaystormCommand = {
     const warn = (m: string) => process.stderr.write(`paystorm: ${m}\n`);
     const sources: string[] = (args.runs ?? []).map(String);
     if (sources.length === 0) throw new PaystormError('merge needs at least one RUN: a paystorm run directory, a history file or a k6 --out json file.', EXIT.usage);
-    const shards = await loadShards(sources, warn);
-    const offsets = shards.map((s) => clockOffset(s.source, s.kind, s.run, s.estimate));
-    const profiles = shards.map((s, i) => shardProfileOf(s.source, s.run, s.ends.at(-1), s.lastMs, offsets[i].correctionMs));
-    const { differences, warnings } = compareShards(profiles);
-    for (const w of warnings) warn(w);
-    if (differences.length && !args.allowMixedShards) throw new PaystormError(mixedShardsRefusal(profiles, differences), EXIT.usage, '--allow-mixed-shards');
-    for (const d of differences) warn(`merged anyway (--allow-mixed-shards): ${d.text}`);
-    const merged = mergeShardInputs(shards.map(shardOfChunks), offsets, differences);
-    const dir = args.out ? String(args.out) : join('reports', merged.run.runId);
+    // Started first: the judge thread loads the oracle while the shards are read.
+    const judge = new MergeJudge();
     try {
-      makeDirsSync(dir);
-    } catch (e) {
-      throw new PaystormError(`--out ${dir} cannot be created (${(e as Error).message}). Pass a writable folder.`, EXIT.usage, 'out');
-    }
-    const history = join(dir, HISTORY_FILE);
-    // Written on a thread of its own while this one judges the same merge (merge-threads.ts).
-    const written = writeMergedHistory(history, shards, offsets, differences);
-    let summary;
-    try {
-      summary = await judgeRecords(inBatches(merged.records()), { thresholds: args.threshold ?? [], scenarioThresholds: (n) => scenarioByName(n)?.thresholds ?? [] });
+      const shards = await loadShards(sources, warn);
+      const offsets = shards.map((s) => clockOffset(s.source, s.kind, s.run, s.estimate));
+      const profiles = shards.map((s, i) => shardProfileOf(s.source, s.run, s.ends.at(-1), s.lastMs, offsets[i].correctionMs));
+      const { differences, warnings } = compareShards(profiles);
+      for (const w of warnings) warn(w);
+      if (differences.length && !args.allowMixedShards) throw new PaystormError(mixedShardsRefusal(profiles, differences), EXIT.usage, '--allow-mixed-shards');
+      for (const d of differences) warn(`merged anyway (--allow-mixed-shards): ${d.text}`);
+      const merged = mergeShardInputs(shards.map(shardOfChunks), offsets, differences);
+      const dir = args.out ? String(args.out) : join('reports', merged.run.runId);
+      try {
+        makeDirsSync(dir);
+      } catch (e) {
+        throw new PaystormError(`--out ${dir} cannot be created (${(e as Error).message}). Pass a writable folder.`, EXIT.usage, 'out');
+      }
+      const history = join(dir, HISTORY_FILE);
+      const summary = await judgeMerge(judge, { shards, offsets, mixed: differences, merged }, history, {
+        thresholds: args.threshold ?? [],
+        scenarioThresholds: (n) => scenarioByName(n)?.thresholds ?? [],
+      });
+      process.stdout.write(`paystorm merge: ${shards.length} shard${shards.length === 1 ? '' : 's'} -> ${history}\n`);
+      for (const line of describeOffsets(merged.offsets)) process.stdout.write(`  ${line}\n`);
+      await writeReports(dir, summary, { latestDir: dir });
+      process.stdout.write(renderConsole(summary, { color: !!process.stdout.isTTY }) + '\n');
+      return summary.exitCode;
     } finally {
-      await written;
+      await judge.cancel();
     }
-    process.stdout.write(`paystorm merge: ${shards.length} shard${shards.length === 1 ? '' : 's'} -> ${history}\n`);
-    for (const line of describeOffsets(merged.offsets)) process.stdout.write(`  ${line}\n`);
-    await writeReports(dir, summary, { latestDir: dir });
-    process.stdout.write(renderConsole(summary, { color: !!process.stdout.isTTY }) + '\n');
-    return summary.exitCode;
   },
 };

@@ -2,22 +2,27 @@
  * The live judge's thread: the oracle's `check` over the history file, followed as it is written
  * (`live`), or over the file as it stands (`snapshot`). The same `check` as `paystorm check`, so the
  * verdict a run prints is the one a later check of its folder gives. Told violations are posted as
- * checks confirm them; the summary is posted at the end.
+ * checks confirm them; the summary is posted at the end. For `paystorm check` of k6 output (`k6`)
+ * and `paystorm merge` (`merge`) it runs the invariants alone and posts their judgement, while the
+ * main thread folds the rest of `check` from the same records.
  */
 import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { readHistory } from '../../history/reader.ts';
 import { check, type CheckOptions } from '../../oracle/check.ts';
 import { judge } from '../../oracle/judge.ts';
+import { mergeShardInputs } from '../../history/merge.ts';
+import { shardOfChunks } from '../../history/shard-chunks.ts';
+import { inBatches } from '../../history/batches.ts';
 import { K6Feed } from './k6-feed.ts';
-import type { FromJudge, JudgeWorkerData, ToJudge } from './protocol.ts';
+import type { FromJudge, JudgeWorkerData, ShardsToMerge, ToJudge } from './protocol.ts';
 
 // Below the load's threads (as the history writer's worker): judging may lag while the machine is
 // busy and catches up after; the load (and an embedded service in the same process) must not wait.
 // On Linux the nice value of pid 0 is this thread's alone.
-// (`paystorm check` of k6 output is no run: its judge thread is the work itself, at full priority.)
+// (`paystorm check` of k6 output and `paystorm merge` are no run: their judge thread is the work itself, at full priority.)
 const data = workerData as JudgeWorkerData;
-if (data.mode !== 'k6') {
+if (data.mode === 'live' || data.mode === 'snapshot') {
   try {
     setPriority(Math.min(19, getPriority() + 10));
   } catch {
@@ -29,12 +34,15 @@ const post = (m: FromJudge) => port.postMessage(m);
 
 let closed = false;
 let interrupted: boolean | undefined;
+let shardsSent: (m: ShardsToMerge) => void = () => undefined;
+const merge = new Promise<ShardsToMerge>((resolve) => (shardsSent = resolve));
 const k6 = data.mode === 'k6' ? new K6Feed(data.historyPath, (b) => port.postMessage({ recycle: b } satisfies FromJudge, [b.bytes.buffer as ArrayBuffer, b.bounds.buffer as ArrayBuffer])) : null;
 port.on('message', (m: ToJudge) => {
   if ('close' in m) {
     interrupted = m.close.interrupted;
     closed = true;
-  } else if (k6) k6.take(m);
+  } else if ('merge' in m) shardsSent(m.merge);
+  else if (k6) k6.take(m);
 });
 
 async function main(): Promise<void> {
@@ -43,6 +51,12 @@ async function main(): Promise<void> {
   if (k6) {
     // The invariants alone: the main thread folds metrics and thresholds from the same records.
     post({ judgement: await judge(k6) });
+    return;
+  }
+  if (data.mode === 'merge') {
+    // The same merge as the main thread's, from the same chunks (so the same records in the same order): the invariants alone.
+    const { shards, offsets, mixed } = await merge;
+    post({ judgement: await judge(inBatches(mergeShardInputs(shards.map(shardOfChunks), offsets, mixed).records())) });
     return;
   }
   const records =

@@ -14,6 +14,9 @@ import { k6ExchangeOf, type K6Follower } from '../../history/k6.ts';
 import { lineText } from '../../history/k6-lines.ts';
 import { CheckFolds, checkResultOf, type CheckOptions, type CheckResult } from '../../oracle/check.ts';
 import type { EndRecord, RunRecord } from '../../history/index.ts';
+import type { ClockOffset } from '../../history/merge.ts';
+import type { SerializedShard } from '../../history/shard-chunks.ts';
+import type { ShardDifference } from '../../history/shard-compat.ts';
 import type { Judgement } from '../../oracle/judge.ts';
 
 export type { JudgedViolation, JudgeWorkerOptions };
@@ -41,13 +44,13 @@ export interface LiveJudgeHooks {
   onRecycle?: (batch: K6ExchangeBatch) => void;
 }
 
-/** One judge thread: resolves with the summary (the k6 mode: the judgement) it posts, rejects with the error it posts or dies of. */
-function startJudge(data: JudgeWorkerData & { mode: 'k6' }, hooks: LiveJudgeHooks): { worker: Worker; summary: Promise<Judgement> };
+/** One judge thread: resolves with the summary (the k6 and merge modes: the judgement) it posts, rejects with the error it posts or dies of. */
+function startJudge(data: JudgeWorkerData & { mode: 'k6' | 'merge' }, hooks: LiveJudgeHooks): { worker: Worker; summary: Promise<Judgement> };
 function startJudge(data: JudgeWorkerData, hooks: LiveJudgeHooks): { worker: Worker; summary: Promise<Summary> };
 function startJudge(data: JudgeWorkerData, hooks: LiveJudgeHooks): { worker: Worker; summary: Promise<Summary | Judgement> } {
-  // The k6 judge allocates a record object per exchange at full speed: a larger young generation
-  // spares it most of the scavenges a default-sized one makes.
-  const resourceLimits = data.mode === 'k6' ? { resourceLimits: { maxYoungGenerationSizeMb: K6_JUDGE_YOUNG_MB } } : {};
+  // The k6 and merge judges allocate a record object per exchange at full speed: a larger young
+  // generation spares them most of the scavenges a default-sized one makes.
+  const resourceLimits = data.mode === 'k6' || data.mode === 'merge' ? { resourceLimits: { maxYoungGenerationSizeMb: K6_JUDGE_YOUNG_MB } } : {};
   const worker = new Worker(judgeWorkerSource(), { eval: true, workerData: data, ...resourceLimits });
   const summary = new Promise<Summary | Judgement>((resolve, reject) => {
     worker.on('message', (m: FromJudge) => {
@@ -237,5 +240,33 @@ export class K6FollowingJudge implements K6Follower {
     const batch: K6ExchangeBatch = { bytes: this.bytes, bounds: this.bounds, count: this.count };
     this.post({ k6exchanges: batch }, [this.bytes.buffer as ArrayBuffer, this.bounds.buffer as ArrayBuffer]);
     this.fresh(K6_BATCH_BYTES);
+  }
+}
+
+/**
+ * The invariants of `paystorm merge` on a thread of their own. Started before the shards are
+ * read (the thread loads the oracle meanwhile), it is handed them once all are read, runs the same
+ * merge as the main thread (mergeShardInputs over the same chunks in shared memory, so the same
+ * records in the same order) and judges it, while the main thread folds what `check` folds
+ * besides (check.ts CheckFolds) from its own run of the merge; check.ts checkResultOf puts the two
+ * together as `check` does.
+ */
+export class MergeJudge {
+  private readonly judge = startJudge({ mode: 'merge', historyPath: 'paystorm merge', options: { thresholds: [], scenarioThresholds: {} } }, {});
+
+  constructor() {
+    // A failure is reported by judgement(), never as an unhandled rejection meanwhile.
+    this.judge.summary.catch(() => undefined);
+  }
+
+  /** The invariants' judgement of mergeShardInputs(shards, offsets, mixed). */
+  judgement(shards: SerializedShard[], offsets: ClockOffset[], mixed: readonly ShardDifference[]): Promise<Judgement> {
+    this.judge.worker.postMessage({ merge: { shards, offsets, mixed: [...mixed] } } satisfies ToJudge);
+    return this.judge.summary;
+  }
+
+  /** Stops the thread (the shards were refused, or the verdict is in). */
+  async cancel(): Promise<void> {
+    await this.judge.worker.terminate();
   }
 }
