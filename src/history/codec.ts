@@ -70,6 +70,9 @@ interface EncShape {
   keys: string[];
   /** Last number sent per slot (NaN: none yet). */
   last: Float64Array;
+  /** Per slot, the shapes of the last two different objects written in it, latest first: tried first for the next (object()). */
+  inSlot: (EncShape | undefined)[];
+  inSlotBefore: (EncShape | undefined)[];
 }
 
 /** Encodes records into frames; one encoder per file (its tables follow the stream). */
@@ -80,6 +83,13 @@ export class RecordEncoder {
   private readonly ringIndex = new Map<string, number>();
   private ringNext = 0;
   private readonly shapes = new Map<string, EncShape>();
+  /** Where records and arrays' elements are written, as an object's slot: the shapes last written there (object()). */
+  private readonly records: EncShape = RecordEncoder.site();
+  private readonly elements: EncShape = RecordEncoder.site();
+
+  private static site(): EncShape {
+    return { id: -1, keys: [], last: new Float64Array(0), inSlot: [], inSlotBefore: [] };
+  }
 
   /**
    * The record as one frame (length prefix included): a view of the encoder's own buffer, valid
@@ -230,18 +240,69 @@ export class RecordEncoder {
           this.byte(T_ARRAY);
           this.varint(v.length);
           // As JSON: undefined, functions and symbols in arrays become null.
-          for (let i = 0; i < v.length; i++) this.value(v[i] === undefined ? null : v[i], null, 0);
+          for (let i = 0; i < v.length; i++) this.value(v[i] === undefined ? null : v[i], null, -1);
           return;
         }
         if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return this.value((v as { toJSON(): unknown }).toJSON(), shape, slot);
-        return this.object(v as Record<string, unknown>);
+        return this.object(v as Record<string, unknown>, shape, slot);
       default:
         // undefined, functions, symbols: JSON would leave the key out (handled by object) or write null.
         return this.byte(T_NULL);
     }
   }
 
-  private object(o: Record<string, unknown>): void {
+  /**
+   * Whether `o`'s keys, as JSON writes them (own, enumerable, in order, their value not undefined,
+   * a function or a symbol), are exactly `shape`'s: read without building the key list.
+   */
+  private static hasShape(o: Record<string, unknown>, shape: EncShape): boolean {
+    const keys = shape.keys;
+    let i = 0;
+    for (const k in o) {
+      if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
+      const x = o[k];
+      if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue;
+      if (keys[i] !== k) return false;
+      i++;
+    }
+    return i === keys.length;
+  }
+
+  /**
+   * An object, in the slot `slot` of an object of shape `parent` (null: a record, or with slot -1
+   * an array's element). Records come by the million with a few shapes, each object most often
+   * shaped as one of the last two in the same place: those are tried first, which spares building
+   * the key list and its cache key. The bytes are the same either way.
+   */
+  private object(o: Record<string, unknown>, parent: EncShape | null, slot: number): void {
+    const site = parent ?? (slot < 0 ? this.elements : this.records);
+    const at = parent === null ? 0 : slot;
+    const latest = site.inSlot[at];
+    const before = site.inSlotBefore[at];
+    let shape: EncShape | null;
+    if (latest !== undefined && RecordEncoder.hasShape(o, latest)) shape = latest;
+    else if (before !== undefined && RecordEncoder.hasShape(o, before)) shape = before;
+    else {
+      // Not one of the two: written (and announced, if new) through the cache by its key list.
+      shape = this.newShapeOf(o);
+      if (shape === null) return;
+      if (shape !== latest) {
+        site.inSlotBefore[at] = latest;
+        site.inSlot[at] = shape;
+      }
+      return;
+    }
+    if (shape !== latest) {
+      site.inSlotBefore[at] = latest;
+      site.inSlot[at] = shape;
+    }
+    this.byte(T_SHAPE_REF);
+    this.varint(shape.id);
+    for (let i = 0; i < shape.keys.length; i++) this.value(o[shape.keys[i]], shape, i);
+  }
+
+  /** `o` written through the shape cache by its key list (a shape it has not seen is announced); null when it was written keyed (the cache is full). */
+  private newShapeOf(o: Record<string, unknown>): EncShape | null {
     const keys: string[] = [];
     for (const k in o) {
       if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
@@ -261,9 +322,9 @@ export class RecordEncoder {
           this.string(k);
           this.value(o[k], null, 0);
         }
-        return;
+        return null;
       }
-      shape = { id: this.shapes.size, keys, last: new Float64Array(keys.length).fill(NaN) };
+      shape = { id: this.shapes.size, keys, last: new Float64Array(keys.length).fill(NaN), inSlot: [], inSlotBefore: [] };
       this.shapes.set(sig, shape);
       this.byte(T_SHAPE_NEW);
       this.varint(keys.length);
@@ -273,6 +334,7 @@ export class RecordEncoder {
       this.varint(shape.id);
     }
     for (let i = 0; i < keys.length; i++) this.value(o[keys[i]], shape, i);
+    return shape;
   }
 }
 
