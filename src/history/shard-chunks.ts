@@ -67,7 +67,8 @@ class K6TextChunks implements BodySink {
   readonly chunks: SharedArrayBuffer[] = [];
   readonly positions: Int32Array[] = [];
   readonly bounds: Int32Array[] = [];
-  private bytes = new Uint8Array(new SharedArrayBuffer(TEXT_CHUNK_BYTES));
+  /** The chunk being filled (copied into shared memory, cut to size, when it is full). */
+  private bytes = new Uint8Array(TEXT_CHUNK_BYTES);
   private used = 0;
   private count = 0;
   private recordPositions = new Int32Array(CHUNK_RECORDS);
@@ -95,7 +96,7 @@ class K6TextChunks implements BodySink {
 
   flush(): void {
     if (this.count === 0) return;
-    // The chunk's bytes, cut to what they hold (a copy: the buffer was sized for the worst case).
+    // The chunk's bytes, cut to what they hold, in shared memory.
     const shared = new SharedArrayBuffer(this.used);
     new Uint8Array(shared).set(this.bytes.subarray(0, this.used));
     this.chunks.push(shared);
@@ -106,7 +107,7 @@ class K6TextChunks implements BodySink {
   }
 
   private grow(size: number): void {
-    const next = new Uint8Array(new SharedArrayBuffer(Math.max(2 * this.bytes.length, this.used + size)));
+    const next = new Uint8Array(Math.max(2 * this.bytes.length, this.used + size));
     next.set(this.bytes.subarray(0, this.used));
     this.bytes = next;
   }
