@@ -1,31 +1,18 @@
 /**
- * The judging of `paystorm merge` once its shards are read, on two threads that both run the
- * merge (mergeShardInputs over the same chunks in shared memory, so the same records in the same
- * order): the judge thread (live-judge.ts MergeJudge) runs the invariants, while this thread
- * folds what `check` folds besides them (check.ts CheckFolds: metrics, threshold scopes, drift,
- * rate boundary, faults) and writes the merged history. check.ts `checkResultOf` puts the two
- * together, so the summary is the one `check` gives over the merged records on one thread.
+ * The judging of `paystorm merge` once its shards are read: this thread writes the merged
+ * history while the merge's judge thread (live-judge.ts MergeJudge) follows the file and judges
+ * it with `check`, as a run's live judge follows its history. The two cores share the work (the
+ * merge and the encoding here, the reading and the oracle there), and the verdict is the one
+ * `paystorm check` gives of the merged history, from the records in the file.
  */
 import type { Summary } from '../spec/index.ts';
-import type { MergeStream, ClockOffset } from '../history/merge.ts';
-import type { SerializedShard } from '../history/shard-chunks.ts';
-import type { ShardDifference } from '../history/shard-compat.ts';
+import type { MergeStream } from '../history/merge.ts';
 import { writeRecords } from '../history/records-file.ts';
-import { CheckFolds, checkResultOf, type CheckOptions } from '../oracle/check.ts';
 import type { MergeJudge } from './live/live-judge.ts';
 
-export interface MergeToJudge {
-  shards: SerializedShard[];
-  offsets: ClockOffset[];
-  mixed: readonly ShardDifference[];
-  /** This thread's mergeShardInputs of them (its records not read yet). */
-  merged: MergeStream;
-}
-
-/** Judges the merge and writes it to `historyPath`: the summary, as `check` gives it. */
-export async function judgeMerge(judge: MergeJudge, input: MergeToJudge, historyPath: string, opts: CheckOptions): Promise<Summary> {
-  const judgement = judge.judgement(input.shards, input.offsets, input.mixed);
-  const folds = new CheckFolds(opts);
-  await writeRecords(historyPath, input.merged.records(), (r) => folds.add(r));
-  return checkResultOf(await judgement, folds, opts).summary;
+/** Writes the merge to `historyPath` and gives the judge's summary of it. */
+export async function judgeMerge(judge: MergeJudge, merged: MergeStream, historyPath: string): Promise<Summary> {
+  judge.follow(historyPath);
+  await writeRecords(historyPath, merged.records());
+  return judge.close();
 }

@@ -1,10 +1,10 @@
 /**
- * `paystorm merge` judges on two threads (src/cli/merge-judging.ts): a judge thread runs the
- * invariants over its own run of the merge while this thread folds the metrics, threshold
- * scopes, drift and rate boundary and writes the merged history. Its summary must be the one
+ * `paystorm merge` judges on two threads (src/cli/merge-judging.ts): this thread writes the merged
+ * history while a judge thread follows the file and judges it. Its summary must be the one
  * `check` gives over the merged records on one thread (verdict, invariants, violations, evidence,
  * metrics, thresholds), and the history it writes must hold exactly the merged records. Judged
- * here on real k6 recordings (one with a violation) and a small paystorm run, merged as one.
+ * here on real k6 recordings (one with a violation, one interrupted) and a small paystorm run,
+ * merged as one.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
@@ -18,7 +18,6 @@ import { readK6Shard } from '../../src/history/merge-threads.ts';
 import { clockOffset, mergeShardInputs, shardInputOf } from '../../src/history/merge.ts';
 import { serializeShard, shardOfChunks, type SerializedShard } from '../../src/history/shard-chunks.ts';
 import { compareShards, shardProfileOf } from '../../src/history/shard-compat.ts';
-import { inBatches } from '../../src/history/batches.ts';
 import { check, type CheckOptions } from '../../src/oracle/check.ts';
 import { MergeJudge } from '../../src/cli/live/live-judge.ts';
 import { judgeMerge } from '../../src/cli/merge-judging.ts';
@@ -66,15 +65,15 @@ describeWithShared(SAMPLES, 'merge judged on two threads (the real k6 recordings
     const opts: CheckOptions = { thresholds: ['http_req_duration: p(95) < 1', 'http_req_failed: rate < 0.99'], scenarioThresholds: () => [] };
 
     const history = join(work, 'merged', 'history.bin.gz');
-    const judge = new MergeJudge();
+    const judge = new MergeJudge({ thresholds: [...(opts.thresholds ?? [])], scenarioThresholds: {} });
     let twoThreads;
     try {
-      twoThreads = await judgeMerge(judge, { shards, offsets, mixed: differences, merged: mergeShardInputs(shards.map(shardOfChunks), offsets, differences) }, history, opts);
+      twoThreads = await judgeMerge(judge, mergeShardInputs(shards.map(shardOfChunks), offsets, differences), history);
     } finally {
       await judge.cancel();
     }
     const mergedRecords = () => mergeShardInputs(shards.map(shardOfChunks), offsets, differences).records();
-    const oneThread = (await check(inBatches(mergedRecords()), opts)).summary;
+    const oneThread = (await check(mergedRecords(), opts)).summary;
 
     // Not trivially equal: the input holds violations with evidence, a breached threshold and every shard's exchanges.
     expect(oneThread.invariants.some((i) => i.status === 'fail' && i.examples.length > 0)).toBe(true);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { PaystormCommand } from './types.ts';
 import { historyFileOf } from '../judge-run.ts';
 import { writeReports, renderConsole } from '../../report/index.ts';
-import { scenarioByName } from '../../../scenarios/index.ts';
+import { SCENARIOS } from '../../../scenarios/index.ts';
 import { EXIT, PaystormError } from '../../spec/index.ts';
 import { HISTORY_FILE, makeDirsSync, type HistoryRecord } from '../../history/index.ts';
 import { MergeJudge } from '../live/live-judge.ts';
@@ -96,7 +96,11 @@ export const mergeCommand: PaystormCommand = {
     const sources: string[] = (args.runs ?? []).map(String);
     if (sources.length === 0) throw new PaystormError('merge needs at least one RUN: a paystorm run directory, a history file or a k6 --out json file.', EXIT.usage);
     // Started first: the judge thread loads the oracle while the shards are read.
-    const judge = new MergeJudge();
+    const judge = new MergeJudge({
+      thresholds: (args.threshold ?? []).map(String),
+      // Histories whose run record names scenarios without their thresholds: take them from the code.
+      scenarioThresholds: Object.fromEntries(SCENARIOS.map((s) => [s.name, [...(s.thresholds ?? [])]])),
+    });
     try {
       const shards = await loadShards(sources, warn);
       const offsets = shards.map((s) => clockOffset(s.source, s.kind, s.run, s.estimate));
@@ -113,10 +117,7 @@ export const mergeCommand: PaystormCommand = {
         throw new PaystormError(`--out ${dir} cannot be created (${(e as Error).message}). Pass a writable folder.`, EXIT.usage, 'out');
       }
       const history = join(dir, HISTORY_FILE);
-      const summary = await judgeMerge(judge, { shards, offsets, mixed: differences, merged }, history, {
-        thresholds: args.threshold ?? [],
-        scenarioThresholds: (n) => scenarioByName(n)?.thresholds ?? [],
-      });
+      const summary = await judgeMerge(judge, merged, history);
       process.stdout.write(`paystorm merge: ${shards.length} shard${shards.length === 1 ? '' : 's'} -> ${history}\n`);
       for (const line of describeOffsets(merged.offsets)) process.stdout.write(`  ${line}\n`);
       await writeReports(dir, summary, { latestDir: dir });

@@ -2,20 +2,18 @@
  * The live judge's thread: the oracle's `check` over the history file, followed as it is written
  * (`live`), or over the file as it stands (`snapshot`). The same `check` as `paystorm check`, so the
  * verdict a run prints is the one a later check of its folder gives. Told violations are posted as
- * checks confirm them; the summary is posted at the end. For `paystorm check` of k6 output (`k6`)
- * and `paystorm merge` (`merge`) it runs the invariants alone and posts their judgement, while the
- * main thread folds the rest of `check` from the same records.
+ * checks confirm them; the summary is posted at the end. `paystorm merge` (`merge`) has it follow
+ * the merged history as it writes it, as a run does. For `paystorm check` of k6 output (`k6`) it
+ * runs the invariants alone and posts their judgement, while the main thread folds the rest of
+ * `check` from the same records.
  */
 import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { readHistory } from '../../history/reader.ts';
 import { check, type CheckOptions } from '../../oracle/check.ts';
 import { judge } from '../../oracle/judge.ts';
-import { mergeShardInputs } from '../../history/merge.ts';
-import { shardOfChunks } from '../../history/shard-chunks.ts';
-import { inBatches } from '../../history/batches.ts';
 import { K6Feed } from './k6-feed.ts';
-import type { FromJudge, JudgeWorkerData, ShardsToMerge, ToJudge } from './protocol.ts';
+import type { FromJudge, JudgeWorkerData, ToJudge } from './protocol.ts';
 
 // Below the load's threads (as the history writer's worker): judging may lag while the machine is
 // busy and catches up after; the load (and an embedded service in the same process) must not wait.
@@ -34,14 +32,15 @@ const post = (m: FromJudge) => port.postMessage(m);
 
 let closed = false;
 let interrupted: boolean | undefined;
-let shardsSent: (m: ShardsToMerge) => void = () => undefined;
-const merge = new Promise<ShardsToMerge>((resolve) => (shardsSent = resolve));
+let pathSent: (path: string) => void = () => undefined;
+/** The merged history's path, once `paystorm merge` is about to write it. */
+const mergedHistory = new Promise<string>((resolve) => (pathSent = resolve));
 const k6 = data.mode === 'k6' ? new K6Feed(data.historyPath, (b) => port.postMessage({ recycle: b } satisfies FromJudge, [b.bytes.buffer as ArrayBuffer, b.bounds.buffer as ArrayBuffer])) : null;
 port.on('message', (m: ToJudge) => {
   if ('close' in m) {
     interrupted = m.close.interrupted;
     closed = true;
-  } else if ('merge' in m) shardsSent(m.merge);
+  } else if ('follow' in m) pathSent(m.follow.historyPath);
   else if (k6) k6.take(m);
 });
 
@@ -53,20 +52,17 @@ async function main(): Promise<void> {
     post({ judgement: await judge(k6) });
     return;
   }
-  if (data.mode === 'merge') {
-    // The same merge as the main thread's, from the same chunks (so the same records in the same order): the invariants alone.
-    const { shards, offsets, mixed } = await merge;
-    post({ judgement: await judge(inBatches(mergeShardInputs(shards.map(shardOfChunks), offsets, mixed).records())) });
-    return;
-  }
+  // A merge writes its history as a run does: followed the same way.
+  const following = live || data.mode === 'merge';
+  const historyPath = data.mode === 'merge' ? await mergedHistory : data.historyPath;
   const records =
-    readHistory(data.historyPath, {
+    readHistory(historyPath, {
       onWarning: (m) => (live ? post({ warning: m }) : undefined),
-      ...(live ? { follow: { done: () => closed, ...(data.pollMs !== undefined ? { pollMs: data.pollMs } : {}) } } : {}),
+      ...(following ? { follow: { done: () => closed, ...(data.pollMs !== undefined ? { pollMs: data.pollMs } : {}) } } : {}),
     });
   const options: CheckOptions = {
     thresholds: o.thresholds,
-    scenarioThresholds: (name: string) => o.scenarioThresholds[name] ?? [],
+    scenarioThresholds: (name: string) => (Object.hasOwn(o.scenarioThresholds, name) ? o.scenarioThresholds[name] : []),
     ...(o.baseline ? { baseline: o.baseline } : {}),
     ...(o.trendWindowMs !== undefined ? { trendWindowMs: o.trendWindowMs } : {}),
     ...(live ? { onViolation: (inv, evidence) => post({ violation: { invariant: inv.id, rules: [...inv.rules], evidence } }) } : {}),

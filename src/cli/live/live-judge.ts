@@ -14,9 +14,6 @@ import { k6ExchangeOf, type K6Follower } from '../../history/k6.ts';
 import { lineText } from '../../history/k6-lines.ts';
 import { CheckFolds, checkResultOf, type CheckOptions, type CheckResult } from '../../oracle/check.ts';
 import type { EndRecord, RunRecord } from '../../history/index.ts';
-import type { ClockOffset } from '../../history/merge.ts';
-import type { SerializedShard } from '../../history/shard-chunks.ts';
-import type { ShardDifference } from '../../history/shard-compat.ts';
 import type { Judgement } from '../../oracle/judge.ts';
 
 export type { JudgedViolation, JudgeWorkerOptions };
@@ -44,8 +41,8 @@ export interface LiveJudgeHooks {
   onRecycle?: (batch: K6ExchangeBatch) => void;
 }
 
-/** One judge thread: resolves with the summary (the k6 and merge modes: the judgement) it posts, rejects with the error it posts or dies of. */
-function startJudge(data: JudgeWorkerData & { mode: 'k6' | 'merge' }, hooks: LiveJudgeHooks): { worker: Worker; summary: Promise<Judgement> };
+/** One judge thread: resolves with the summary (the k6 mode: the judgement) it posts, rejects with the error it posts or dies of. */
+function startJudge(data: JudgeWorkerData & { mode: 'k6' }, hooks: LiveJudgeHooks): { worker: Worker; summary: Promise<Judgement> };
 function startJudge(data: JudgeWorkerData, hooks: LiveJudgeHooks): { worker: Worker; summary: Promise<Summary> };
 function startJudge(data: JudgeWorkerData, hooks: LiveJudgeHooks): { worker: Worker; summary: Promise<Summary | Judgement> } {
   // The k6 and merge judges allocate a record object per exchange at full speed: a larger young
@@ -244,28 +241,33 @@ export class K6FollowingJudge implements K6Follower {
 }
 
 /**
- * The invariants of `paystorm merge` on a thread of their own. Started before the shards are
- * read (the thread loads the oracle meanwhile), it is handed them once all are read, runs the same
- * merge as the main thread (mergeShardInputs over the same chunks in shared memory, so the same
- * records in the same order) and judges it, while the main thread folds what `check` folds
- * besides (check.ts CheckFolds) from its own run of the merge; check.ts checkResultOf puts the two
- * together as `check` does.
+ * The judge of `paystorm merge`, on a thread of its own: started before the shards are read (it
+ * loads the oracle meanwhile), it follows the merged history as the main thread writes it and
+ * judges it with `check`, as a run's live judge follows its history: so the merge's verdict is the
+ * one a later `paystorm check` of its folder gives, from the records in the file.
  */
 export class MergeJudge {
-  private readonly judge = startJudge({ mode: 'merge', historyPath: 'paystorm merge', options: { thresholds: [], scenarioThresholds: {} } }, {});
+  private readonly judge: { worker: Worker; summary: Promise<Summary> };
 
-  constructor() {
-    // A failure is reported by judgement(), never as an unhandled rejection meanwhile.
+  constructor(options: JudgeWorkerOptions) {
+    this.judge = startJudge({ mode: 'merge', historyPath: 'paystorm merge', options }, {});
+    // A failure is reported by close(), never as an unhandled rejection meanwhile.
     this.judge.summary.catch(() => undefined);
   }
 
-  /** The invariants' judgement of mergeShardInputs(shards, offsets, mixed). */
-  judgement(shards: SerializedShard[], offsets: ClockOffset[], mixed: readonly ShardDifference[]): Promise<Judgement> {
-    this.judge.worker.postMessage({ merge: { shards, offsets, mixed: [...mixed] } } satisfies ToJudge);
+  /** Starts following the merged history at `historyPath` (it may not exist yet). */
+  follow(historyPath: string): void {
+    this.judge.worker.postMessage({ follow: { historyPath } } satisfies ToJudge);
+  }
+
+  /** The merged history is written and closed: judge the rest of it and give the summary. */
+  close(): Promise<Summary> {
+    // Interrupted or not as the merged end record says (a shard's run may have been stopped).
+    this.judge.worker.postMessage({ close: {} } satisfies ToJudge);
     return this.judge.summary;
   }
 
-  /** Stops the thread (the shards were refused, or the verdict is in). */
+  /** Stops the thread (the shards were refused, the history could not be written, or the verdict is in). */
   async cancel(): Promise<void> {
     await this.judge.worker.terminate();
   }

@@ -3,9 +3,6 @@ import type { Evidence, Summary } from '../../spec/index.ts';
 import type { Baseline } from '../../oracle/baseline.ts';
 import type { Judgement } from '../../oracle/judge.ts';
 import type { EndRecord, RunRecord } from '../../history/index.ts';
-import type { ClockOffset } from '../../history/merge.ts';
-import type { SerializedShard } from '../../history/shard-chunks.ts';
-import type { ShardDifference } from '../../history/shard-compat.ts';
 
 /** What `check` is given, as data a thread can be sent. */
 export interface JudgeWorkerOptions {
@@ -20,8 +17,8 @@ export interface JudgeWorkerData {
   /**
    * `live`: follow the file as it is written, until told it is closed; `snapshot`: judge the file
    * as it stands; `k6`: judge the exchanges of k6 output the main thread sends as it reads the
-   * file (`historyPath` is that file, named in errors); `merge`: judge the merge of the shards
-   * `paystorm merge` sends once it has read them all (`historyPath`: the merged history's).
+   * file (`historyPath` is that file, named in errors); `merge`: follow the merged history
+   * `paystorm merge` writes, once told its path (`follow`), until told it is closed.
    */
   mode: 'live' | 'snapshot' | 'k6' | 'merge';
   historyPath: string;
@@ -39,18 +36,12 @@ export interface K6ExchangeBatch {
 }
 
 export type ToJudge =
-  | { close: { interrupted: boolean } }
+  /** The followed file is closed; `interrupted` unset: as its end record says (a merge's shards may have been). */
+  | { close: { interrupted?: boolean } }
   | { k6start: { run: RunRecord; originMs: number } }
   | { k6exchanges: K6ExchangeBatch }
   | { k6finish: { facts: RunRecord['facts']; end: EndRecord } }
-  | { merge: ShardsToMerge };
-
-/** The merge mode's shards (their chunks in shared memory, not copied) and what mergeShardInputs is given besides. */
-export interface ShardsToMerge {
-  shards: SerializedShard[];
-  offsets: ClockOffset[];
-  mixed: ShardDifference[];
-}
+  | { follow: { historyPath: string } };
 
 export interface JudgedViolation {
   invariant: string;
@@ -58,5 +49,5 @@ export interface JudgedViolation {
   evidence: Evidence;
 }
 
-/** `recycle`: a k6 batch decoded, its buffers handed back for the next (fresh memory costs page faults). `judgement`: the k6 and merge modes' answer (the invariants only; the main thread folds the rest, check.ts CheckFolds). */
+/** `recycle`: a k6 batch decoded, its buffers handed back for the next (fresh memory costs page faults). `judgement`: the k6 mode's answer (the invariants only; the main thread folds the rest, check.ts CheckFolds). */
 export type FromJudge = { ready: true } | { recycle: K6ExchangeBatch } | { violation: JudgedViolation } | { warning: string } | { summary: Summary } | { judgement: Judgement } | { error: string; exitCode: number | null };
