@@ -68,7 +68,7 @@ describeWithShared(SAMPLES, 'merge judged on two threads (the real k6 recordings
     const judge = new MergeJudge({ thresholds: [...(opts.thresholds ?? [])], scenarioThresholds: {} });
     let twoThreads;
     try {
-      twoThreads = await judgeMerge(judge, mergeShardInputs(shards.map(shardOfChunks), offsets, differences), history);
+      twoThreads = await judgeMerge(judge, { shards, offsets, mixed: differences }, history);
     } finally {
       await judge.cancel();
     }

@@ -117,7 +117,7 @@ export const mergeCommand: PaystormCommand = {
         throw new PaystormError(`--out ${dir} cannot be created (${(e as Error).message}). Pass a writable folder.`, EXIT.usage, 'out');
       }
       const history = join(dir, HISTORY_FILE);
-      const summary = await judgeMerge(judge, merged, history);
+      const summary = await judgeMerge(judge, { shards, offsets, mixed: differences }, history);
       process.stdout.write(`paystorm merge: ${shards.length} shard${shards.length === 1 ? '' : 's'} -> ${history}\n`);
       for (const line of describeOffsets(merged.offsets)) process.stdout.write(`  ${line}\n`);
       await writeReports(dir, summary, { latestDir: dir });
