@@ -242,9 +242,10 @@ export class K6FollowingJudge implements K6Follower {
 
 /**
  * The judge of `paystorm merge`, on a thread of its own: started before the shards are read (it
- * loads the oracle meanwhile), it follows the merged history as the main thread writes it and
- * judges it with `check`, as a run's live judge follows its history: so the merge's verdict is the
- * one a later `paystorm check` of its folder gives, from the records in the file.
+ * loads the oracle meanwhile), it follows the merged history as the merge's writing thread
+ * writes it and judges it with `check`, as a run's live judge follows its history: so the
+ * merge's verdict is the one a later `paystorm check` of its folder gives, from the records in
+ * the file.
  */
 export class MergeJudge {
   private readonly judge: { worker: Worker; summary: Promise<Summary> };
