@@ -15,14 +15,13 @@ const HIGH_WATER_BYTES = 8 * 1024 * 1024;
 const CHECK_EVERY = 1024;
 
 /** Writes `records` to `path`; resolves with how many once the file is closed. */
-export async function writeRecords(path: string, records: Iterable<HistoryRecord>, each?: (r: HistoryRecord) => void): Promise<number> {
+export async function writeRecords(path: string, records: Iterable<HistoryRecord>): Promise<number> {
   const encoding = encodingOf(path);
   const file = new BatchFile(path, { gzip: encoding.gzip });
   const encoder = encoding.records === 'binary' ? new RecordEncoder() : null;
   if (encoder !== null) file.bytes(BINARY_MAGIC);
   let n = 0;
   for (const r of records) {
-    each?.(r);
     if (encoder !== null) file.bytes(encoder.encode(r));
     else file.line(JSON.stringify(r));
     if (++n % CHECK_EVERY === 0 && file.queued > HIGH_WATER_BYTES) await new Promise((resolve) => setImmediate(resolve));

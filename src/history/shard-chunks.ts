@@ -1,11 +1,11 @@
 /**
  * A merge shard (merge.ts ShardInput) whose body is held in chunks in shared memory: compact (no
- * object per record until the merge reaches it), and readable from several threads at once
- * without a copy. `paystorm merge` hands its shards so to its judge thread, which runs the
- * invariants over the same merge the main thread folds and writes (cli/merge-judging.ts).
+ * object per record until the merge reaches it), and handed to another thread without a copy.
+ * `paystorm merge` hands its shards so to its writing thread, which merges them and writes the
+ * merged history its judge thread follows (cli/merge-judging.ts).
  *
  * A k6 shard's chunks hold each exchange's compact record text, as the k6 file carried it (k6.ts
- * K6Run.exchangeText), decoded again by each thread that reads the merge: a few hundred bytes an
+ * K6Run.exchangeText), decoded again by the thread that reads the merge: a few hundred bytes an
  * exchange, and decoding it costs less than half of V8's deserialization of the object (which
  * also costs twice a decoding to serialize). Other shards' chunks are V8-serialized records.
  */
