@@ -88,6 +88,32 @@ export function lineText(buf: Buffer, start: number, end: number): string {
   return NON_ASCII.test(escaped) ? buf.toString('utf8', start, end) : escaped;
 }
 
+/**
+ * The text a JSON string literal buf[start, end) (its quotes included) holds, written as UTF-8
+ * into out[at, …) (room for end - start bytes): returns the bytes written, or -1 when the
+ * literal is one this does not read (any escape but `\"`, `\\` and `\/`, a control byte, no
+ * closing quote at end - 1); then JSON.parse(lineText(…)) gives its text, or says why not.
+ * An exchange record's text is handed on so (its thread decodes it with one `utf8Slice`, not
+ * a Latin-1 string, a scan for `…` and a JSON.parse of the literal), and all it escapes is the
+ * quotes of its strings: other bytes, `…` included, are copied as they are (valid UTF-8 in, so
+ * valid UTF-8 out).
+ */
+export function unescapedInto(buf: Uint8Array, start: number, end: number, out: Uint8Array, at: number): number {
+  if (end - start < 2 || buf[start] !== 0x22 || buf[end - 1] !== 0x22) return -1;
+  let o = at;
+  const last = end - 1;
+  for (let i = start + 1; i < last; i++) {
+    const b = buf[i];
+    if (b === 0x5c) {
+      const c = buf[++i];
+      if (i < last && (c === 0x22 || c === 0x5c || c === 0x2f)) out[o++] = c;
+      else return -1;
+    } else if (b === 0x22 || b < 0x20) return -1;
+    else out[o++] = b;
+  }
+  return o - at;
+}
+
 /** A metric seen in the file: its name, and what the reader's user keeps for it. */
 export interface MetricName {
   readonly name: string;

@@ -661,7 +661,12 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
  * literal (as readK6 keeps it): what records() yields, and what a follower decodes.
  */
 export function k6ExchangeOf(path: string, literal: string, line: number, seq: number, originMs: number): ExchangeRecord {
-  const x = exchangeOf(path, JSON.parse(literal) as string, line);
+  return k6ExchangeOfText(path, JSON.parse(literal) as string, line, seq, originMs);
+}
+
+/** k6ExchangeOf from the record's text itself (the literal's content, unescaped: k6-lines.ts unescapedInto). */
+export function k6ExchangeOfText(path: string, text: string, line: number, seq: number, originMs: number): ExchangeRecord {
+  const x = exchangeOf(path, text, line);
   x.seq = seq;
   x.tIntended = roundMicros(x.tIntended - originMs);
   x.tStart = roundMicros(x.tStart - originMs);

@@ -4,8 +4,7 @@
  * as their records' texts, then the run's facts and end record. Batches are decoded when the
  * oracle asks for them, so a judge that lags holds bytes, not objects.
  */
-import { k6ExchangeOf } from '../../history/k6.ts';
-import { lineText } from '../../history/k6-lines.ts';
+import { k6ExchangeOfText } from '../../history/k6.ts';
 import type { HistoryRecord, RunRecord } from '../../history/index.ts';
 import type { K6ExchangeBatch, ToJudge } from './protocol.ts';
 
@@ -52,7 +51,7 @@ export class K6Feed {
     const out: HistoryRecord[] = new Array(b.count);
     for (let i = 0; i < b.count; i++) {
       const at = 3 * i;
-      out[i] = k6ExchangeOf(this.path, lineText(buf, b.bounds[at], b.bounds[at + 1]), b.bounds[at + 2], ++this.seq, this.originMs);
+      out[i] = k6ExchangeOfText(this.path, buf.toString('utf8', b.bounds[at], b.bounds[at + 1]), b.bounds[at + 2], ++this.seq, this.originMs);
     }
     this.recycle(b);
     return out;

@@ -10,8 +10,8 @@ import { Worker } from 'node:worker_threads';
 import { workerScript } from '../../history/worker-script.ts';
 import { PaystormError, type ExitCode, type Summary } from '../../spec/index.ts';
 import type { FromJudge, JudgedViolation, JudgeWorkerData, JudgeWorkerOptions, K6ExchangeBatch, ToJudge } from './protocol.ts';
-import { k6ExchangeOf, type K6Follower } from '../../history/k6.ts';
-import { lineText } from '../../history/k6-lines.ts';
+import { k6ExchangeOfText, type K6Follower } from '../../history/k6.ts';
+import { lineText, unescapedInto } from '../../history/k6-lines.ts';
 import { CheckFolds, checkResultOf, type CheckOptions, type CheckResult } from '../../oracle/check.ts';
 import type { EndRecord, RunRecord } from '../../history/index.ts';
 import type { Judgement } from '../../oracle/judge.ts';
@@ -131,6 +131,8 @@ export class K6FollowingJudge implements K6Follower {
   /** Batches the thread decoded and handed back, to be written again. */
   private readonly spare: K6ExchangeBatch[] = [];
   private bytes: Uint8Array = new Uint8Array(0);
+  /** `bytes` as a Buffer (its UTF-8 reads and writes). */
+  private view: Buffer = Buffer.alloc(0);
   private bounds: Int32Array = new Int32Array(0);
   private used = 0;
   private count = 0;
@@ -157,19 +159,24 @@ export class K6FollowingJudge implements K6Follower {
 
   exchange(buf: Buffer, start: number, end: number, line: number): void {
     if (this.state !== 'following') return;
+    // The record's text in UTF-8 is never longer than its literal (an escape is longer than what it stands for).
+    const room = end - start;
+    if (this.count === K6_BATCH_EXCHANGES || this.used + room > this.bytes.length) {
+      this.flush();
+      this.fresh(Math.max(K6_BATCH_BYTES, room));
+    }
+    // The literal unescaped straight into the batch: both threads then read the text from its bytes.
+    let size = unescapedInto(buf, start, end, this.bytes, this.used);
     try {
-      this.folds.add(k6ExchangeOf(this.path, lineText(buf, start, end), line, ++this.seq, this.originMs));
+      // Any other literal: its text, written as UTF-8 (and read back as the judge thread will read it).
+      if (size < 0) size = this.view.write(JSON.parse(lineText(buf, start, end)) as string, this.used, 'utf8');
+      const text = this.view.toString('utf8', this.used, this.used + size);
+      this.folds.add(k6ExchangeOfText(this.path, text, line, ++this.seq, this.originMs));
     } catch (e) {
       // The read after the file will refuse it, naming its line.
       this.abandon(`an exchange record does not decode (${(e as Error).message})`);
       return;
     }
-    const size = end - start;
-    if (this.count === K6_BATCH_EXCHANGES || this.used + size > this.bytes.length) {
-      this.flush();
-      this.fresh(Math.max(K6_BATCH_BYTES, size));
-    }
-    buf.copy(this.bytes, this.used, start, end);
     const at = 3 * this.count++;
     this.bounds[at] = this.used;
     this.bounds[at + 1] = this.used + size;
@@ -227,6 +234,7 @@ export class K6FollowingJudge implements K6Follower {
     // A batch the thread handed back when one is big enough: memory touched the first time costs a page fault a page.
     const spare = this.spare.length && this.spare[this.spare.length - 1].bytes.byteLength >= size ? this.spare.pop()! : null;
     this.bytes = spare?.bytes ?? new Uint8Array(new ArrayBuffer(size));
+    this.view = Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
     this.bounds = spare?.bounds ?? new Int32Array(new ArrayBuffer(3 * 4 * K6_BATCH_EXCHANGES));
     this.used = 0;
     this.count = 0;

@@ -27,7 +27,7 @@ export interface JudgeWorkerData {
   pollMs?: number;
 }
 
-/** A batch of k6 exchanges in start order: each record's text (a JSON string literal) at bytes[start, end), from line `line`. */
+/** A batch of k6 exchanges in start order: each record's text in UTF-8 (the literal k6 wrote, unescaped) at bytes[start, end), from line `line`. */
 export interface K6ExchangeBatch {
   bytes: Uint8Array;
   /** start, end, line per exchange. */
