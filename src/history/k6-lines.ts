@@ -114,6 +114,15 @@ export function unescapedInto(buf: Uint8Array, start: number, end: number, out: 
   return o - at;
 }
 
+let scratch = Buffer.allocUnsafe(1 << 16);
+
+/** The text a JSON string literal buf[start, end) holds (unescapedInto, or JSON.parse for the literals it leaves); throws as JSON.parse does. */
+export function literalText(buf: Buffer, start: number, end: number): string {
+  if (scratch.length < end - start) scratch = Buffer.allocUnsafe(2 * (end - start));
+  const n = unescapedInto(buf, start, end, scratch, 0);
+  return n >= 0 ? scratch.toString('utf8', 0, n) : (JSON.parse(lineText(buf, start, end)) as string);
+}
+
 /** A metric seen in the file: its name, and what the reader's user keeps for it. */
 export interface MetricName {
   readonly name: string;
@@ -443,9 +452,4 @@ export class TextArena {
     return use(this.chunks[this.where[w]], this.where[w + 1], this.where[w + 2]);
   }
 
-  /** The text at `index`, as lineText reads it (one-byte when it can be: for JSON text, whose `…` can only be in strings). */
-  get(index: number): string {
-    const w = index * 3;
-    return lineText(this.chunks[this.where[w]], this.where[w + 1], this.where[w + 2]);
-  }
 }

@@ -54,7 +54,7 @@ import { exchangeRecordSchema, type EndRecord, type ExchangeRecord, type History
 import { K6_SCRIPT_RULES } from './k6-scripts.ts';
 import { judgeK6Plan } from './k6-plan.ts';
 import { decodeK6Record, k6RecordHead, k6RecordHeadOfLiteral, type K6RecordHead } from './k6-record-codec.ts';
-import { isGzip, lineChunks, lineText, PointBytes, TextArena, type MetricName, type TagSet } from './k6-lines.ts';
+import { isGzip, lineChunks, lineText, literalText, PointBytes, TextArena, type MetricName, type TagSet } from './k6-lines.ts';
 import { compileFastParse, NOT_SURE } from './schema-check.ts';
 import { StartOrderWindow } from './k6-follow.ts';
 
@@ -588,7 +588,7 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
   if (following !== null && unreadLimits && !runFacts.rateLimit) return readAgain('the rate limit is to be learned from the records\' texts');
   if (unreadLimits && !runFacts.rateLimit) {
     for (let i = 0; i < texts.length; i++) {
-      const limit = recordLimit(path, texts.get(i), recordLines[i]);
+      const limit = recordLimit(path, texts.bytesOf(i, literalText), recordLines[i]);
       if (limit !== null && (learnedLimit === null || limit > learnedLimit)) learnedLimit = limit;
     }
   }
@@ -633,7 +633,7 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
   function* exchangesInOrder(): Generator<ExchangeRecord> {
     if (following !== null) throw new Error(`${path}: its records were handed to the follower as they were read, not kept: read the file again (readK6 without a follower) to decode them`);
     let seq = 0;
-    for (const i of order) yield k6ExchangeOf(path, texts.get(i), recordLines[i], ++seq, originMs);
+    for (const i of order) yield k6ExchangeOfText(path, texts.bytesOf(i, literalText), recordLines[i], ++seq, originMs);
   }
   return {
     run: runRecord,
@@ -695,9 +695,8 @@ function exchangeOf(path: string, text: string, line: number): ExchangeRecord {
   return parsed.data;
 }
 
-/** A kept record's rate limit (its text as a JSON string literal). */
-function recordLimit(path: string, literal: string, line: number): number | null {
-  const rec = JSON.parse(literal) as string;
+/** A kept record's rate limit (from its text). */
+function recordLimit(path: string, rec: string, line: number): number | null {
   const head = k6RecordHead(rec) ?? headOf(exchangeOf(path, rec, line));
   return head.rateLimit ?? null;
 }

@@ -4,8 +4,9 @@
  * `paystorm merge` hands its shards so to its writing thread, which merges them and writes the
  * merged history its judge thread follows (cli/merge-judging.ts).
  *
- * A k6 shard's chunks hold each exchange's compact record text, as the k6 file carried it (k6.ts
- * K6Run.exchangeText), decoded again by the thread that reads the merge: a few hundred bytes an
+ * A k6 shard's chunks hold each exchange's compact record text in UTF-8 (the JSON string literal
+ * the k6 file carried, k6.ts K6Run.exchangeText, unescaped), decoded again by the thread that
+ * reads the merge: a few hundred bytes an
  * exchange, and decoding it costs less than half of V8's deserialization of the object (which
  * also costs twice a decoding to serialize). Other shards' chunks are V8-serialized records.
  */
@@ -13,8 +14,8 @@ import { deserialize, serialize } from 'node:v8';
 import type { EndRecord, ExchangeRecord, HistoryRecord, RunRecord } from './schema.ts';
 import { completionTime, OffsetEstimate, type ShardInput } from './merge.ts';
 import { ScenarioActivity, scenarioProgress } from './scenario-progress.ts';
-import { k6ExchangeOf, type K6Run } from './k6.ts';
-import { lineText } from './k6-lines.ts';
+import { k6ExchangeOfText, type K6Run } from './k6.ts';
+import { lineText, unescapedInto } from './k6-lines.ts';
 
 /** Body records per chunk. */
 const CHUNK_RECORDS = 1024;
@@ -27,7 +28,7 @@ export interface SerializedShard extends Omit<ShardInput, 'body'> {
   chunks: SharedArrayBuffer[];
   /** Each chunk's records' positions in the shard. */
   positions: Int32Array[];
-  /** A k6 shard's chunks are exchange texts: per chunk, each text's start, end, line and seq (K6Run.exchangeText), and how to decode them. */
+  /** A k6 shard's chunks are exchange record texts in UTF-8: per chunk, each text's start, end, line and seq (K6Run.exchangeText), and how to decode them. */
   k6?: { path: string; originMs: number; bounds: Int32Array[] };
 }
 
@@ -80,9 +81,11 @@ class K6TextChunks implements BodySink {
     if (record.kind !== 'exchange') throw new Error(`a k6 shard's body holds exchanges only, not a ${record.kind} record`);
     const seq = (record as ExchangeRecord).seq;
     this.k6.exchangeText(seq, (buf, start, end, line) => {
-      const size = end - start;
-      if (this.used + size > this.bytes.length) this.grow(size);
-      this.bytes.set(buf.subarray(start, end), this.used);
+      // The literal's text, unescaped into the chunk (never longer than the literal); any literal
+      // unescapedInto leaves, through JSON.parse, as UTF-8.
+      if (this.used + (end - start) > this.bytes.length) this.grow(end - start);
+      let size = unescapedInto(buf, start, end, this.bytes, this.used);
+      if (size < 0) size = Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength).write(JSON.parse(lineText(buf, start, end)) as string, this.used, 'utf8');
       const b = 4 * this.count;
       this.recordBounds[b] = this.used;
       this.recordBounds[b + 1] = this.used + size;
@@ -128,7 +131,7 @@ function k6Records(k6: NonNullable<SerializedShard['k6']>, bytes: SharedArrayBuf
   const out: HistoryRecord[] = new Array(bounds.length / 4);
   for (let i = 0; i < out.length; i++) {
     const b = 4 * i;
-    out[i] = k6ExchangeOf(k6.path, lineText(buf, bounds[b], bounds[b + 1]), bounds[b + 2], bounds[b + 3], k6.originMs);
+    out[i] = k6ExchangeOfText(k6.path, buf.toString('utf8', bounds[b], bounds[b + 1]), bounds[b + 2], bounds[b + 3], k6.originMs);
   }
   return out;
 }
