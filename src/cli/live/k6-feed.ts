@@ -8,6 +8,9 @@ import { k6ExchangeOfText } from '../../history/k6.ts';
 import type { HistoryRecord, RunRecord } from '../../history/index.ts';
 import type { K6ExchangeBatch, ToJudge } from './protocol.ts';
 
+/** Exchanges decoded at a time. */
+const DECODE_SLICE = 64;
+
 type Item = { records: HistoryRecord[] } | { exchanges: K6ExchangeBatch } | null;
 
 export class K6Feed {
@@ -46,14 +49,13 @@ export class K6Feed {
     wake?.();
   }
 
-  private decode(b: K6ExchangeBatch): HistoryRecord[] {
-    const buf = Buffer.from(b.bytes.buffer, b.bytes.byteOffset, b.bytes.byteLength);
-    const out: HistoryRecord[] = new Array(b.count);
-    for (let i = 0; i < b.count; i++) {
+  /** Exchanges from..to of the batch, decoded. */
+  private decode(b: K6ExchangeBatch, buf: Buffer, from: number, to: number): HistoryRecord[] {
+    const out: HistoryRecord[] = new Array(to - from);
+    for (let i = from; i < to; i++) {
       const at = 3 * i;
-      out[i] = k6ExchangeOfText(this.path, buf.toString('utf8', b.bounds[at], b.bounds[at + 1]), b.bounds[at + 2], ++this.seq, this.originMs);
+      out[i - from] = k6ExchangeOfText(this.path, buf.toString('utf8', b.bounds[at], b.bounds[at + 1]), b.bounds[at + 2], ++this.seq, this.originMs);
     }
-    this.recycle(b);
     return out;
   }
 
@@ -62,7 +64,16 @@ export class K6Feed {
       if (this.items.length === 0) await new Promise<void>((resolve) => (this.wake = resolve));
       const item = this.items.shift()!;
       if (item === null) return;
-      yield 'records' in item ? item.records : this.decode(item.exchanges);
+      if ('records' in item) {
+        yield item.records;
+        continue;
+      }
+      // Decoded a few at a time: the records of a slice die young together, so a scavenge finds
+      // few of them alive to copy (a whole batch decoded at once was mostly alive at every one).
+      const b = item.exchanges;
+      const buf = Buffer.from(b.bytes.buffer, b.bytes.byteOffset, b.bytes.byteLength);
+      for (let from = 0; from < b.count; from += DECODE_SLICE) yield this.decode(b, buf, from, Math.min(b.count, from + DECODE_SLICE));
+      this.recycle(b);
     }
   }
 
