@@ -182,8 +182,8 @@ export interface K6Run {
   originMs: number;
   /**
    * The text exchange `seq` of records() is decoded from, handed to `use` as its JSON string
-   * literal's bytes, buf[start, end), and its line: `k6ExchangeOf(path, lineText(buf, start, end),
-   * line, seq, originMs)` gives the same record again (a merge keeps shards so: a few hundred
+   * literal's bytes, buf[start, end), and its line: `k6ExchangeOfText(path, literalText(buf, start,
+   * end), line, seq, originMs)` gives the same record again (a merge keeps shards so: a few hundred
    * bytes a record, and decoded faster than any serialization of the object). Only when kept.
    */
   exchangeText<T>(seq: number, use: (buf: Buffer, start: number, end: number, line: number) => T): T;
@@ -657,14 +657,10 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
 }
 
 /**
- * Exchange number `seq` on the run clock (0 = originMs), from its record's text as a JSON string
- * literal (as readK6 keeps it): what records() yields, and what a follower decodes.
+ * Exchange number `seq` on the run clock (0 = originMs), from its record's text (the content of
+ * the JSON string literal k6 wrote, unescaped: k6-lines.ts literalText): what records() yields,
+ * and what a follower decodes.
  */
-export function k6ExchangeOf(path: string, literal: string, line: number, seq: number, originMs: number): ExchangeRecord {
-  return k6ExchangeOfText(path, JSON.parse(literal) as string, line, seq, originMs);
-}
-
-/** k6ExchangeOf from the record's text itself (the literal's content, unescaped: k6-lines.ts unescapedInto). */
 export function k6ExchangeOfText(path: string, text: string, line: number, seq: number, originMs: number): ExchangeRecord {
   const x = exchangeOf(path, text, line);
   x.seq = seq;
