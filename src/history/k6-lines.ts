@@ -451,5 +451,4 @@ export class TextArena {
     const w = index * 3;
     return use(this.chunks[this.where[w]], this.where[w + 1], this.where[w + 2]);
   }
-
 }

@@ -6,9 +6,9 @@
  *
  * A k6 shard's chunks hold each exchange's compact record text in UTF-8 (the JSON string literal
  * the k6 file carried, k6.ts K6Run.exchangeText, unescaped), decoded again by the thread that
- * reads the merge: a few hundred bytes an
- * exchange, and decoding it costs less than half of V8's deserialization of the object (which
- * also costs twice a decoding to serialize). Other shards' chunks are V8-serialized records.
+ * reads the merge: a few hundred bytes an exchange, and decoding it costs less than half of V8's
+ * deserialization of the object (which also costs twice a decoding to serialize). Other shards'
+ * chunks are V8-serialized records.
  */
 import { deserialize, serialize } from 'node:v8';
 import type { EndRecord, ExchangeRecord, HistoryRecord, RunRecord } from './schema.ts';
