@@ -13,7 +13,7 @@ import { writeReports, renderConsole } from '../../report/index.ts';
 import { SCENARIOS } from '../../../scenarios/index.ts';
 import { EXIT, PaystormError } from '../../spec/index.ts';
 import { HISTORY_FILE, makeDirsSync, type HistoryRecord } from '../../history/index.ts';
-import { MergeJudge } from '../live/live-judge.ts';
+import { MergeJudge, scenarioThresholdsOf } from '../live/live-judge.ts';
 import { judgeMerge } from '../merge-judging.ts';
 import { readHistory } from '../../history/reader.ts';
 import { k6FileKind, summaryExportError } from '../../history/k6.ts';
@@ -98,8 +98,7 @@ export const mergeCommand: PaystormCommand = {
     // Started first: the judge thread loads the oracle while the shards are read.
     const judge = new MergeJudge({
       thresholds: (args.threshold ?? []).map(String),
-      // Histories whose run record names scenarios without their thresholds: take them from the code.
-      scenarioThresholds: Object.fromEntries(SCENARIOS.map((s) => [s.name, [...(s.thresholds ?? [])]])),
+      scenarioThresholds: scenarioThresholdsOf(SCENARIOS),
     });
     try {
       const shards = await loadShards(sources, warn);

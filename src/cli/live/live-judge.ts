@@ -41,6 +41,14 @@ export interface LiveJudgeHooks {
   onRecycle?: (batch: K6ExchangeBatch) => void;
 }
 
+/**
+ * Each scenario's default thresholds by name, as data a judge thread can be sent: for histories
+ * whose run record names scenarios without their thresholds (they are taken from the code).
+ */
+export function scenarioThresholdsOf(scenarios: readonly { name: string; thresholds?: readonly string[] }[]): JudgeWorkerOptions['scenarioThresholds'] {
+  return Object.fromEntries(scenarios.map((s) => [s.name, [...(s.thresholds ?? [])]]));
+}
+
 /** One judge thread: resolves with the summary (the k6 mode: the judgement) it posts, rejects with the error it posts or dies of. */
 function startJudge(data: JudgeWorkerData & { mode: 'k6' }, hooks: LiveJudgeHooks): { worker: Worker; summary: Promise<Judgement> };
 function startJudge(data: JudgeWorkerData, hooks: LiveJudgeHooks): { worker: Worker; summary: Promise<Summary> };

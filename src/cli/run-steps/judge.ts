@@ -13,7 +13,7 @@ import { check } from '../../oracle/index.ts';
 import { writeSnapshot } from '../../report/index.ts';
 import { STOP_REASONS } from '../../engine/index.ts';
 import { scenarioByName } from '../../../scenarios/index.ts';
-import { judgeSnapshot, LiveJudge, type JudgedViolation, type JudgeWorkerOptions } from '../live/live-judge.ts';
+import { judgeSnapshot, LiveJudge, scenarioThresholdsOf, type JudgedViolation, type JudgeWorkerOptions } from '../live/live-judge.ts';
 import { SNAPSHOT_DEFAULT, type JudgeSettings, type RunSettings } from './settings.ts';
 import type { RunScope } from './scope.ts';
 
@@ -24,8 +24,7 @@ export const violationStopReason = (invariant: string) => `${STOP_REASONS.violat
 export function judgeWorkerOptions(judging: JudgeSettings, scenarios: RunSettings['scenarios']): JudgeWorkerOptions {
   return {
     thresholds: [...judging.thresholds],
-    // Histories whose run record names scenarios without their thresholds: take them from the code.
-    scenarioThresholds: Object.fromEntries(scenarios.map((s) => [s.name, [...(s.thresholds ?? [])]])),
+    scenarioThresholds: scenarioThresholdsOf(scenarios),
     ...(judging.baseline ? { baseline: judging.baseline } : {}),
     ...(judging.trendWindowMs !== undefined ? { trendWindowMs: judging.trendWindowMs } : {}),
   };
