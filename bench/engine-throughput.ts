@@ -9,7 +9,15 @@
  *
  *   node --import tsx bench/engine-throughput.ts [--rounds 5] [--requests 100000] [--connections 10] [--offload 1]
  *   node --import tsx bench/engine-throughput.ts --contenders paystorm,paystorm-live-judge   (the live judge's cost)
+ *   node --import tsx bench/engine-throughput.ts --contenders paystorm,paystorm-live-judge,paystorm-live-judge-unyielding,paystorm-beside-idle-spinner
+ *
+ * paystorm-live-judge is the judge as `paystorm run` starts it: it holds off while the load
+ * saturates the engine's event loop (src/cli/live/load-pacer.ts) and catches up after;
+ * paystorm-live-judge-unyielding judges as it goes regardless (as under --abort-on-violation);
+ * paystorm-beside-idle-spinner runs the engine beside another process that spins at the lowest
+ * priority there is (SCHED_IDLE, else nice 19): what any work on the other core costs the load.
  */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +34,7 @@ import { BENCH_HISTORY_FILE } from './engine-lib.ts';
 import { LiveJudge } from '../src/cli/live/live-judge.ts';
 
 const SELF = fileURLToPath(import.meta.url);
-type Contender = 'autocannon' | 'paystorm' | 'paystorm-live-judge' | 'paystorm-main-thread' | 'undici-request' | 'undici-dispatch';
+type Contender = 'autocannon' | 'paystorm' | 'paystorm-live-judge' | 'paystorm-live-judge-unyielding' | 'paystorm-beside-idle-spinner' | 'paystorm-main-thread' | 'undici-request' | 'undici-dispatch';
 interface ChildResult {
   contender: Contender;
   rps: number;
@@ -37,6 +45,8 @@ interface ChildResult {
   /** The main thread's part of cpuUs. */
   mainUs: number;
   historyBytes?: number;
+  /** The live judge's verdict came this long after the load ended (ms). */
+  verdictAfterMs?: number;
 }
 
 async function autocannonRun(url: string, connections: number, n: number): Promise<ChildResult> {
@@ -88,12 +98,30 @@ async function undiciDispatchRun(url: string, connections: number, n: number): P
   return { contender: 'undici-dispatch', rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs(), sysUs: rate.cpuSplitUs().system, mainUs: rate.mainThreadPerResponseUs() };
 }
 
-async function paystormRun(url: string, connections: number, n: number, offload = arg('offload', '1') === '1', liveJudge = false): Promise<ChildResult> {
+/** A process spinning on a core at the lowest priority there is (SCHED_IDLE where chrt is, else nice 19). */
+function idleSpinner(): ChildProcess {
+  const spin = ['-e', 'for (;;) {}'];
+  const chrt = spawnSync('chrt', ['--idle', '0', 'true']).status === 0;
+  return chrt ? spawn('chrt', ['--idle', '0', process.execPath, ...spin], { stdio: 'ignore' }) : spawn('nice', ['-n', '19', process.execPath, ...spin], { stdio: 'ignore' });
+}
+
+interface PaystormOptions {
+  offload?: boolean;
+  /** The live judge: none, as a run starts it (yielding to a saturated load), or judging as it goes. */
+  liveJudge?: 'none' | 'yielding' | 'unyielding';
+  /** An idle-priority spinner in another process during the load. */
+  spinner?: boolean;
+}
+
+async function paystormRun(url: string, connections: number, n: number, o: PaystormOptions = {}): Promise<ChildResult> {
+  const offload = o.offload ?? arg('offload', '1') === '1';
+  const liveJudge = (o.liveJudge ?? 'none') !== 'none';
   const dir = mkdtempSync(join(tmpdir(), 'paystorm-bench-'));
   const path = join(dir, BENCH_HISTORY_FILE);
   const writer = HistoryWriter.open(path, { offload });
   // As `paystorm run` judges: the oracle on its own thread, following the file as it is written.
-  const judge = liveJudge ? new LiveJudge(path, { thresholds: [], scenarioThresholds: {} }) : null;
+  const judge = liveJudge ? new LiveJudge(path, { thresholds: [], scenarioThresholds: {} }, {}, { yieldToLoad: o.liveJudge === 'yielding' }) : null;
+  const spinner = o.spinner ? idleSpinner() : null;
   // As in a run, the thread has started before the load does (a run starts it before the target).
   await judge?.ready;
   const rate = new SteadyRate(n);
@@ -125,16 +153,21 @@ async function paystormRun(url: string, connections: number, n: number, offload 
     timeScale: 1,
     log: () => {},
   });
+  spinner?.kill();
   await writer.close();
-  // The verdict comes after the load (not timed): the judge must have read every record.
+  // The verdict comes after the load (not timed in the rate): the judge must have read every record.
+  let verdictAfterMs: number | undefined;
   if (judge) {
+    const loadEnded = performance.now();
     const summary = await judge.close(false);
+    verdictAfterMs = performance.now() - loadEnded;
     if ((summary.metrics as { requests?: number }).requests !== n) throw new Error(`the live judge read ${String((summary.metrics as { requests?: number }).requests)} requests, expected ${n}`);
   }
   const historyBytes = statSync(path).size;
   rmSync(dir, { recursive: true, force: true });
   if (outcome.requests !== n) throw new Error(`paystorm sent ${outcome.requests}, expected ${n}`);
-  return { contender: liveJudge ? 'paystorm-live-judge' : offload ? 'paystorm' : 'paystorm-main-thread', rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs(), sysUs: rate.cpuSplitUs().system, mainUs: rate.mainThreadPerResponseUs(), historyBytes };
+  const contender: Contender = o.liveJudge === 'yielding' ? 'paystorm-live-judge' : o.liveJudge === 'unyielding' ? 'paystorm-live-judge-unyielding' : o.spinner ? 'paystorm-beside-idle-spinner' : offload ? 'paystorm' : 'paystorm-main-thread';
+  return { contender, rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs(), sysUs: rate.cpuSplitUs().system, mainUs: rate.mainThreadPerResponseUs(), historyBytes, ...(verdictAfterMs !== undefined ? { verdictAfterMs } : {}) };
 }
 
 async function child(): Promise<void> {
@@ -143,7 +176,16 @@ async function child(): Promise<void> {
   const connections = Number(arg('connections'));
   const n = Number(arg('requests'));
   const warm = Math.max(connections, Math.floor(n / 10));
-  const fn = { autocannon: autocannonRun, paystorm: paystormRun, 'paystorm-live-judge': (u: string, c: number, k: number) => paystormRun(u, c, k, true, true), 'paystorm-main-thread': (u: string, c: number, k: number) => paystormRun(u, c, k, false), 'undici-request': undiciRequestRun, 'undici-dispatch': undiciDispatchRun }[contender];
+  const fn = {
+    autocannon: autocannonRun,
+    paystorm: (u: string, c: number, k: number) => paystormRun(u, c, k),
+    'paystorm-live-judge': (u: string, c: number, k: number) => paystormRun(u, c, k, { offload: true, liveJudge: 'yielding' }),
+    'paystorm-live-judge-unyielding': (u: string, c: number, k: number) => paystormRun(u, c, k, { offload: true, liveJudge: 'unyielding' }),
+    'paystorm-beside-idle-spinner': (u: string, c: number, k: number) => paystormRun(u, c, k, { offload: true, spinner: true }),
+    'paystorm-main-thread': (u: string, c: number, k: number) => paystormRun(u, c, k, { offload: false }),
+    'undici-request': undiciRequestRun,
+    'undici-dispatch': undiciDispatchRun,
+  }[contender];
   await fn(url, connections, warm); // JIT warm-up, same share for every contender
   const r = await fn(url, connections, n);
   process.stdout.write(JSON.stringify(r) + '\n');
@@ -170,11 +212,11 @@ async function main(): Promise<void> {
         rps[c] = r.rps;
         (results[c] ??= []).push(r.rps);
         (cpu[c] ??= []).push(r.cpuUs);
-        line.push(`${c} ${Math.round(r.rps)}/s ${fmt(r.cpuUs, 1)} µs cpu/req (${fmt(r.sysUs, 1)} sys, ${fmt(r.mainUs, 1)} main thread)${r.historyBytes ? ` (history ${(r.historyBytes / 1e6).toFixed(1)} MB, ${(r.historyBytes / r.responses).toFixed(0)} B/request)` : ''}`);
+        line.push(`${c} ${Math.round(r.rps)}/s ${fmt(r.cpuUs, 1)} µs cpu/req (${fmt(r.sysUs, 1)} sys, ${fmt(r.mainUs, 1)} main thread)${r.historyBytes ? ` (history ${(r.historyBytes / 1e6).toFixed(1)} MB, ${(r.historyBytes / r.responses).toFixed(0)} B/request)` : ''}${r.verdictAfterMs !== undefined ? ` (verdict ${fmt(r.verdictAfterMs / 1000, 2)} s after the load)` : ''}`);
       }
       for (const c of contenders) if (c !== 'autocannon' && rps.autocannon) (ratios[c] ??= []).push(rps[c] / rps.autocannon);
       // The live judge's cost: the same engine with the judge following its history, against without.
-      if (rps['paystorm-live-judge'] && rps.paystorm) (ratios['paystorm-live-judge / paystorm'] ??= []).push(rps['paystorm-live-judge'] / rps.paystorm);
+      for (const c of ['paystorm-live-judge', 'paystorm-live-judge-unyielding', 'paystorm-beside-idle-spinner'] as const) if (rps[c] && rps.paystorm) (ratios[`${c} / paystorm`] ??= []).push(rps[c] / rps.paystorm);
       console.log(`round ${round}: ${line.join(', ')}`);
     }
   } finally {

@@ -61,6 +61,15 @@ export interface FollowOptions {
   done(): boolean;
   /** How long to wait for more bytes (default 100 ms). */
   pollMs?: number;
+  /**
+   * True while the reader should leave the file alone (the live judge yields to a saturated
+   * load, live-judge.ts LoadPacer): it waits, at most `maxHeldMs` from when it first waited since
+   * it last reached the end, then reads to the end before it waits again. So a hold delays the
+   * judging by at most about maxHeldMs, and never holds what was written before `done()`.
+   */
+  held?(): boolean;
+  /** The longest a hold may keep the reader behind the writer (ms; default 30 s). */
+  maxHeldMs?: number;
 }
 
 function fail(path: string, line: number, what: string): never {
@@ -332,15 +341,28 @@ async function* followFile(path: string, follow: FollowOptions, chunkBytes: numb
   try {
     let offset = 0;
     const buf = Buffer.allocUnsafe(chunkBytes);
+    const maxHeldMs = follow.maxHeldMs ?? 30_000;
+    /** When the reader first waited on a hold since it last reached the end (NaN: it has not). */
+    let heldSince = NaN;
     for (;;) {
       // Asked before reading: bytes written before done() turned true are all read below.
       const done = follow.done();
+      if (!done && follow.held?.() === true) {
+        const now = Date.now();
+        if (Number.isNaN(heldSince)) heldSince = now;
+        if (now - heldSince < maxHeldMs) {
+          await sleep(follow.pollMs ?? 100);
+          continue;
+        }
+      }
       const n = readSync(fd, buf, 0, chunkBytes, offset);
       if (n > 0) {
         offset += n;
         yield Buffer.from(buf.subarray(0, n));
         continue;
       }
+      // At the end: caught up, so a later hold may keep it back again.
+      heldSince = NaN;
       if (done) return;
       await sleep(follow.pollMs ?? 100);
     }

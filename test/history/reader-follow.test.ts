@@ -45,4 +45,63 @@ describe('readHistory follow', () => {
       expect(seen).toEqual(whole);
     });
   }
+
+  it('waits while held, at most maxHeldMs behind the writer, and reads everything once the writer is done even if held', async () => {
+    resetSeq();
+    const path = join(mkdtempSync(join(tmpdir(), 'paystorm-follow-')), 'history.bin.gz');
+    const writer = new HistoryWriter({ path, flushIntervalMs: 10 });
+    let closed = false;
+    let held = true;
+    let seen = 0;
+    const reading = (async () => {
+      for await (const r of readHistory(path, { follow: { done: () => closed, pollMs: 10, held: () => held, maxHeldMs: 600_000 } })) {
+        void r;
+        seen++;
+      }
+    })();
+    writer.write(runRec());
+    for (let i = 0; i < 50; i++) writer.write(ex({ tStart: i }));
+    await sleep(300);
+    // Held: nothing read although the records are in the file.
+    expect(seen).toBe(0);
+    held = false;
+    for (let i = 0; i < 100 && seen < 51; i++) await sleep(20);
+    expect(seen).toBe(51);
+    // Held again: what is written meanwhile waits until the writer is done, then all of it is read.
+    held = true;
+    for (let i = 0; i < 20; i++) writer.write(ex({ tStart: 100 + i }));
+    writer.write(endRec());
+    await sleep(200);
+    expect(seen).toBe(51);
+    await writer.close();
+    closed = true;
+    await reading;
+    expect(seen).toBe(72);
+  });
+
+  it('a hold keeps the reader back at most maxHeldMs, then it catches up', async () => {
+    resetSeq();
+    const path = join(mkdtempSync(join(tmpdir(), 'paystorm-follow-')), 'history.ndjson');
+    const writer = new HistoryWriter({ path, flushIntervalMs: 10 });
+    let closed = false;
+    let seen = 0;
+    const reading = (async () => {
+      for await (const r of readHistory(path, { follow: { done: () => closed, pollMs: 10, held: () => true, maxHeldMs: 400 } })) {
+        void r;
+        seen++;
+      }
+    })();
+    writer.write(runRec());
+    for (let i = 0; i < 30; i++) writer.write(ex({ tStart: i }));
+    await sleep(100);
+    expect(seen).toBe(0);
+    // Past the bound: read to the end although still held.
+    for (let i = 0; i < 200 && seen < 31; i++) await sleep(20);
+    expect(seen).toBe(31);
+    writer.write(endRec());
+    await writer.close();
+    closed = true;
+    await reading;
+    expect(seen).toBe(32);
+  });
 });

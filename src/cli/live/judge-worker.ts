@@ -13,6 +13,7 @@ import { readHistory } from '../../history/reader.ts';
 import { check, type CheckOptions } from '../../oracle/check.ts';
 import { judge } from '../../oracle/judge.ts';
 import { K6Feed } from './k6-feed.ts';
+import { isHeld } from './load-pacer.ts';
 import type { FromJudge, JudgeWorkerData, ToJudge } from './protocol.ts';
 
 // Below the load's threads (as the history writer's worker): judging may lag while the machine is
@@ -44,6 +45,12 @@ port.on('message', (m: ToJudge) => {
   else if (k6) k6.take(m);
 });
 
+/** The run's hold on the reading (a saturated load: load-pacer.ts), when it gave one. */
+function holding(): { held?: () => boolean; maxHeldMs?: number } {
+  const hold = data.hold;
+  return hold ? { held: () => isHeld(hold.flag), maxHeldMs: hold.maxHeldMs } : {};
+}
+
 async function main(): Promise<void> {
   const o = data.options;
   const live = data.mode === 'live';
@@ -58,7 +65,7 @@ async function main(): Promise<void> {
   const records =
     readHistory(historyPath, {
       onWarning: (m) => (live ? post({ warning: m }) : undefined),
-      ...(following ? { follow: { done: () => closed, ...(data.pollMs !== undefined ? { pollMs: data.pollMs } : {}) } } : {}),
+      ...(following ? { follow: { done: () => closed, ...(data.pollMs !== undefined ? { pollMs: data.pollMs } : {}), ...holding() } } : {}),
     });
   const options: CheckOptions = {
     thresholds: o.thresholds,

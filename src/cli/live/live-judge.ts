@@ -15,6 +15,7 @@ import { lineText, unescapedInto } from '../../history/k6-lines.ts';
 import { CheckFolds, checkResultOf, type CheckOptions, type CheckResult } from '../../oracle/check.ts';
 import type { EndRecord, RunRecord } from '../../history/index.ts';
 import type { Judgement } from '../../oracle/judge.ts';
+import { holdFlag, LoadPacer } from './load-pacer.ts';
 
 export type { JudgedViolation, JudgeWorkerOptions };
 
@@ -78,17 +79,36 @@ function startJudge(data: JudgeWorkerData, hooks: LiveJudgeHooks): { worker: Wor
   return { worker, summary };
 }
 
+/** How the live judge follows the history. */
+export interface LiveJudgeFollowing {
+  /** How often it looks for more records (ms). */
+  pollMs?: number;
+  /**
+   * Hold off while this thread's event loop is saturated (load-pacer.ts), at most `maxHeldMs`
+   * (default LIVE_JUDGE_MAX_HELD_MS) behind the writer: true unless a violation must stop the
+   * run at once (--abort-on-violation).
+   */
+  yieldToLoad?: boolean;
+  maxHeldMs?: number;
+}
+
+/** The longest the live judge holds off for a saturated load before it catches up (ms). */
+export const LIVE_JUDGE_MAX_HELD_MS = 30_000;
+
 export class LiveJudge {
   private readonly worker: Worker;
   private readonly summary: Promise<Summary>;
+  private readonly pacer: LoadPacer | null;
   /** Resolves once the thread has loaded the oracle (about a second of CPU) and follows the file. */
   readonly ready: Promise<void>;
 
-  constructor(historyPath: string, options: JudgeWorkerOptions, hooks: LiveJudgeHooks = {}, pollMs?: number) {
+  constructor(historyPath: string, options: JudgeWorkerOptions, hooks: LiveJudgeHooks = {}, following: LiveJudgeFollowing = {}) {
     let loaded!: () => void;
     this.ready = new Promise<void>((resolve) => (loaded = resolve));
     const withReady: LiveJudgeHooks = { ...hooks, onReady: () => (loaded(), hooks.onReady?.()) };
-    ({ worker: this.worker, summary: this.summary } = startJudge({ mode: 'live', historyPath, options, ...(pollMs !== undefined ? { pollMs } : {}) }, withReady));
+    this.pacer = following.yieldToLoad === false ? null : new LoadPacer(holdFlag());
+    const hold = this.pacer ? { hold: { flag: this.pacer.flag, maxHeldMs: following.maxHeldMs ?? LIVE_JUDGE_MAX_HELD_MS } } : {};
+    ({ worker: this.worker, summary: this.summary } = startJudge({ mode: 'live', historyPath, options, ...(following.pollMs !== undefined ? { pollMs: following.pollMs } : {}), ...hold }, withReady));
     // A failure is reported by close(), never as an unhandled rejection meanwhile; a thread that
     // failed before loading is not waited for.
     this.summary.catch(() => loaded());
@@ -96,12 +116,14 @@ export class LiveJudge {
 
   /** The history is closed: judge what is left of it and give the verdict. */
   close(interrupted: boolean): Promise<Summary> {
+    this.pacer?.stop();
     this.worker.postMessage({ close: { interrupted } });
     return this.summary;
   }
 
   /** Stops the thread without a verdict (the run failed before its history opened). */
   async terminate(): Promise<void> {
+    this.pacer?.stop();
     await this.worker.terminate();
   }
 }

@@ -25,6 +25,8 @@ export interface JudgeWorkerData {
   options: JudgeWorkerOptions;
   /** How often a followed file is looked at for more records (ms). */
   pollMs?: number;
+  /** `live`: hold off reading while the flag (load-pacer.ts) is 1, at most `maxHeldMs` behind the writer. */
+  hold?: { flag: Int32Array; maxHeldMs: number };
 }
 
 /** A batch of k6 exchanges in start order: each record's text in UTF-8 (the literal k6 wrote, unescaped) at bytes[start, end), from line `line`. */

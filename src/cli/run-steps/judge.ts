@@ -57,10 +57,16 @@ export class RunJudge {
   ) {
     this.options = judgeWorkerOptions(s.judging, s.scenarios);
     const { io } = scope;
-    this.live = new LiveJudge(s.historyPath, this.options, {
-      onViolation: (v) => this.onViolation(v),
-      onWarning: (m) => io.stderr.write(`paystorm: ${m}\n`),
-    });
+    this.live = new LiveJudge(
+      s.historyPath,
+      this.options,
+      {
+        onViolation: (v) => this.onViolation(v),
+        onWarning: (m) => io.stderr.write(`paystorm: ${m}\n`),
+      },
+      // A run that stops at a violation is judged at once, saturated or not; any other lets a saturated load go first.
+      { yieldToLoad: s.abortOnViolation === null },
+    );
   }
 
   private onViolation(v: JudgedViolation): void {

@@ -1,0 +1,58 @@
+/**
+ * Tells the live judge to hold off while the load is saturated. On a small machine (the 2-vCPU
+ * bench VM) any work on the other core slows a saturated load, whatever its priority: a spinner at
+ * SCHED_IDLE in another process cost the closed-loop throughput bench about 29% of its rate
+ * (bench/README.md). So while this thread's event loop is busy nearly all the time (the load is
+ * CPU-bound here), the judge waits, for at most its hold bound (reader.ts FollowOptions.held),
+ * and catches up once the load leaves room or the bound is reached; a run that is not saturated
+ * (an arrival rate the machine keeps up with) is judged as it goes.
+ */
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+
+/** How often the event loop's utilization is looked at (ms). */
+export const PACE_EVERY_MS = 250;
+/** Utilization from which the judge is held, and below which it is let go again. */
+export const HOLD_FROM = 0.9;
+export const RELEASE_BELOW = 0.75;
+
+/** One Int32 in shared memory: 1 while the judge should hold off, 0 otherwise. */
+export function holdFlag(): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(4));
+}
+
+/** Whether the flag says hold (the judge's side). */
+export const isHeld = (flag: Int32Array): boolean => Atomics.load(flag, 0) === 1;
+
+/** Next state of the hold from the utilization of the last period (hysteresis between the two marks). */
+export function nextHold(held: boolean, utilization: number): boolean {
+  return held ? utilization >= RELEASE_BELOW : utilization >= HOLD_FROM;
+}
+
+/** Samples this thread's event loop utilization every PACE_EVERY_MS and sets the flag from it, until stopped. */
+export class LoadPacer {
+  private last: EventLoopUtilization = performance.eventLoopUtilization();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    readonly flag: Int32Array,
+    everyMs = PACE_EVERY_MS,
+  ) {
+    this.timer = setInterval(() => this.sample(), everyMs);
+    this.timer.unref();
+  }
+
+  /** The utilization since the last sample, and the flag set from it. */
+  sample(): number {
+    const now = performance.eventLoopUtilization();
+    const u = performance.eventLoopUtilization(now, this.last).utilization;
+    this.last = now;
+    Atomics.store(this.flag, 0, nextHold(isHeld(this.flag), u) ? 1 : 0);
+    return u;
+  }
+
+  /** Stops sampling and lets the judge go. */
+  stop(): void {
+    clearInterval(this.timer);
+    Atomics.store(this.flag, 0, 0);
+  }
+}
