@@ -27,6 +27,8 @@ export interface LiveWatcher {
   /** What the scenario waits for, for `ms` if given; null clears. */
   phase?(note: string | null, ms?: number): void;
   violation?(v: LiveViolation): void;
+  /** The live judge holds off while the load saturates the machine (true), or judges as the run goes again (false): violations found meanwhile show later. */
+  judging?(held: boolean): void;
   /** The load is over; the verdict is being judged. */
   loadEnded?(): void;
   /** The final verdict (also the last thing a watcher is told). */
@@ -76,6 +78,9 @@ export class LiveRun {
   violation(v: LiveViolation): void {
     this.violations.push(v);
     this.emit('violation', v);
+  }
+  judging(held: boolean): void {
+    this.emit('judging', held);
   }
   loadEnded(): void {
     this.emit('loadEnded');

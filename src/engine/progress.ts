@@ -58,6 +58,7 @@ export class Progress {
   private timer: NodeJS.Timeout | null = null;
   private window: { t: number; n: number }[] = [];
   private drawn = false;
+  private judgeHeld = false;
   private scenario: { name: string; index: number; total: number } | null = null;
   private phaseNote: { note: string; until: number | null } | null = null;
   /** Recent (end time, latency ms) of answered requests, for the live p99. */
@@ -87,6 +88,11 @@ export class Progress {
     this.firstViolation ??= v.invariant;
   }
 
+  /** The live judge holds off while the load saturates the machine: the violations count may lag. */
+  setJudgeHeld(held: boolean): void {
+    this.judgeHeld = held;
+  }
+
   /** This line as a watcher of a LiveRun. */
   watcher(): LiveWatcher {
     return {
@@ -95,6 +101,7 @@ export class Progress {
       scenario: (name, index, total) => this.setScenario(name, index, total),
       phase: (note, ms) => this.phase(note, ms),
       violation: (v) => this.addViolation(v),
+      judging: (held) => this.setJudgeHeld(held),
     };
   }
 
@@ -164,6 +171,7 @@ export class Progress {
     return (
       `paystorm ${elapsed}${sc}  ${this.requests} req  ${Math.round(this.currentRate())}/s  p99 ${p99 === null ? '-' : `${p99 >= 100 ? Math.round(p99) : p99.toFixed(1)}ms`}  ` +
       `errors ${this.errors}  429s ${this.rateLimited}  dropped ${this.dropped}  violations ${this.violations}${this.firstViolation ? ` (first: ${this.firstViolation})` : ''}` +
+      (this.judgeHeld ? ' (judge yielding to the saturated load)' : '') +
       (phase ? `  | ${phase}` : '')
     );
   }

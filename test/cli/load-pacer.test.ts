@@ -23,10 +23,11 @@ describe('LoadPacer', () => {
     expect(nextHold(true, RELEASE_BELOW - 0.01)).toBe(false);
   });
 
-  it('raises the flag after a period the loop was busy all through, lowers it after an idle one, and stop() lowers it', async () => {
+  it('raises the flag after a period the loop was busy all through, lowers it after an idle one, and stop() lowers it; tells each change', async () => {
     const flag = holdFlag();
+    const told: boolean[] = [];
     // Sampled by hand: a long period so that the timer never samples in between.
-    const pacer = new LoadPacer(flag, 3_600_000);
+    const pacer = new LoadPacer(flag, 3_600_000, (held) => told.push(held));
     try {
       expect(isHeld(flag)).toBe(false);
       spin(300);
@@ -38,9 +39,13 @@ describe('LoadPacer', () => {
       spin(300);
       pacer.sample();
       expect(isHeld(flag)).toBe(true);
+      spin(300);
+      pacer.sample();
     } finally {
       pacer.stop();
     }
     expect(isHeld(flag)).toBe(false);
+    // Told of each change only (the second busy period changed nothing), and of the release at stop().
+    expect(told).toEqual([true, false, true, false]);
   });
 });

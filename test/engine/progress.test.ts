@@ -41,6 +41,18 @@ describe('progress', () => {
     expect(live.violations.map((v) => v.invariant)).toEqual(['refund-sum-bounded', 'idem-single-object']);
   });
 
+  it('says while the live judge yields to a saturated load (its violations count may lag), and stops saying it when it judges again', () => {
+    const { stream } = sink(false);
+    const p = new Progress({ clock: { now: () => 1000 }, stream });
+    const live = new LiveRun(() => {});
+    live.watch(p.watcher());
+    expect(p.line()).not.toMatch(/yielding/);
+    live.judging(true);
+    expect(p.line()).toMatch(/violations 0 \(judge yielding to the saturated load\)$/);
+    live.judging(false);
+    expect(p.line()).toMatch(/violations 0$/);
+  });
+
   it('drops a watcher that throws and keeps telling the others', () => {
     const notes: string[] = [];
     const live = new LiveRun((m) => notes.push(m));

@@ -40,6 +40,8 @@ export interface LiveJudgeHooks {
   onWarning?: (message: string) => void;
   /** A k6 batch the thread decoded, handed back. */
   onRecycle?: (batch: K6ExchangeBatch) => void;
+  /** The live judge holds off while the load saturates the machine (true), or judges as the run goes again (false). */
+  onHold?: (held: boolean) => void;
 }
 
 /**
@@ -106,7 +108,7 @@ export class LiveJudge {
     let loaded!: () => void;
     this.ready = new Promise<void>((resolve) => (loaded = resolve));
     const withReady: LiveJudgeHooks = { ...hooks, onReady: () => (loaded(), hooks.onReady?.()) };
-    this.pacer = following.yieldToLoad === false ? null : new LoadPacer(holdFlag());
+    this.pacer = following.yieldToLoad === false ? null : new LoadPacer(holdFlag(), undefined, (held) => hooks.onHold?.(held));
     const hold = this.pacer ? { hold: { flag: this.pacer.flag, maxHeldMs: following.maxHeldMs ?? LIVE_JUDGE_MAX_HELD_MS } } : {};
     ({ worker: this.worker, summary: this.summary } = startJudge({ mode: 'live', historyPath, options, ...(following.pollMs !== undefined ? { pollMs: following.pollMs } : {}), ...hold }, withReady));
     // A failure is reported by close(), never as an unhandled rejection meanwhile; a thread that

@@ -36,6 +36,8 @@ export class LoadPacer {
   constructor(
     readonly flag: Int32Array,
     everyMs = PACE_EVERY_MS,
+    /** Told when the hold changes (the progress line says the judge yields). */
+    private readonly onChange: (held: boolean) => void = () => undefined,
   ) {
     this.timer = setInterval(() => this.sample(), everyMs);
     this.timer.unref();
@@ -46,13 +48,17 @@ export class LoadPacer {
     const now = performance.eventLoopUtilization();
     const u = performance.eventLoopUtilization(now, this.last).utilization;
     this.last = now;
-    Atomics.store(this.flag, 0, nextHold(isHeld(this.flag), u) ? 1 : 0);
+    const was = isHeld(this.flag);
+    const held = nextHold(was, u);
+    Atomics.store(this.flag, 0, held ? 1 : 0);
+    if (held !== was) this.onChange(held);
     return u;
   }
 
   /** Stops sampling and lets the judge go. */
   stop(): void {
     clearInterval(this.timer);
+    if (isHeld(this.flag)) this.onChange(false);
     Atomics.store(this.flag, 0, 0);
   }
 }

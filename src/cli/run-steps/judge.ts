@@ -63,6 +63,7 @@ export class RunJudge {
       {
         onViolation: (v) => this.onViolation(v),
         onWarning: (m) => io.stderr.write(`paystorm: ${m}\n`),
+        onHold: (held) => this.scope.live.judging(held),
       },
       // A run that stops at a violation is judged at once, saturated or not; any other lets a saturated load go first.
       { yieldToLoad: s.abortOnViolation === null },
