@@ -205,6 +205,10 @@ export class SteadyRate {
   get responses(): number {
     return this.count;
   }
+  /** When the steady window began and ended (performance.now() ms). */
+  steadyWindow(): [number, number] {
+    return [this.t10, this.t90];
+  }
   /** CPU time (user + system, all threads of the process) per response in the steady window, µs: less noisy than rates on a shared machine. */
   cpuPerResponseUs(): number {
     return this.cpu90 ? (this.cpu90.user + this.cpu90.system) / (this.i90 - this.i10) : NaN;

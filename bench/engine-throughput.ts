@@ -7,7 +7,7 @@
  * loop on request (`--contenders`). Contenders run interleaved, each in a fresh
  * process, and the median ratio is printed.
  *
- *   node --import tsx bench/engine-throughput.ts [--rounds 5] [--requests 100000] [--connections 10] [--offload 1]
+ *   node --import tsx bench/engine-throughput.ts [--rounds 5] [--requests 100000] [--connections 10] [--offload 1] [--settle-ms 2000]
  *   node --import tsx bench/engine-throughput.ts --contenders paystorm,paystorm-live-judge   (the live judge's cost)
  *   node --import tsx bench/engine-throughput.ts --contenders paystorm,paystorm-live-judge,paystorm-live-judge-unyielding,paystorm-beside-idle-spinner
  *
@@ -47,6 +47,8 @@ interface ChildResult {
   historyBytes?: number;
   /** The live judge's verdict came this long after the load ended (ms). */
   verdictAfterMs?: number;
+  /** The share of the steady window the yielding live judge was held (0…1). */
+  heldShare?: number;
 }
 
 async function autocannonRun(url: string, connections: number, n: number): Promise<ChildResult> {
@@ -120,7 +122,9 @@ async function paystormRun(url: string, connections: number, n: number, o: Payst
   const path = join(dir, BENCH_HISTORY_FILE);
   const writer = HistoryWriter.open(path, { offload });
   // As `paystorm run` judges: the oracle on its own thread, following the file as it is written.
-  const judge = liveJudge ? new LiveJudge(path, { thresholds: [], scenarioThresholds: {} }, {}, { yieldToLoad: o.liveJudge === 'yielding' }) : null;
+  /** When the yielding judge was held and let go (performance.now() ms). */
+  const holds: { t: number; held: boolean }[] = [];
+  const judge = liveJudge ? new LiveJudge(path, { thresholds: [], scenarioThresholds: {} }, { onHold: (held) => holds.push({ t: performance.now(), held }) }, { yieldToLoad: o.liveJudge === 'yielding' }) : null;
   const spinner = o.spinner ? idleSpinner() : null;
   // As in a run, the thread has started before the load does (a run starts it before the target).
   await judge?.ready;
@@ -167,7 +171,23 @@ async function paystormRun(url: string, connections: number, n: number, o: Payst
   rmSync(dir, { recursive: true, force: true });
   if (outcome.requests !== n) throw new Error(`paystorm sent ${outcome.requests}, expected ${n}`);
   const contender: Contender = o.liveJudge === 'yielding' ? 'paystorm-live-judge' : o.liveJudge === 'unyielding' ? 'paystorm-live-judge-unyielding' : o.spinner ? 'paystorm-beside-idle-spinner' : offload ? 'paystorm' : 'paystorm-main-thread';
-  return { contender, rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs(), sysUs: rate.cpuSplitUs().system, mainUs: rate.mainThreadPerResponseUs(), historyBytes, ...(verdictAfterMs !== undefined ? { verdictAfterMs } : {}) };
+  const heldShare = o.liveJudge === 'yielding' ? heldShareOf(holds, rate.steadyWindow()) : undefined;
+  return { contender, rps: rate.rps(), responses: rate.responses, cpuUs: rate.cpuPerResponseUs(), sysUs: rate.cpuSplitUs().system, mainUs: rate.mainThreadPerResponseUs(), historyBytes, ...(verdictAfterMs !== undefined ? { verdictAfterMs } : {}), ...(heldShare !== undefined ? { heldShare } : {}) };
+}
+
+/** The share of [from, to] the judge was held, from its hold changes in time order. */
+function heldShareOf(holds: readonly { t: number; held: boolean }[], [from, to]: [number, number]): number {
+  let held = false;
+  let since = from;
+  let total = 0;
+  for (const h of holds) {
+    const t = Math.min(Math.max(h.t, from), to);
+    if (held) total += t - since;
+    held = h.held;
+    since = t;
+  }
+  if (held) total += to - since;
+  return to > from ? total / (to - from) : 0;
 }
 
 async function child(): Promise<void> {
@@ -187,6 +207,8 @@ async function child(): Promise<void> {
     'undici-dispatch': undiciDispatchRun,
   }[contender];
   await fn(url, connections, warm); // JIT warm-up, same share for every contender
+  // The warm-up's threads (a live judge's isolate) are let go before the timed run, alike for every contender.
+  await new Promise((resolve) => setTimeout(resolve, Number(arg('settle-ms', '2000'))));
   const r = await fn(url, connections, n);
   process.stdout.write(JSON.stringify(r) + '\n');
 }
@@ -208,11 +230,11 @@ async function main(): Promise<void> {
       // Alternate the order each round so neither contender always runs first.
       const order = round % 2 ? contenders : [...contenders].reverse();
       for (const c of order) {
-        const r = await runChild<ChildResult>(SELF, ['--child', '--contender', c, '--url', nginx.url, '--connections', String(connections), '--requests', String(n), '--offload', arg('offload', '1')]);
+        const r = await runChild<ChildResult>(SELF, ['--child', '--contender', c, '--url', nginx.url, '--connections', String(connections), '--requests', String(n), '--offload', arg('offload', '1'), '--settle-ms', arg('settle-ms', '2000')]);
         rps[c] = r.rps;
         (results[c] ??= []).push(r.rps);
         (cpu[c] ??= []).push(r.cpuUs);
-        line.push(`${c} ${Math.round(r.rps)}/s ${fmt(r.cpuUs, 1)} µs cpu/req (${fmt(r.sysUs, 1)} sys, ${fmt(r.mainUs, 1)} main thread)${r.historyBytes ? ` (history ${(r.historyBytes / 1e6).toFixed(1)} MB, ${(r.historyBytes / r.responses).toFixed(0)} B/request)` : ''}${r.verdictAfterMs !== undefined ? ` (verdict ${fmt(r.verdictAfterMs / 1000, 2)} s after the load)` : ''}`);
+        line.push(`${c} ${Math.round(r.rps)}/s ${fmt(r.cpuUs, 1)} µs cpu/req (${fmt(r.sysUs, 1)} sys, ${fmt(r.mainUs, 1)} main thread)${r.historyBytes ? ` (history ${(r.historyBytes / 1e6).toFixed(1)} MB, ${(r.historyBytes / r.responses).toFixed(0)} B/request)` : ''}${r.verdictAfterMs !== undefined ? ` (verdict ${fmt(r.verdictAfterMs / 1000, 2)} s after the load)` : ''}${r.heldShare !== undefined ? ` (judge held ${Math.round(100 * r.heldShare)}% of the steady window)` : ''}`);
       }
       for (const c of contenders) if (c !== 'autocannon' && rps.autocannon) (ratios[c] ??= []).push(rps[c] / rps.autocannon);
       // The live judge's cost: the same engine with the judge following its history, against without.
