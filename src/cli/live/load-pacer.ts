@@ -1,7 +1,7 @@
 /**
  * Tells the live judge to hold off while the load is saturated. On a small machine (the 2-vCPU
  * bench VM) any work on the other core slows a saturated load, whatever its priority: a spinner at
- * SCHED_IDLE in another process cost the closed-loop throughput bench about 29% of its rate
+ * SCHED_IDLE in another process cost the closed-loop throughput bench up to about 29% of its rate
  * (bench/README.md). So while this thread's event loop is busy nearly all the time (the load is
  * CPU-bound here), the judge waits, for at most its hold bound (reader.ts FollowOptions.held),
  * and catches up once the load leaves room or the bound is reached; a run that is not saturated
