@@ -68,9 +68,12 @@ export interface FollowOptions {
    * judging by at most about maxHeldMs, and never holds what was written before `done()`.
    */
   held?(): boolean;
-  /** The longest a hold may keep the reader behind the writer (ms; default 30 s). */
+  /** The longest a hold may keep the reader behind the writer (ms; default FOLLOW_MAX_HELD_MS). */
   maxHeldMs?: number;
 }
+
+/** The longest a hold keeps a follower behind the writer before it catches up, unless told otherwise (ms). */
+export const FOLLOW_MAX_HELD_MS = 30_000;
 
 function fail(path: string, line: number, what: string): never {
   throw new PaystormError(`${path}:${line}: ${what}`, EXIT.usage, 'history');
@@ -341,7 +344,7 @@ async function* followFile(path: string, follow: FollowOptions, chunkBytes: numb
   try {
     let offset = 0;
     const buf = Buffer.allocUnsafe(chunkBytes);
-    const maxHeldMs = follow.maxHeldMs ?? 30_000;
+    const maxHeldMs = follow.maxHeldMs ?? FOLLOW_MAX_HELD_MS;
     /** When the reader first waited on a hold since it last reached the end (NaN: it has not). */
     let heldSince = NaN;
     for (;;) {

@@ -14,7 +14,7 @@ import { resolveRunConfig } from '../../src/cli/run-checks.ts';
 import { bufferIo } from '../../src/cli/selftest.ts';
 import { judgeHistory } from '../../src/cli/judge-run.ts';
 import { abortOnViolationOf } from '../../src/cli/run-steps/settings.ts';
-import { abortsOn, snapshotEveryMs } from '../../src/cli/run-steps/judge.ts';
+import { abortsOn, judgeYieldsToLoad, snapshotEveryMs } from '../../src/cli/run-steps/judge.ts';
 import { EXIT, PaystormError, type Summary } from '../../src/spec/index.ts';
 import type { EndRecord, ExchangeRecord } from '../../src/history/index.ts';
 import { historyPathOf, historyRecords } from '../history-file.ts';
@@ -39,6 +39,12 @@ describe('--abort-on-violation ids', () => {
     expect(err).toBeInstanceOf(PaystormError);
     expect((err as PaystormError).exitCode).toBe(EXIT.usage);
     expect((err as Error).message).toMatch(/--abort-on-violation: "mixed" is neither an invariant id nor a rule id/);
+  });
+
+  it('the live judge yields to a saturated load unless a violation must stop the run (--abort-on-violation, any ids)', () => {
+    expect(judgeYieldsToLoad({ abortOnViolation: null })).toBe(true);
+    expect(judgeYieldsToLoad({ abortOnViolation: abortOnViolationOf(true) })).toBe(false);
+    expect(judgeYieldsToLoad({ abortOnViolation: abortOnViolationOf(['IDEM-6']) })).toBe(false);
   });
 
   it('snapshots every 5 minutes by default only for a run planned over 15 minutes; --snapshot-every wins', () => {

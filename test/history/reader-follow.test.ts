@@ -12,6 +12,21 @@ import { endRec, ex, resetSeq, runRec } from '../oracle/fixtures.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A history file being written, and a follower of it counting the records it has read. */
+function followed(file: string, follow: { done: () => boolean; held: () => boolean; maxHeldMs: number }) {
+  resetSeq();
+  const path = join(mkdtempSync(join(tmpdir(), 'paystorm-follow-')), file);
+  const writer = new HistoryWriter({ path, flushIntervalMs: 10 });
+  const state = { seen: 0, reading: Promise.resolve() };
+  state.reading = (async () => {
+    for await (const r of readHistory(path, { follow: { pollMs: 10, ...follow } })) {
+      void r;
+      state.seen++;
+    }
+  })();
+  return { writer, state };
+}
+
 describe('readHistory follow', () => {
   for (const file of ['history.bin.gz', 'history.ndjson']) {
     it(`reads ${file} as it is written, and all of it once the writer is done`, async () => {
@@ -47,61 +62,44 @@ describe('readHistory follow', () => {
   }
 
   it('waits while held, at most maxHeldMs behind the writer, and reads everything once the writer is done even if held', async () => {
-    resetSeq();
-    const path = join(mkdtempSync(join(tmpdir(), 'paystorm-follow-')), 'history.bin.gz');
-    const writer = new HistoryWriter({ path, flushIntervalMs: 10 });
     let closed = false;
     let held = true;
-    let seen = 0;
-    const reading = (async () => {
-      for await (const r of readHistory(path, { follow: { done: () => closed, pollMs: 10, held: () => held, maxHeldMs: 600_000 } })) {
-        void r;
-        seen++;
-      }
-    })();
+    const { writer, state } = followed('history.bin.gz', { done: () => closed, held: () => held, maxHeldMs: 600_000 });
     writer.write(runRec());
     for (let i = 0; i < 50; i++) writer.write(ex({ tStart: i }));
     await sleep(300);
     // Held: nothing read although the records are in the file.
-    expect(seen).toBe(0);
+    expect(state.seen).toBe(0);
     held = false;
-    for (let i = 0; i < 100 && seen < 51; i++) await sleep(20);
-    expect(seen).toBe(51);
+    for (let i = 0; i < 100 && state.seen < 51; i++) await sleep(20);
+    expect(state.seen).toBe(51);
     // Held again: what is written meanwhile waits until the writer is done, then all of it is read.
     held = true;
     for (let i = 0; i < 20; i++) writer.write(ex({ tStart: 100 + i }));
     writer.write(endRec());
     await sleep(200);
-    expect(seen).toBe(51);
+    expect(state.seen).toBe(51);
     await writer.close();
     closed = true;
-    await reading;
-    expect(seen).toBe(72);
+    await state.reading;
+    expect(state.seen).toBe(72);
   });
 
   it('a hold keeps the reader back at most maxHeldMs, then it catches up', async () => {
-    resetSeq();
-    const path = join(mkdtempSync(join(tmpdir(), 'paystorm-follow-')), 'history.ndjson');
-    const writer = new HistoryWriter({ path, flushIntervalMs: 10 });
     let closed = false;
-    let seen = 0;
-    const reading = (async () => {
-      for await (const r of readHistory(path, { follow: { done: () => closed, pollMs: 10, held: () => true, maxHeldMs: 400 } })) {
-        void r;
-        seen++;
-      }
-    })();
+    const { writer, state } = followed('history.ndjson', { done: () => closed, held: () => true, maxHeldMs: 1500 });
     writer.write(runRec());
     for (let i = 0; i < 30; i++) writer.write(ex({ tStart: i }));
-    await sleep(100);
-    expect(seen).toBe(0);
+    await sleep(300);
+    // Inside the bound: nothing read although the records are in the file.
+    expect(state.seen).toBe(0);
     // Past the bound: read to the end although still held.
-    for (let i = 0; i < 200 && seen < 31; i++) await sleep(20);
-    expect(seen).toBe(31);
+    for (let i = 0; i < 200 && state.seen < 31; i++) await sleep(20);
+    expect(state.seen).toBe(31);
     writer.write(endRec());
     await writer.close();
     closed = true;
-    await reading;
-    expect(seen).toBe(32);
+    await state.reading;
+    expect(state.seen).toBe(32);
   });
 });

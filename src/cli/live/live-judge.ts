@@ -16,6 +16,7 @@ import { CheckFolds, checkResultOf, type CheckOptions, type CheckResult } from '
 import type { EndRecord, RunRecord } from '../../history/index.ts';
 import type { Judgement } from '../../oracle/judge.ts';
 import { holdFlag, LoadPacer } from './load-pacer.ts';
+import { FOLLOW_MAX_HELD_MS } from '../../history/reader.ts';
 
 export type { JudgedViolation, JudgeWorkerOptions };
 
@@ -87,15 +88,12 @@ export interface LiveJudgeFollowing {
   pollMs?: number;
   /**
    * Hold off while this thread's event loop is saturated (load-pacer.ts), at most `maxHeldMs`
-   * (default LIVE_JUDGE_MAX_HELD_MS) behind the writer: true unless a violation must stop the
-   * run at once (--abort-on-violation).
+   * (default reader.ts FOLLOW_MAX_HELD_MS) behind the writer: true unless a violation must stop
+   * the run at once (--abort-on-violation).
    */
   yieldToLoad?: boolean;
   maxHeldMs?: number;
 }
-
-/** The longest the live judge holds off for a saturated load before it catches up (ms). */
-export const LIVE_JUDGE_MAX_HELD_MS = 30_000;
 
 export class LiveJudge {
   private readonly worker: Worker;
@@ -109,7 +107,7 @@ export class LiveJudge {
     this.ready = new Promise<void>((resolve) => (loaded = resolve));
     const withReady: LiveJudgeHooks = { ...hooks, onReady: () => (loaded(), hooks.onReady?.()) };
     this.pacer = following.yieldToLoad === false ? null : new LoadPacer(holdFlag(), undefined, (held) => hooks.onHold?.(held));
-    const hold = this.pacer ? { hold: { flag: this.pacer.flag, maxHeldMs: following.maxHeldMs ?? LIVE_JUDGE_MAX_HELD_MS } } : {};
+    const hold = this.pacer ? { hold: { flag: this.pacer.flag, maxHeldMs: following.maxHeldMs ?? FOLLOW_MAX_HELD_MS } } : {};
     ({ worker: this.worker, summary: this.summary } = startJudge({ mode: 'live', historyPath, options, ...(following.pollMs !== undefined ? { pollMs: following.pollMs } : {}), ...hold }, withReady));
     // A failure is reported by close(), never as an unhandled rejection meanwhile; a thread that
     // failed before loading is not waited for.

@@ -36,6 +36,11 @@ export function abortsOn(setting: RunSettings['abortOnViolation'], v: Pick<Judge
   return setting === 'any' || setting.has(v.invariant) || v.rules.some((r) => setting.has(r));
 }
 
+/** Does the live judge hold off while the load saturates the machine? Not when a violation must stop the run at once (--abort-on-violation). */
+export function judgeYieldsToLoad(s: Pick<RunSettings, 'abortOnViolation'>): boolean {
+  return s.abortOnViolation === null;
+}
+
 /** How often to snapshot: --snapshot-every, else every 5 minutes of a run planned over 15 (else never). */
 export function snapshotEveryMs(s: Pick<RunSettings, 'snapshotEveryMs'>, plannedMs: number): number | null {
   if (s.snapshotEveryMs !== undefined) return s.snapshotEveryMs;
@@ -65,8 +70,7 @@ export class RunJudge {
         onWarning: (m) => io.stderr.write(`paystorm: ${m}\n`),
         onHold: (held) => this.scope.live.judging(held),
       },
-      // A run that stops at a violation is judged at once, saturated or not; any other lets a saturated load go first.
-      { yieldToLoad: s.abortOnViolation === null },
+      { yieldToLoad: judgeYieldsToLoad(s) },
     );
   }
 
