@@ -8,8 +8,13 @@ import { BINARY_MAGIC, RecordEncoder } from './codec.ts';
 import { encodingOf } from './format.ts';
 import type { HistoryRecord } from './schema.ts';
 
-/** Bytes of the history queued for the disk above which the writer lets its writes complete. */
-const HIGH_WATER_BYTES = 8 * 1024 * 1024;
+/**
+ * Bytes of the history queued for the disk above which the writer lets its writes complete. The
+ * file grows only when it does, and a merge's judge follows the file: at 8 MB the judge waited
+ * about 2 s for the first bytes and then read in 8 MB steps (a 1M-exchange merge, 5 interleaved
+ * rounds: 1 MB ended 0.5-1.3 s sooner in 4 of them).
+ */
+const HIGH_WATER_BYTES = 1024 * 1024;
 
 /** Records between looks at the queue. */
 const CHECK_EVERY = 1024;
