@@ -96,6 +96,14 @@ describe('the live page in headless Chromium', () => {
       expect(await page.locator('#violation-list li').count()).toBe(1);
       expect(await item.innerText()).toContain('8.1 s: card data returned again');
 
+      // The live judge yields to a saturated load: the page says its violations may show late, and stops saying so once it judges as the run goes again.
+      live.judging(true);
+      await page.waitForFunction(() => document.body.dataset.judgeHeld === 'true', undefined, { timeout: 5000 });
+      expect(await page.locator('#violations-note').innerText()).toContain('The judge is yielding to the saturated load: violations found meanwhile show when it catches up');
+      live.judging(false);
+      await page.waitForFunction(() => document.body.dataset.judgeHeld === 'false', undefined, { timeout: 5000 });
+      expect(await page.locator('#violations-note').innerText()).not.toContain('yielding');
+
       // The verdict: the page shows the run's report.html.
       live.loadEnded();
       const summary = fixtureSummary();

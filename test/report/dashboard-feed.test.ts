@@ -76,6 +76,23 @@ describe('dashboard feed', () => {
     expect(feed.state().charts[0].x).toEqual([0, 1]);
   });
 
+  it('says while the load runs that the judge yields to it, and not once the load has ended', () => {
+    const { live, feed } = fed();
+    const told: boolean[] = [];
+    feed.onChange((urgent) => told.push(urgent));
+    live.scenario('mixed', 0, 1);
+    expect(feed.state().judgeHeld).toBe(false);
+    live.judging(true);
+    expect(feed.state().judgeHeld).toBe(true);
+    live.judging(false);
+    expect(feed.state().judgeHeld).toBe(false);
+    live.judging(true);
+    live.loadEnded();
+    expect(feed.state().judgeHeld).toBe(false);
+    // Each change told at once, none urgent.
+    expect(told).toEqual([false, false, false, false, false]);
+  });
+
   it('lists violations as the oracle confirms them, one entry per invariant, redacted, bounded, and tells its listeners at once', () => {
     const { live, feed, at } = fed();
     const told: boolean[] = [];

@@ -51,9 +51,18 @@
 
   function seconds(t) { return t === null ? 'at the end' : (t / 1000).toFixed(1) + ' s'; }
 
+  function showViolationsNote(st, total) {
+    var note = total === 0 ? 'None confirmed so far.' : total + (total === 1 ? ' violation' : ' violations') + ' of ' + st.violations.length + (st.violations.length === 1 ? ' invariant' : ' invariants') + '; the first few of each are shown, the final report has them all.';
+    // The judge lets a saturated load go first: what it has not read yet shows when it catches up.
+    if (st.judgeHeld) note += ' The judge is yielding to the saturated load: violations found meanwhile show when it catches up (at most about 30 s late).';
+    setText('violations-note', note);
+    document.body.dataset.judgeHeld = st.judgeHeld ? 'true' : 'false';
+  }
+
   // One line per violated invariant: when first found, how many, and the first few examples.
   function showViolations(st) {
     var total = st.counters.violations;
+    showViolationsNote(st, total);
     if (total === listed) return;
     listed = total;
     var list = $('violation-list');
@@ -85,7 +94,6 @@
       });
       list.appendChild(li);
     });
-    setText('violations-note', total === 0 ? 'None confirmed so far.' : total + (total === 1 ? ' violation' : ' violations') + ' of ' + st.violations.length + (st.violations.length === 1 ? ' invariant' : ' invariants') + '; the first few of each are shown, the final report has them all.');
   }
 
   function showCharts(st) {

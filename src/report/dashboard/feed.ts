@@ -74,6 +74,11 @@ export interface DashboardState {
   charts: ChartSpec[];
   /** One entry per violated invariant, in the order first found; counters.violations counts every violation. */
   violations: DashboardViolation[];
+  /**
+   * The live judge holds off while the load saturates the machine (src/cli/live/load-pacer.ts):
+   * violations found meanwhile show when it catches up, at most about 30 s late.
+   */
+  judgeHeld: boolean;
   final: { verdict: Summary['verdict']; exitCode: number; reason: string } | null;
 }
 
@@ -98,6 +103,7 @@ export class DashboardFeed {
   private current: DashboardState['scenario'] = null;
   private phaseNote: { note: string; until: number | null } | null = null;
   private finalState: DashboardState['final'] = null;
+  private judgeHeld = false;
   private readonly listeners = new Set<(urgent: boolean) => void>();
 
   constructor(private readonly opts: DashboardFeedOptions) {
@@ -149,9 +155,16 @@ export class DashboardFeed {
     this.changed();
   }
 
+  judging(held: boolean): void {
+    this.judgeHeld = held;
+    this.changed();
+  }
+
   loadEnded(): void {
     this.status = 'judging';
     this.phaseNote = null;
+    // Once the load is over, the judge reads everything: the status says it is judging.
+    this.judgeHeld = false;
     this.changed();
   }
 
@@ -211,6 +224,7 @@ export class DashboardFeed {
       // The x axis spans the plan (or the time so far, when longer): the data grows into it.
       charts: chartsFor({ ...m, timeline: boundTimeline(timeline), rate: boundRateSamples(m.rate) }, faultBands({ faults: this.faults }), Math.max(now / 1000, planEndS)),
       violations: [...this.byInvariant.values()].map((v) => ({ ...v, examples: [...v.examples] })),
+      judgeHeld: this.judgeHeld && this.status === 'running',
       final: this.finalState,
     };
   }
