@@ -6,6 +6,7 @@
  * there; the reading and the oracle here), and the verdict is the one `paystorm check` gives of
  * the merged history, from the records in the file.
  */
+import { rmSync } from 'node:fs';
 import type { Summary } from '../spec/index.ts';
 import type { ClockOffset } from '../history/merge.ts';
 import type { SerializedShard } from '../history/shard-chunks.ts';
@@ -21,6 +22,9 @@ export interface MergeToJudge {
 
 /** Writes the merge of the shards to `historyPath` and gives the judge's summary of it. */
 export async function judgeMerge(judge: MergeJudge, input: MergeToJudge, historyPath: string): Promise<Summary> {
+  // A history left there by an earlier merge into the same folder goes first: the judge follows
+  // the file by its path, and would read the old one until the writer truncated it under it.
+  rmSync(historyPath, { force: true });
   judge.follow(historyPath);
   await writeMergedHistory(input.shards, input.offsets, input.mixed, historyPath);
   return judge.close();

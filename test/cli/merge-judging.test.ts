@@ -22,6 +22,7 @@ import { check, type CheckOptions } from '../../src/oracle/check.ts';
 import { MergeJudge } from '../../src/cli/live/live-judge.ts';
 import { judgeMerge } from '../../src/cli/merge-judging.ts';
 import { historyRecords } from '../history-file.ts';
+import type { Summary } from '../../src/spec/index.ts';
 import { describeWithShared, sharedPath } from '../shared-files.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -87,5 +88,32 @@ describeWithShared(SAMPLES, 'merge judged on two threads (the real k6 recordings
     const written = await historyRecords(history);
     expect(written.length).toBe(merged.length);
     expect(written).toEqual(JSON.parse(JSON.stringify(merged)));
+  }, 120_000);
+
+  it('merged again into a folder that holds an older merged history: judges the new one alone', async () => {
+    // The judge follows the file by its path: it must not open the old one before the writer has replaced it.
+    const shards = (await Promise.all(SAMPLES.map((f) => readK6Shard(f, sharedPath(f))))).map((s) => s.shard);
+    const offsets = shards.map((s) => clockOffset(s.source, s.kind, s.run, s.estimate));
+    const { differences } = compareShards(shards.map((s, i) => shardProfileOf(s.source, s.run, s.ends.at(-1), s.lastMs, offsets[i].correctionMs)));
+    const opts: CheckOptions = { thresholds: [], scenarioThresholds: () => [] };
+    const history = join(work, 'again', 'history.bin.gz');
+    const judgeOnce = async (pick: number[]): Promise<Summary> => {
+      const judge = new MergeJudge({ thresholds: [], scenarioThresholds: {} });
+      // Loaded before the merge writes, as `paystorm merge` starts it before reading the shards.
+      await judge.ready;
+      try {
+        return await judgeMerge(judge, { shards: pick.map((i) => shards[i]), offsets: pick.map((i) => offsets[i]), mixed: differences }, history);
+      } finally {
+        await judge.cancel();
+      }
+    };
+    await judgeOnce([0, 1, 2]);
+    const older = await historyRecords(history);
+    const second = await judgeOnce([0]);
+    const records = () => mergeShardInputs([shardOfChunks(shards[0])], [offsets[0]], differences).records();
+    expect(second).toEqual((await check(records(), opts)).summary);
+    const written = await historyRecords(history);
+    expect(written.length).toBeLessThan(older.length);
+    expect(written).toEqual(JSON.parse(JSON.stringify([...records()])));
   }, 120_000);
 });

@@ -287,11 +287,15 @@ export class K6FollowingJudge implements K6Follower {
  */
 export class MergeJudge {
   private readonly judge: { worker: Worker; summary: Promise<Summary> };
+  /** Resolves once the thread has loaded the oracle (or failed to). */
+  readonly ready: Promise<void>;
 
   constructor(options: JudgeWorkerOptions) {
-    this.judge = startJudge({ mode: 'merge', historyPath: 'paystorm merge', options }, {});
+    let loaded!: () => void;
+    this.ready = new Promise<void>((resolve) => (loaded = resolve));
+    this.judge = startJudge({ mode: 'merge', historyPath: 'paystorm merge', options }, { onReady: () => loaded() });
     // A failure is reported by close(), never as an unhandled rejection meanwhile.
-    this.judge.summary.catch(() => undefined);
+    this.judge.summary.catch(() => loaded());
   }
 
   /** Starts following the merged history at `historyPath` (it may not exist yet). */
