@@ -9,7 +9,7 @@ import { EXIT, PaystormError, type Finding, type Summary, type ThresholdResult }
 import { MetricsAggregator, runStop, type FaultRecord, type HistoryRecord, type RunRecord } from '../history/index.ts';
 import { describeOffsets, type ClockOffset } from '../history/merge.ts';
 import type { ShardDifference } from '../history/shard-compat.ts';
-import { judge, type JudgeOptions, type Judgement } from './judge.ts';
+import { judge, type InterimJudgement, type JudgeOptions, type Judgement } from './judge.ts';
 import { evaluateThresholds, replacedByUser } from './thresholds.ts';
 import { verdictOf, type Verdict } from './verdict.ts';
 import { buildSummary } from './summary.ts';
@@ -31,6 +31,13 @@ export interface CheckOptions {
   trendWindowMs?: number;
   /** Told of each violation as a check confirms it while reading (judge.ts `JudgeOptions.onViolation`). */
   onViolation?: JudgeOptions['onViolation'];
+  /** Filled in by `check`: the result over the records read so far, the pass going on after (InterimCheck). */
+  interim?: InterimCheck;
+}
+
+/** The verdict over the records read so far (a run's snapshot): incomplete, no end record read. null before the first record. */
+export interface InterimCheck {
+  result: (() => CheckResult | null) | null;
 }
 
 export interface CheckResult {
@@ -104,11 +111,21 @@ export class CheckFolds {
 
 export async function check(records: Records, opts: CheckOptions = {}): Promise<CheckResult> {
   const folds = new CheckFolds(opts);
-  const judgement = await judge(
-    tapped(records, (rec) => folds.add(rec)),
-    opts.onViolation ? { onViolation: opts.onViolation } : {},
-  );
-  return checkResultOf(judgement, folds, opts);
+  const interim: InterimJudgement | undefined = opts.interim ? { conclude: null } : undefined;
+  if (opts.interim) {
+    opts.interim.result = () => {
+      const conclude = interim!.conclude;
+      if (conclude === null) return null;
+      const sofar = conclude();
+      return sofar.end === null ? checkResultOf(sofar, folds, opts) : null;
+    };
+  }
+  try {
+    const judgement = await judge(tapped(records, (rec) => folds.add(rec)), { ...(opts.onViolation ? { onViolation: opts.onViolation } : {}), ...(interim ? { interim } : {}) });
+    return checkResultOf(judgement, folds, opts);
+  } finally {
+    if (opts.interim) opts.interim.result = null;
+  }
 }
 
 /** The verdict from the invariants' judgement and the folds of the same records: thresholds, baseline, drift, summary. */

@@ -6,7 +6,7 @@ import { OPERATIONS, type Evidence, type Finding, type InvariantResult } from '.
 import { ScenarioActivity, scenarioProgress, type EndRecord, type HistoryRecord, type RunRecord, type ScenarioProgress } from '../history/index.ts';
 import { createContext } from './context.ts';
 import { DriverLinks } from './lib/driver-links.ts';
-import { liveViolations } from './lib/findings.ts';
+import { findingsCreated, type Findings, liveViolations } from './lib/findings.ts';
 import { INVARIANTS } from './invariants/index.ts';
 import type { Invariant, InvariantCheck, OracleContext, RecordTrait } from './types.ts';
 
@@ -21,6 +21,14 @@ export interface JudgeOptions {
    * violations a check finds only at the end (`finish()`) are not told.
    */
   onViolation?: (invariant: Pick<Invariant, 'id' | 'rules'>, evidence: Evidence) => void;
+  /** Filled in by `judge` once it has its first record: the judgement so far, the pass going on after. */
+  interim?: InterimJudgement;
+}
+
+/** Where `judge` puts its interim judgement (JudgeOptions.interim). */
+export interface InterimJudgement {
+  /** The judgement so far; null before the first record and once the pass is over. */
+  conclude: (() => Judgement) | null;
 }
 
 export interface Judgement {
@@ -46,6 +54,8 @@ interface Slot {
    */
   onRecord: InvariantCheck['onRecord'];
   error: string | null;
+  /** The Findings the check made when created (an interim judgement takes back what finish() adds to them). */
+  findings: Findings[];
 }
 
 const STATUS_ORDER: Record<InvariantResult['status'], number> = { fail: 0, error: 1, 'not-exercised': 2, pass: 3 };
@@ -99,11 +109,15 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
     run = first?.kind === 'run' ? first : null;
     ctx = createContext(run, first);
     slots = selected.map((inv) => {
+      const made: Findings[] = [];
+      findingsCreated.list = made;
       try {
         const check = inv.create(ctx!);
-        return { inv, check, onRecord: check.onRecord, error: null };
+        return { inv, check, onRecord: check.onRecord, error: null, findings: made };
       } catch (e) {
-        return { inv, check: null, onRecord: undefined, error: stackOf(e) };
+        return { inv, check: null, onRecord: undefined, error: stackOf(e), findings: made };
+      } finally {
+        findingsCreated.list = null;
       }
     });
     dispatch();
@@ -116,7 +130,10 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
   const links = new DriverLinks();
   const activity = new ScenarioActivity();
   const onRecord = (rec: HistoryRecord) => {
-    if (!ctx) start(rec);
+    if (!ctx) {
+      start(rec);
+      if (opts.interim) opts.interim.conclude = () => conclude(true);
+    }
     count++;
     links.observe(rec);
     activity.add(rec);
@@ -152,23 +169,33 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
     for await (const rec of records) onRecord(rec);
   }
   if (!ctx) start(undefined);
+  if (opts.interim) opts.interim.conclude = null;
+  return conclude(false);
 
-  const findings = new Map<string, Finding>();
-  const results: InvariantResult[] = slots.map(({ inv, check, error }) => {
-    const base = { id: inv.id, title: inv.title, rules: [...inv.rules] };
-    const err = error ?? (ledgerError ? `the oracle's ledger failed on this history, so no invariant can be trusted:\n${ledgerError}` : null);
-    if (err !== null || !check) {
-      return { ...base, status: 'error', violations: 0, examples: [], reason: 'the check threw an exception', error: err ?? 'no check', checked: 0 };
-    }
-    try {
-      const o = check.finish();
-      for (const f of o.findings ?? []) if (!findings.has(f.id)) findings.set(f.id, f);
-      return { ...base, status: o.status, violations: o.violations, examples: o.examples, reason: o.reason, error: null, checked: o.checked };
-    } catch (e) {
-      return { ...base, status: 'error', violations: 0, examples: [], reason: 'the check threw an exception', error: stackOf(e), checked: 0 };
-    }
-  });
-  results.sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || a.id.localeCompare(b.id));
-  const facts = [...findings.values()].sort((a, b) => LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || a.id.localeCompare(b.id));
-  return { invariants: results, run, end, records: count, findings: facts, scenarios: scenarioProgress(run, end, activity) };
+  /** Every invariant's result over the records judged so far: at the end of the pass, or midway (interim: what finish() adds to its counts is taken back). */
+  function conclude(interim: boolean): Judgement {
+    const findings = new Map<string, Finding>();
+    const results: InvariantResult[] = slots.map(({ inv, check, error, findings: made }) => {
+      const base = { id: inv.id, title: inv.title, rules: [...inv.rules] };
+      const err = error ?? (ledgerError ? `the oracle's ledger failed on this history, so no invariant can be trusted:\n${ledgerError}` : null);
+      if (err !== null || !check) {
+        return { ...base, status: 'error', violations: 0, examples: [], reason: 'the check threw an exception', error: err ?? 'no check', checked: 0 };
+      }
+      const restores = interim ? made.map((f) => f.mark()) : [];
+      try {
+        const finished = check.finish();
+        // Midway, a copy: the outcome may hold the very arrays the restores cut back.
+        const o = interim ? structuredClone(finished) : finished;
+        for (const f of o.findings ?? []) if (!findings.has(f.id)) findings.set(f.id, f);
+        return { ...base, status: o.status, violations: o.violations, examples: o.examples, reason: o.reason, error: null, checked: o.checked };
+      } catch (e) {
+        return { ...base, status: 'error', violations: 0, examples: [], reason: 'the check threw an exception', error: stackOf(e), checked: 0 };
+      } finally {
+        for (const r of restores) r();
+      }
+    });
+    results.sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || a.id.localeCompare(b.id));
+    const facts = [...findings.values()].sort((a, b) => LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || a.id.localeCompare(b.id));
+    return { invariants: results, run, end, records: count, findings: facts, scenarios: scenarioProgress(run, end, activity) };
+  }
 }

@@ -1,6 +1,6 @@
 /**
  * The live judge's thread: the oracle's `check` over the history file, followed as it is written
- * (`live`), or over the file as it stands (`snapshot`). The same `check` as `paystorm check`, so the
+ * (`live`; asked, it gives its verdict so far for a run's snapshot), or over the file as it stands (`snapshot`). The same `check` as `paystorm check`, so the
  * verdict a run prints is the one a later check of its folder gives. Told violations are posted as
  * checks confirm them; the summary is posted at the end. `paystorm merge` (`merge`) has it follow
  * the merged history as it writes it, as a run does. For `paystorm check` of k6 output (`k6`) it
@@ -10,7 +10,7 @@
 import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { readHistory } from '../../history/reader.ts';
-import { check, type CheckOptions } from '../../oracle/check.ts';
+import { check, type CheckOptions, type InterimCheck } from '../../oracle/check.ts';
 import { judge } from '../../oracle/judge.ts';
 import { K6Feed } from './k6-feed.ts';
 import { isHeld } from './load-pacer.ts';
@@ -36,12 +36,15 @@ let interrupted: boolean | undefined;
 let pathSent: (path: string) => void = () => undefined;
 /** The merged history's path, once `paystorm merge` is about to write it. */
 const mergedHistory = new Promise<string>((resolve) => (pathSent = resolve));
+/** `live`: the verdict so far, asked for by a snapshot between two batches of records. */
+const interim: InterimCheck = { result: null };
 const k6 = data.mode === 'k6' ? new K6Feed(data.historyPath, (b) => port.postMessage({ recycle: b } satisfies FromJudge, [b.bytes.buffer as ArrayBuffer, b.bounds.buffer as ArrayBuffer])) : null;
 port.on('message', (m: ToJudge) => {
   if ('close' in m) {
     interrupted = m.close.interrupted;
     closed = true;
   } else if ('follow' in m) pathSent(m.follow.historyPath);
+  else if ('snapshot' in m) post({ snapshot: { id: m.snapshot.id, summary: interim.result?.()?.summary ?? null } });
   else if (k6) k6.take(m);
 });
 
@@ -72,7 +75,7 @@ async function main(): Promise<void> {
     scenarioThresholds: (name: string) => (Object.hasOwn(o.scenarioThresholds, name) ? o.scenarioThresholds[name] : []),
     ...(o.baseline ? { baseline: o.baseline } : {}),
     ...(o.trendWindowMs !== undefined ? { trendWindowMs: o.trendWindowMs } : {}),
-    ...(live ? { onViolation: (inv, evidence) => post({ violation: { invariant: inv.id, rules: [...inv.rules], evidence } }) } : {}),
+    ...(live ? { onViolation: (inv, evidence) => post({ violation: { invariant: inv.id, rules: [...inv.rules], evidence } }), interim } : {}),
   };
   // Read once the records are judged: the run says it when it closes the history, before the last records are read.
   Object.defineProperty(options, 'interrupted', { get: () => interrupted, enumerable: true });

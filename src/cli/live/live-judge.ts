@@ -43,6 +43,8 @@ export interface LiveJudgeHooks {
   onRecycle?: (batch: K6ExchangeBatch) => void;
   /** The live judge holds off while the load saturates the machine (true), or judges as the run goes again (false). */
   onHold?: (held: boolean) => void;
+  /** The verdict so far the thread was asked for (LiveJudge.snapshot). */
+  onSnapshot?: (id: number, summary: Summary | null) => void;
 }
 
 /**
@@ -64,6 +66,7 @@ function startJudge(data: JudgeWorkerData, hooks: LiveJudgeHooks): { worker: Wor
   const summary = new Promise<Summary | Judgement>((resolve, reject) => {
     worker.on('message', (m: FromJudge) => {
       if ('ready' in m) hooks.onReady?.();
+      else if ('snapshot' in m) hooks.onSnapshot?.(m.snapshot.id, m.snapshot.summary);
       else if ('violation' in m) hooks.onViolation?.(m.violation);
       else if ('warning' in m) hooks.onWarning?.(m.warning);
       else if ('recycle' in m) hooks.onRecycle?.(m.recycle);
@@ -105,13 +108,49 @@ export class LiveJudge {
   constructor(historyPath: string, options: JudgeWorkerOptions, hooks: LiveJudgeHooks = {}, following: LiveJudgeFollowing = {}) {
     let loaded!: () => void;
     this.ready = new Promise<void>((resolve) => (loaded = resolve));
-    const withReady: LiveJudgeHooks = { ...hooks, onReady: () => (loaded(), hooks.onReady?.()) };
+    const withReady: LiveJudgeHooks = {
+      ...hooks,
+      onReady: () => (loaded(), hooks.onReady?.()),
+      onSnapshot: (id, summary) => {
+        this.asked.get(id)?.(summary);
+        this.asked.delete(id);
+      },
+    };
     this.pacer = following.yieldToLoad === false ? null : new LoadPacer(holdFlag(), undefined, (held) => hooks.onHold?.(held));
     const hold = this.pacer ? { hold: { flag: this.pacer.flag, maxHeldMs: following.maxHeldMs ?? FOLLOW_MAX_HELD_MS } } : {};
     ({ worker: this.worker, summary: this.summary } = startJudge({ mode: 'live', historyPath, options, ...(following.pollMs !== undefined ? { pollMs: following.pollMs } : {}), ...hold }, withReady));
     // A failure is reported by close(), never as an unhandled rejection meanwhile; a thread that
-    // failed before loading is not waited for.
-    this.summary.catch(() => loaded());
+    // failed before loading is not waited for, nor is its verdict so far.
+    // Once the thread has given its verdict or failed, it answers no more.
+    const gone = (): void => {
+      this.over = true;
+      for (const answer of this.asked.values()) answer(null);
+      this.asked.clear();
+    };
+    this.summary.then(gone, () => (loaded(), gone()));
+  }
+
+  private readonly asked = new Map<number, (summary: Summary | null) => void>();
+  private nextAsk = 0;
+  private over = false;
+
+  /** The thread has given its verdict or failed: it answers no snapshot. */
+  get gone(): boolean {
+    return this.over;
+  }
+
+  /**
+   * The verdict so far, over the records the thread has read (a run's snapshot): what `check` of
+   * them gives, the judging going on after (check.ts InterimCheck). null when it has read no record
+   * yet, has read the end record, or its thread is gone.
+   */
+  snapshot(): Promise<Summary | null> {
+    if (this.over) return Promise.resolve(null);
+    const id = ++this.nextAsk;
+    return new Promise((resolve) => {
+      this.asked.set(id, resolve);
+      this.worker.postMessage({ snapshot: { id } } satisfies ToJudge);
+    });
   }
 
   /** The history is closed: judge what is left of it and give the verdict. */

@@ -43,7 +43,9 @@ export type ToJudge =
   | { k6start: { run: RunRecord; originMs: number } }
   | { k6exchanges: K6ExchangeBatch }
   | { k6finish: { facts: RunRecord['facts']; end: EndRecord } }
-  | { follow: { historyPath: string } };
+  | { follow: { historyPath: string } }
+  /** `live`: the verdict so far, over the records read so far (check.ts InterimCheck), for a snapshot. */
+  | { snapshot: { id: number } };
 
 export interface JudgedViolation {
   invariant: string;
@@ -52,4 +54,8 @@ export interface JudgedViolation {
 }
 
 /** `recycle`: a k6 batch decoded, its buffers handed back for the next (fresh memory costs page faults). `judgement`: the k6 mode's answer (the invariants only; the main thread folds the rest, check.ts CheckFolds). */
-export type FromJudge = { ready: true } | { recycle: K6ExchangeBatch } | { violation: JudgedViolation } | { warning: string } | { summary: Summary } | { judgement: Judgement } | { error: string; exitCode: number | null };
+export type FromJudge =
+  | { ready: true }
+  /** The verdict so far asked for by `snapshot` (null: no record read yet, or the end record read). */
+  | { snapshot: { id: number; summary: Summary | null } }
+  | { recycle: K6ExchangeBatch } | { violation: JudgedViolation } | { warning: string } | { summary: Summary } | { judgement: Judgement } | { error: string; exitCode: number | null };

@@ -90,15 +90,25 @@ export class RunJudge {
   }
 
   /**
-   * Judges the history as it stands and rewrites summary.json and report.html, marked as a
-   * snapshot. One at a time: a snapshot asked for while one runs is skipped.
+   * Rewrites summary.json and report.html with the verdict so far, marked as a snapshot: the live
+   * judge's, over the records it has read (check.ts InterimCheck: what `check` of them gives, in
+   * the time its invariants take to conclude, without judging the file again); if its thread is
+   * gone, the file as it stands judged on a thread of its own. One at a time: a snapshot asked for
+   * while one runs is skipped.
    */
   async snapshot(label: string, log: (m: string) => void): Promise<void> {
     if (this.snapshotting || this.finished) return;
-    const { summary, cancel } = judgeSnapshot(this.s.historyPath, this.options);
+    const fresh = this.live.gone ? judgeSnapshot(this.s.historyPath, this.options) : null;
+    const summary: Promise<Summary | null> = fresh ? fresh.summary : this.live.snapshot();
+    let cancelled = false;
+    const cancel = async (): Promise<void> => {
+      cancelled = true;
+      await fresh?.cancel();
+    };
     const done = summary.then(
       async (sum) => {
-        if (this.finished) return;
+        if (this.finished || cancelled) return;
+        if (sum === null) return log(`snapshot (${label}) skipped: the judge has read no record yet`);
         await writeSnapshot(this.s.runDir, sum, this.scope.clock.now());
         log(`snapshot (${label}): ${sum.invariants.filter((i) => i.status === 'fail').length} failing invariant(s) so far, summary.json and report.html in ${this.s.runDir}`);
       },

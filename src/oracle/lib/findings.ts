@@ -21,7 +21,14 @@ export function announceViolation(e: Evidence): void {
   liveViolations.sink?.(e);
 }
 
+/** While a check is created (judge.ts), the Findings it makes, so that an interim judgement can take back what its finish() adds. */
+export const findingsCreated: { list: Findings[] | null } = { list: null };
+
 export class Findings {
+  constructor() {
+    findingsCreated.list?.push(this);
+  }
+
   checked = 0;
   violations = 0;
   readonly examples: Evidence[] = [];
@@ -30,6 +37,27 @@ export class Findings {
 
   check(n = 1): void {
     this.checked += n;
+  }
+
+  /** Takes back, when called, what is added after this: an interim judgement (judge.ts) leaves the counts as they were. */
+  mark(): () => void {
+    const checked = this.checked;
+    const violations = this.violations;
+    const examples = this.examples.length;
+    const observed = new Map([...this.observed].map(([id, o]) => [id, { labels: o.labels.length, recs: o.recs.length }]));
+    return () => {
+      this.checked = checked;
+      this.violations = violations;
+      this.examples.length = examples;
+      for (const [id, o] of this.observed) {
+        const was = observed.get(id);
+        if (!was) this.observed.delete(id);
+        else {
+          o.labels.length = was.labels;
+          o.recs.length = was.recs;
+        }
+      }
+    };
   }
 
   violation(e: Evidence): void {
