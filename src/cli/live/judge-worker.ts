@@ -1,6 +1,7 @@
 /**
  * The live judge's thread: the oracle's `check` over the history file, followed as it is written
- * (`live`; asked, it gives its verdict so far for a run's snapshot), or over the file as it stands (`snapshot`). The same `check` as `paystorm check`, so the
+ * (`live`; asked, it gives its verdict so far for a run's snapshot), or over the file as it stands
+ * (`snapshot`, when the live judge's thread is gone). The same `check` as `paystorm check`, so the
  * verdict a run prints is the one a later check of its folder gives. Told violations are posted as
  * checks confirm them; the summary is posted at the end. `paystorm merge` (`merge`) has it follow
  * the merged history as it writes it, as a run does. For `paystorm check` of k6 output (`k6`) it
