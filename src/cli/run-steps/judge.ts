@@ -7,6 +7,7 @@
  * records. Snapshots (--snapshot-every, and a scenario's `ctx.snapshot`) judge the file as it
  * stands on another thread and rewrite summary.json and report.html, marked as a snapshot.
  */
+import { FOLLOW_MAX_HELD_MS } from '../../history/reader.ts';
 import type { Summary } from '../../spec/index.ts';
 import { readHistory, type HistoryRecord } from '../../history/index.ts';
 import { check } from '../../oracle/index.ts';
@@ -55,6 +56,8 @@ export class RunJudge {
   private timer: NodeJS.Timeout | null = null;
   private snapshotting: { cancel: () => Promise<void>; done: Promise<void> } | null = null;
   private finished = false;
+  /** The live judge holds off while the load saturates the machine: a snapshot covers what it read before. */
+  private held = false;
 
   constructor(
     private readonly s: RunSettings,
@@ -68,7 +71,10 @@ export class RunJudge {
       {
         onViolation: (v) => this.onViolation(v),
         onWarning: (m) => io.stderr.write(`paystorm: ${m}\n`),
-        onHold: (held) => this.scope.live.judging(held),
+        onHold: (held) => {
+          this.held = held;
+          this.scope.live.judging(held);
+        },
       },
       { yieldToLoad: judgeYieldsToLoad(s) },
     );
@@ -108,9 +114,10 @@ export class RunJudge {
     const done = summary.then(
       async (sum) => {
         if (this.finished || cancelled) return;
-        if (sum === null) return log(`snapshot (${label}) skipped: the judge has read no record yet`);
+        const yielding = `the judge is yielding to the saturated load (at most ${FOLLOW_MAX_HELD_MS / 1000} s at a stretch)`;
+        if (sum === null) return log(`snapshot (${label}) skipped: the judge has read no record yet${this.held ? `; ${yielding}` : ''}`);
         await writeSnapshot(this.s.runDir, sum, this.scope.clock.now());
-        log(`snapshot (${label}): ${sum.invariants.filter((i) => i.status === 'fail').length} failing invariant(s) so far, summary.json and report.html in ${this.s.runDir}`);
+        log(`snapshot (${label}): ${sum.invariants.filter((i) => i.status === 'fail').length} failing invariant(s) so far, summary.json and report.html in ${this.s.runDir}${this.held ? `; ${yielding}, so it covers the records read before` : ''}`);
       },
       // Cancelled by the end of the run: nothing to say.
       (e: unknown) => (this.finished ? undefined : log(`snapshot (${label}) failed: ${(e as Error).message}`)),
