@@ -194,6 +194,7 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
         for (const r of restores) r();
       }
     });
+    if (interim) ctx?.ledger.dropConclusionLists();
     results.sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || a.id.localeCompare(b.id));
     const facts = [...findings.values()].sort((a, b) => LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || a.id.localeCompare(b.id));
     return { invariants: results, run, end, records: count, findings: facts, scenarios: scenarioProgress(run, end, activity) };

@@ -198,6 +198,18 @@ export class Ledger {
     }
   }
 
+  /**
+   * Lets go of the lists made for the checks' conclusions (the tuples, the payments by key): they
+   * are made again when asked. After a run's snapshot (an interim judgement), so that what it
+   * listed is not held until the next one.
+   */
+  dropConclusionLists(): void {
+    this.tuples = null;
+    this.repeated = null;
+    this.valueGroups = null;
+    this.byKeyCache = null;
+  }
+
   private tuples: IdemRequest[][] | null = null;
   /**
    * The idempotency tuples, each sorted by start (listed and sorted once, on first use after the
