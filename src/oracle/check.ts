@@ -115,9 +115,7 @@ export async function check(records: Records, opts: CheckOptions = {}): Promise<
   if (opts.interim) {
     opts.interim.result = () => {
       const conclude = interim!.conclude;
-      if (conclude === null) return null;
-      const sofar = conclude();
-      return sofar.end === null ? checkResultOf(sofar, folds, opts) : null;
+      return conclude === null ? null : checkResultOf(conclude(), folds, opts);
     };
   }
   try {

@@ -27,7 +27,7 @@ export interface JudgeOptions {
 
 /** Where `judge` puts its interim judgement (JudgeOptions.interim). */
 export interface InterimJudgement {
-  /** The judgement so far; null before the first record and once the pass is over. */
+  /** The judgement so far; null before the first record, once the end record is read, and once the pass is over. */
   conclude: (() => Judgement) | null;
 }
 
@@ -137,7 +137,11 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
     count++;
     links.observe(rec);
     activity.add(rec);
-    if (rec.kind === 'end') end = rec;
+    if (rec.kind === 'end') {
+      end = rec;
+      // The final judgement is near: nothing midway to give.
+      if (opts.interim) opts.interim.conclude = null;
+    }
     if (ledgerError === null) {
       try {
         ctx!.ledger.observe(rec);

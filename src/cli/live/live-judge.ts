@@ -120,8 +120,8 @@ export class LiveJudge {
     const hold = this.pacer ? { hold: { flag: this.pacer.flag, maxHeldMs: following.maxHeldMs ?? FOLLOW_MAX_HELD_MS } } : {};
     ({ worker: this.worker, summary: this.summary } = startJudge({ mode: 'live', historyPath, options, ...(following.pollMs !== undefined ? { pollMs: following.pollMs } : {}), ...hold }, withReady));
     // A failure is reported by close(), never as an unhandled rejection meanwhile; a thread that
-    // failed before loading is not waited for, nor is its verdict so far.
-    // Once the thread has given its verdict or failed, it answers no more.
+    // failed before loading is not waited for. Once it has given its verdict or failed, a snapshot
+    // asked of it is answered null.
     const gone = (): void => {
       this.over = true;
       for (const answer of this.asked.values()) answer(null);

@@ -58,4 +58,9 @@ export type FromJudge =
   | { ready: true }
   /** The verdict so far asked for by `snapshot` (null: no record read yet, or the end record read). */
   | { snapshot: { id: number; summary: Summary | null } }
-  | { recycle: K6ExchangeBatch } | { violation: JudgedViolation } | { warning: string } | { summary: Summary } | { judgement: Judgement } | { error: string; exitCode: number | null };
+  | { recycle: K6ExchangeBatch }
+  | { violation: JudgedViolation }
+  | { warning: string }
+  | { summary: Summary }
+  | { judgement: Judgement }
+  | { error: string; exitCode: number | null };

@@ -4,8 +4,8 @@
  * confirms reaches `scope.live` at once (the progress line, the metrics endpoint, the live page),
  * stops the run under --abort-on-violation, and when the history closes the same judge gives the
  * final summary, so an interrupted run has its reports as soon as the judge has read the last
- * records. Snapshots (--snapshot-every, and a scenario's `ctx.snapshot`) judge the file as it
- * stands on another thread and rewrite summary.json and report.html, marked as a snapshot.
+ * records. Snapshots (--snapshot-every, and a scenario's `ctx.snapshot`) take the same judge's
+ * verdict so far and rewrite summary.json and report.html, marked as a snapshot.
  */
 import { FOLLOW_MAX_HELD_MS } from '../../history/reader.ts';
 import type { Summary } from '../../spec/index.ts';
@@ -115,7 +115,7 @@ export class RunJudge {
       async (sum) => {
         if (this.finished || cancelled) return;
         const yielding = `the judge is yielding to the saturated load (at most ${FOLLOW_MAX_HELD_MS / 1000} s at a stretch)`;
-        if (sum === null) return log(`snapshot (${label}) skipped: the judge has read no record yet${this.held ? `; ${yielding}` : ''}`);
+        if (sum === null) return log(`snapshot (${label}) skipped: the judge has no verdict so far to give (no record read yet, or the history already closed)${this.held ? `; ${yielding}` : ''}`);
         await writeSnapshot(this.s.runDir, sum, this.scope.clock.now());
         log(`snapshot (${label}): ${sum.invariants.filter((i) => i.status === 'fail').length} failing invariant(s) so far, summary.json and report.html in ${this.s.runDir}${this.held ? `; ${yielding}, so it covers the records read before` : ''}`);
       },
