@@ -86,6 +86,8 @@ export const runConfigSchema = z
     abortOnViolation: z.union([z.boolean(), z.array(z.string())]).optional(),
     /** Rewrite summary.json and report.html with the verdict so far this often (default 5m for a run planned over 15 minutes). */
     snapshotEvery: durationSchema.optional(),
+    /** The judge's memory limit in MB (default three quarters of the machine's; src/cli/live/judge-memory.ts). */
+    judgeMemory: z.number().int().min(256).optional(),
   })
   .strict();
 export type RunConfig = z.infer<typeof runConfigSchema>;

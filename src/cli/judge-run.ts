@@ -2,12 +2,18 @@
  * Judges a saved history exactly as a live run is judged: the oracle's `check` over the
  * history file. `paystorm run`, `check` and `report` go through here, so a saved run and a live
  * one agree (`merge` judges on two threads with the same pieces of `check`: merge-judging.ts).
+ * `check` and `report` judge on a thread of their own, within the judge's memory limit
+ * (live/judge-memory.ts): a history too long for it gets a verdict of its metrics and thresholds,
+ * every invariant `error`, and the fix on stderr, instead of a crash.
  */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXIT, PaystormError, type Summary } from '../spec/index.ts';
 import { HISTORY_FILES, historyFileIn, notAHistory, readHistory } from '../history/index.ts';
-import { check, type CheckOptions } from '../oracle/index.ts';
+import { check, checkUnjudged, type CheckOptions, type Unjudged } from '../oracle/index.ts';
+import { judgeFileOnThread, scenarioThresholdsOf } from './live/live-judge.ts';
+import { JudgeOutOfMemory } from './live/judge-memory.ts';
+import { SCENARIOS } from '../../scenarios/index.ts';
 
 export interface JudgeRunOptions extends CheckOptions {
   /** Told about a tolerated truncated last line (default: stderr). */
@@ -29,8 +35,43 @@ export async function judgeRecords(records: Parameters<typeof check>[0], opts: C
   return (await check(records, opts)).summary;
 }
 
+/** The records' metrics and thresholds with no invariant judged (the judge ran out of memory: `why` says so and how to judge them), the reason on stderr. */
+export async function unjudgedRecords(records: Parameters<typeof check>[0], why: Unjudged, opts: CheckOptions = {}, stderr: (text: string) => void = (t) => process.stderr.write(t)): Promise<Summary> {
+  stderr(`paystorm: ${why.full}\n`);
+  return (await checkUnjudged(records, why, opts)).summary;
+}
+
 export async function judgeHistory(historyPath: string, opts: JudgeRunOptions = {}): Promise<Summary> {
   const { onWarning, ...checkOpts } = opts;
   const warn = onWarning ?? ((m: string) => process.stderr.write(`paystorm: ${m}\n`));
   return (await check(readHistory(historyPath, { onWarning: warn }), checkOpts)).summary;
+}
+
+/** What `check` and `report` judge with, as data a judge thread can be sent (scenario defaults from the code). */
+export interface FileJudging {
+  thresholds?: readonly string[];
+  baseline?: CheckOptions['baseline'];
+  trendWindowMs?: number;
+  /** --judge-memory (MB); default judge-memory.ts's. */
+  memoryMb?: number;
+}
+
+/**
+ * A history file judged on a judge thread (`check`, `report`): the same `check` as judgeHistory.
+ * Out of memory, the metrics and thresholds are judged here and every invariant is `error`.
+ */
+export async function judgeHistoryFile(historyPath: string, judging: FileJudging, stderr: (text: string) => void = (t) => process.stderr.write(t)): Promise<Summary> {
+  const options = {
+    thresholds: [...(judging.thresholds ?? [])],
+    scenarioThresholds: scenarioThresholdsOf(SCENARIOS),
+    ...(judging.baseline ? { baseline: judging.baseline } : {}),
+    ...(judging.trendWindowMs !== undefined ? { trendWindowMs: judging.trendWindowMs } : {}),
+  };
+  try {
+    return await judgeFileOnThread(historyPath, options, judging.memoryMb, (m) => stderr(`paystorm: ${m}\n`));
+  } catch (e) {
+    if (!(e instanceof JudgeOutOfMemory)) throw e;
+    const scenarioThresholds = (name: string) => (Object.hasOwn(options.scenarioThresholds, name) ? options.scenarioThresholds[name] : []);
+    return unjudgedRecords(readHistory(historyPath, { onWarning: () => {} }), e.unjudged(historyPath), { ...options, scenarioThresholds }, stderr);
+  }
 }

@@ -7,7 +7,12 @@
  * the merged history, from the records in the file.
  */
 import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Summary } from '../spec/index.ts';
+import { readHistory } from '../history/index.ts';
+import type { CheckOptions } from '../oracle/index.ts';
+import { unjudgedRecords } from './judge-run.ts';
+import { JudgeOutOfMemory } from './live/judge-memory.ts';
 import type { ClockOffset } from '../history/merge.ts';
 import type { SerializedShard } from '../history/shard-chunks.ts';
 import type { ShardDifference } from '../history/shard-compat.ts';
@@ -20,12 +25,21 @@ export interface MergeToJudge {
   mixed: readonly ShardDifference[];
 }
 
-/** Writes the merge of the shards to `historyPath` and gives the judge's summary of it. */
-export async function judgeMerge(judge: MergeJudge, input: MergeToJudge, historyPath: string): Promise<Summary> {
+/**
+ * Writes the merge of the shards to `historyPath` and gives the judge's summary of it. A judge that
+ * ran out of memory (live/judge-memory.ts) leaves the metrics and thresholds of the written
+ * history, judged here with `unjudged` (the options as `check` takes them), every invariant `error`.
+ */
+export async function judgeMerge(judge: MergeJudge, input: MergeToJudge, historyPath: string, unjudged: CheckOptions = {}): Promise<Summary> {
   // A history left there by an earlier merge into the same folder goes first: the judge follows
   // the file by its path, and would read the old one until the writer truncated it under it.
   rmSync(historyPath, { force: true });
   judge.follow(historyPath);
   await writeMergedHistory(input.shards, input.offsets, input.mixed, historyPath);
-  return judge.close();
+  try {
+    return await judge.close();
+  } catch (e) {
+    if (!(e instanceof JudgeOutOfMemory)) throw e;
+    return unjudgedRecords(readHistory(historyPath, { onWarning: () => {} }), e.unjudged(dirname(historyPath)), unjudged);
+  }
 }

@@ -9,7 +9,7 @@ import { EXIT, PaystormError, type Finding, type Summary, type ThresholdResult }
 import { MetricsAggregator, runStop, type FaultRecord, type HistoryRecord, type RunRecord } from '../history/index.ts';
 import { describeOffsets, type ClockOffset } from '../history/merge.ts';
 import type { ShardDifference } from '../history/shard-compat.ts';
-import { judge, type InterimJudgement, type JudgeOptions, type Judgement } from './judge.ts';
+import { judge, unjudged, type InterimJudgement, type JudgeOptions, type Judgement, type Unjudged } from './judge.ts';
 import { evaluateThresholds, replacedByUser } from './thresholds.ts';
 import { verdictOf, type Verdict } from './verdict.ts';
 import { buildSummary } from './summary.ts';
@@ -126,6 +126,15 @@ export async function check(records: Records, opts: CheckOptions = {}): Promise<
   }
 }
 
+/**
+ * `check` without the invariants, every one `error` for `why` (judge.ts `unjudged`): the metrics,
+ * thresholds and drift of the records, when the judge could not run (it ran out of memory).
+ */
+export async function checkUnjudged(records: Records, why: Unjudged, opts: CheckOptions = {}): Promise<CheckResult> {
+  const folds = new CheckFolds(opts);
+  return checkResultOf(await unjudged(tapped(records, (rec) => folds.add(rec)), why), folds, opts);
+}
+
 /** The verdict from the invariants' judgement and the folds of the same records: thresholds, baseline, drift, summary. */
 export function checkResultOf(judgement: Judgement, folds: CheckFolds, opts: CheckOptions = {}): CheckResult {
   const { metrics, windows, userExprs, faults, boundary, scopes } = folds;
@@ -164,7 +173,7 @@ export function checkResultOf(judgement: Judgement, folds: CheckFolds, opts: Che
   const stop = runStop(end);
   const interrupted = opts.interrupted ?? stop.kind === 'interrupted';
   const declaredRules = (run?.scenarios ?? []).flatMap((s) => s.rules);
-  const verdict = verdictOf({ invariants: judgement.invariants, thresholds, declaredRules, interrupted, scenarios: judgement.scenarios, ...(stop.kind === 'scenario-error' ? { scenarioError: stop.reason } : {}) });
+  const verdict = verdictOf({ invariants: judgement.invariants, thresholds, declaredRules, interrupted, scenarios: judgement.scenarios, ...(stop.kind === 'scenario-error' ? { scenarioError: stop.reason } : {}), ...(judgement.unjudged !== undefined ? { unjudged: judgement.unjudged } : {}) });
   const summary = buildSummary({
     run,
     end,

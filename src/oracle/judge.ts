@@ -33,6 +33,8 @@ export interface InterimJudgement {
 
 export interface Judgement {
   invariants: InvariantResult[];
+  /** Why no invariant was judged, and what to do (the judge ran out of memory: `unjudged`); absent when they were. */
+  unjudged?: string;
   run: RunRecord | null;
   end: EndRecord | null;
   /** Records judged. */
@@ -203,4 +205,37 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
     const facts = [...findings.values()].sort((a, b) => LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || a.id.localeCompare(b.id));
     return { invariants: results, run, end, records: count, findings: facts, scenarios: scenarioProgress(run, end, activity) };
   }
+}
+
+/** Why no invariant was judged: a few words for each invariant's reason, and the whole of it (with the fix) for the verdict's. */
+export interface Unjudged {
+  short: string;
+  full: string;
+}
+
+/**
+ * The records read without judging them: the run and end records, how far each scenario got, and
+ * every invariant `error` for `why`. What `check` gives when the judge could not run (it ran out of
+ * memory: cli/live/judge-memory.ts), so the run's metrics and thresholds are still reported and a
+ * run that was not judged never passes. Holds nothing per record.
+ */
+export async function unjudged(records: Iterable<HistoryRecord> | AsyncIterable<HistoryRecord>, why: Unjudged): Promise<Judgement> {
+  let run: RunRecord | null = null;
+  let end: EndRecord | null = null;
+  let count = 0;
+  const activity = new ScenarioActivity();
+  const onRecord = (rec: HistoryRecord) => {
+    if (count++ === 0 && rec.kind === 'run') run = rec;
+    if (rec.kind === 'end') end = rec;
+    activity.add(rec);
+  };
+  const batched = (records as { batches?: () => AsyncIterable<HistoryRecord[]> }).batches;
+  if (typeof batched === 'function') {
+    for await (const batch of batched.call(records)) for (const rec of batch) onRecord(rec);
+  } else {
+    for await (const rec of records) onRecord(rec);
+  }
+  const invariants: InvariantResult[] = INVARIANTS.map((inv) => ({ id: inv.id, title: inv.title, rules: [...inv.rules], status: 'error', violations: 0, examples: [], reason: `not judged: ${why.short}`, error: why.full, checked: 0 }));
+  invariants.sort((a, b) => a.id.localeCompare(b.id));
+  return { invariants, unjudged: why.full, run, end, records: count, findings: [], scenarios: scenarioProgress(run, end, activity) };
 }

@@ -1,5 +1,6 @@
 /**
  * The run's verdict and exit code. Order of precedence:
+ * 0. no invariant was judged (the judge ran out of memory) -> fail, exit 1 (a run not judged never passes)
  * 1. an invariant failed or threw            -> fail, exit 1 (a violation found is real even in an interrupted run)
  * 2. the run was interrupted                 -> fail, exit 130 (incomplete: what was not run cannot pass)
  *    a scenario stopped with an error        -> fail, exit 1 (likewise; a cap that stopped the run is judged on what it measured)
@@ -24,6 +25,8 @@ export interface VerdictInput {
   scenarioError?: string;
   /** How far each selected scenario got (judge's `scenarios`): the reason names those that did not finish. */
   scenarios?: readonly ScenarioProgress[];
+  /** Why no invariant was judged (judge.ts `unjudged`). */
+  unjudged?: string;
 }
 
 export interface Verdict {
@@ -53,6 +56,10 @@ export function verdictOf(input: VerdictInput): Verdict {
   const { invariants, thresholds, declaredRules, interrupted } = input;
   const failed = invariants.filter((i) => i.status === 'fail');
   const errored = invariants.filter((i) => i.status === 'error');
+  if (input.unjudged !== undefined) {
+    const why = input.unjudged;
+    return { verdict: 'fail', exitCode: EXIT.violation, reasons: [why], reason: `failed: ${why}` };
+  }
   if (failed.length || errored.length) {
     const reasons = [
       ...failed.map((i) => `${i.id} (${i.rules.join(', ')}) failed: ${i.reason ?? ''}`.trim()),

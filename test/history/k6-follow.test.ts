@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readK6 } from '../../src/history/k6.ts';
 import { StartOrderWindow } from '../../src/history/k6-follow.ts';
 import { K6FollowingJudge } from '../../src/cli/live/live-judge.ts';
+import { JudgeOutOfMemory } from '../../src/cli/live/judge-memory.ts';
 import { check } from '../../src/oracle/check.ts';
 import type { Summary } from '../../src/spec/index.ts';
 import { scenarioByName } from '../../scenarios/index.ts';
@@ -105,6 +106,16 @@ describeWithShared(
       const { followed, sequential, abandoned } = await bothWays(sharedPath(`samples/k6/${name}.k6.json.gz`), 3000);
       expect(abandoned).toBeNull();
       expect(followed).toEqual(sequential);
+    });
+
+    it('a judge thread out of memory gives no verdict and says so (check then reports the metrics with every invariant error, rather than judging on its own thread)', { timeout: 60_000 }, async () => {
+      const path = sharedPath('samples/k6/mixed-30s-clean.k6.json.gz');
+      const follower = new K6FollowingJudge(path, checkOptions, 8);
+      await readK6(path, { follower });
+      expect(await follower.summary()).toBeNull();
+      expect(follower.outOfMemory).toBeInstanceOf(JudgeOutOfMemory);
+      expect(follower.outOfMemory!.limitMb).toBe(8);
+      expect(follower.abandoned).toMatch(/the judge ran out of memory \(its limit is 8 MB\)/);
     });
 
     it('a record that does not decode gives the follower up, so the records are judged after the read (where such a record is refused, naming its line)', { timeout: 60_000 }, async () => {

@@ -15,6 +15,7 @@ import { EXIT, PaystormError } from '../../spec/index.ts';
 import { HISTORY_FILE, makeDirsSync, type HistoryRecord } from '../../history/index.ts';
 import { MergeJudge, scenarioThresholdsOf } from '../live/live-judge.ts';
 import { judgeMerge } from '../merge-judging.ts';
+import { judgeMemoryMbOf } from '../live/judge-memory.ts';
 import { readHistory } from '../../history/reader.ts';
 import { k6FileKind, summaryExportError } from '../../history/k6.ts';
 import { readK6Shard } from '../../history/merge-threads.ts';
@@ -85,6 +86,7 @@ export const mergeCommand: PaystormCommand = {
       .positional('runs', { type: 'string', array: true, describe: "reports/<run-id>, a history file (history.bin.gz, .ndjson), or k6's --out json output of a paystorm k6 script (.json or .gz)" })
       .option('out', { type: 'string', describe: 'Folder for the merged history (history.bin.gz) and the reports (default reports/merge-<time>)' })
       .option('threshold', { type: 'string', array: true, describe: 'Threshold in k6 syntax, repeatable' })
+      .option('judge-memory', { type: 'number', describe: "The judge's memory limit in MB (default three quarters of the machine's)" })
       .option('allow-mixed-shards', {
         type: 'boolean',
         default: false,
@@ -96,10 +98,9 @@ export const mergeCommand: PaystormCommand = {
     const sources: string[] = (args.runs ?? []).map(String);
     if (sources.length === 0) throw new PaystormError('merge needs at least one RUN: a paystorm run directory, a history file or a k6 --out json file.', EXIT.usage);
     // Started first: the judge thread loads the oracle while the shards are read.
-    const judge = new MergeJudge({
-      thresholds: (args.threshold ?? []).map(String),
-      scenarioThresholds: scenarioThresholdsOf(SCENARIOS),
-    });
+    const memoryMb = judgeMemoryMbOf(args.judgeMemory);
+    const judging = { thresholds: (args.threshold ?? []).map(String), scenarioThresholds: scenarioThresholdsOf(SCENARIOS) };
+    const judge = new MergeJudge(judging, memoryMb);
     try {
       const shards = await loadShards(sources, warn);
       const offsets = shards.map((s) => clockOffset(s.source, s.kind, s.run, s.estimate));
@@ -116,7 +117,7 @@ export const mergeCommand: PaystormCommand = {
         throw new PaystormError(`--out ${dir} cannot be created (${(e as Error).message}). Pass a writable folder.`, EXIT.usage, 'out');
       }
       const history = join(dir, HISTORY_FILE);
-      const summary = await judgeMerge(judge, { shards, offsets, mixed: differences }, history);
+      const summary = await judgeMerge(judge, { shards, offsets, mixed: differences }, history, { thresholds: judging.thresholds, scenarioThresholds: (n) => judging.scenarioThresholds[n] ?? [] });
       process.stdout.write(`paystorm merge: ${shards.length} shard${shards.length === 1 ? '' : 's'} -> ${history}\n`);
       for (const line of describeOffsets(merged.offsets)) process.stdout.write(`  ${line}\n`);
       await writeReports(dir, summary, { latestDir: dir });

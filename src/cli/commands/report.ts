@@ -3,10 +3,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PaystormCommand } from './types.ts';
 import { EXIT, PaystormError, summarySchema } from '../../spec/index.ts';
-import { historyFileOf, judgeHistory } from '../judge-run.ts';
+import { historyFileOf, judgeHistoryFile } from '../judge-run.ts';
 import { writeReports, renderConsole } from '../../report/index.ts';
 import { formatIssues } from '../config.ts';
-import { scenarioByName } from '../../../scenarios/index.ts';
 
 export const reportCommand: PaystormCommand = {
   command: 'report <dir>',
@@ -31,7 +30,7 @@ export const reportCommand: PaystormCommand = {
       if (!parsed.success) throw new PaystormError(`${summaryPath} is not a summary.json v1:\n${formatIssues(parsed.error.issues, '  ')}\nUse --from-history to rebuild it.`, EXIT.usage);
       summary = parsed.data;
     } else {
-      summary = await judgeHistory(historyFileOf(dir), { scenarioThresholds: (n) => scenarioByName(n)?.thresholds ?? [] });
+      summary = await judgeHistoryFile(historyFileOf(dir), {});
     }
     const { files } = await writeReports(dir, summary, { latestDir: dir });
     process.stdout.write(renderConsole(summary, { color: !!process.stdout.isTTY }) + '\n' + files.map((f) => `wrote ${f}`).join('\n') + '\n');

@@ -45,6 +45,7 @@ export const runCommand: PaystormCommand = {
       .option('metrics-host', { type: 'string', describe: 'Address the metrics endpoint listens on (default 127.0.0.1; 0.0.0.0 to be scraped from other hosts)' })
       .option('abort-on-violation', { type: 'string', describe: 'End the run at the first confirmed violation (exit 1, reports and repro written); with ids (comma-separated invariant or rule ids, e.g. idem-single-object,IDEM-6) only at theirs' })
       .option('snapshot-every', { type: 'string', describe: 'Rewrite summary.json and report.html with the verdict so far this often, marked as a snapshot (default 5m for a run planned over 15 minutes)' })
+      .option('judge-memory', { type: 'number', describe: "The live judge's memory limit in MB (default three quarters of the machine's): the oracle keeps about 2.6 kB per payment made, so a long soak needs more than Node's default 4 GB" })
       .option('variant', { type: 'string', describe: 'Embedded target: a conforming variant of the reference service, one open choice of the spec taken another way (see docs/variant-matrix.md)' })
       .option('dashboard', { type: 'number', describe: 'Serve a live page on this port while the run goes: the report\'s charts, the phase, the plan\'s time left and violations as they are found, then the final report (0: any free port; see docs/dashboard.md)' })
       .option('dashboard-host', { type: 'string', describe: 'Address the live page listens on (default 127.0.0.1: this machine only; 0.0.0.0: every interface, with no authentication)' })
@@ -96,6 +97,7 @@ export const runCommand: PaystormCommand = {
       // A bare --abort-on-violation: any invariant.
       abortOnViolation: args.abortOnViolation === undefined ? undefined : args.abortOnViolation === '' ? true : String(args.abortOnViolation).split(',').map((x) => x.trim()).filter(Boolean),
       snapshotEvery: args.snapshotEvery,
+      judgeMemory: args.judgeMemory,
       ...(args.cards !== undefined ? { cards: args.cards } : {}),
     };
     // The pipeline loads only when a run starts (`paystorm run --help` stays fast).

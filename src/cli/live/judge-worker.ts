@@ -68,7 +68,7 @@ async function main(): Promise<void> {
   const historyPath = data.mode === 'merge' ? await mergedHistory : data.historyPath;
   const records =
     readHistory(historyPath, {
-      onWarning: (m) => (live ? post({ warning: m }) : undefined),
+      onWarning: (m) => (live || data.mode === 'file' ? post({ warning: m }) : undefined),
       ...(following ? { follow: { done: () => closed, ...(data.pollMs !== undefined ? { pollMs: data.pollMs } : {}), ...holding() } } : {}),
     });
   const options: CheckOptions = {

@@ -17,6 +17,7 @@ import type { EndRecord, RunRecord } from '../../history/index.ts';
 import type { Judgement } from '../../oracle/judge.ts';
 import { holdFlag, LoadPacer } from './load-pacer.ts';
 import { FOLLOW_MAX_HELD_MS } from '../../history/reader.ts';
+import { defaultJudgeMemoryMb, isWorkerOutOfMemory, JudgeOutOfMemory } from './judge-memory.ts';
 
 export type { JudgedViolation, JudgeWorkerOptions };
 
@@ -55,14 +56,18 @@ export function scenarioThresholdsOf(scenarios: readonly { name: string; thresho
   return Object.fromEntries(scenarios.map((s) => [s.name, [...(s.thresholds ?? [])]]));
 }
 
-/** One judge thread: resolves with the summary (the k6 mode: the judgement) it posts, rejects with the error it posts or dies of. */
+/**
+ * One judge thread: resolves with the summary (the k6 mode: the judgement) it posts, rejects with
+ * the error it posts or dies of (JudgeOutOfMemory at its heap limit, `data.memoryMb`).
+ */
 function startJudge(data: JudgeWorkerData & { mode: 'k6' }, hooks: LiveJudgeHooks): { worker: Worker; summary: Promise<Judgement> };
 function startJudge(data: JudgeWorkerData, hooks: LiveJudgeHooks): { worker: Worker; summary: Promise<Summary> };
 function startJudge(data: JudgeWorkerData, hooks: LiveJudgeHooks): { worker: Worker; summary: Promise<Summary | Judgement> } {
   // The k6 and merge judges allocate a record object per exchange at full speed: a larger young
   // generation spares them most of the scavenges a default-sized one makes.
-  const resourceLimits = data.mode === 'k6' || data.mode === 'merge' ? { resourceLimits: { maxYoungGenerationSizeMb: K6_JUDGE_YOUNG_MB } } : {};
-  const worker = new Worker(judgeWorkerSource(), { eval: true, workerData: data, ...resourceLimits });
+  const memoryMb = data.memoryMb ?? defaultJudgeMemoryMb();
+  const young = data.mode === 'k6' || data.mode === 'merge' ? { maxYoungGenerationSizeMb: K6_JUDGE_YOUNG_MB } : {};
+  const worker = new Worker(judgeWorkerSource(), { eval: true, workerData: data, resourceLimits: { maxOldGenerationSizeMb: memoryMb, ...young } });
   const summary = new Promise<Summary | Judgement>((resolve, reject) => {
     worker.on('message', (m: FromJudge) => {
       if ('ready' in m) hooks.onReady?.();
@@ -74,7 +79,7 @@ function startJudge(data: JudgeWorkerData, hooks: LiveJudgeHooks): { worker: Wor
       else if ('judgement' in m) resolve(m.judgement);
       else reject(m.exitCode !== null ? new PaystormError(m.error, m.exitCode as ExitCode) : new Error(`the judge failed: ${m.error}`));
     });
-    worker.on('error', (e) => reject(new Error(`the judge thread failed: ${e.message}`)));
+    worker.on('error', (e) => reject(isWorkerOutOfMemory(e) ? new JudgeOutOfMemory(memoryMb) : new Error(`the judge thread failed: ${e.message}`)));
     worker.on('exit', (code) => reject(new Error(`the judge thread exited (code ${code}) before its verdict`)));
   });
   // The summary settles the worker's work: let it go.
@@ -96,6 +101,8 @@ export interface LiveJudgeFollowing {
    */
   yieldToLoad?: boolean;
   maxHeldMs?: number;
+  /** The thread's memory limit (MB; judge-memory.ts). */
+  memoryMb?: number;
 }
 
 export class LiveJudge {
@@ -118,7 +125,7 @@ export class LiveJudge {
     };
     this.pacer = following.yieldToLoad === false ? null : new LoadPacer(holdFlag(), undefined, (held) => hooks.onHold?.(held));
     const hold = this.pacer ? { hold: { flag: this.pacer.flag, maxHeldMs: following.maxHeldMs ?? FOLLOW_MAX_HELD_MS } } : {};
-    ({ worker: this.worker, summary: this.summary } = startJudge({ mode: 'live', historyPath, options, ...(following.pollMs !== undefined ? { pollMs: following.pollMs } : {}), ...hold }, withReady));
+    ({ worker: this.worker, summary: this.summary } = startJudge({ mode: 'live', historyPath, options, ...(following.pollMs !== undefined ? { pollMs: following.pollMs } : {}), ...(following.memoryMb !== undefined ? { memoryMb: following.memoryMb } : {}), ...hold }, withReady));
     // A failure is reported by close(), never as an unhandled rejection meanwhile; a thread that
     // failed before loading is not waited for. Once it has given its verdict or failed, a snapshot
     // asked of it is answered null.
@@ -168,9 +175,18 @@ export class LiveJudge {
 }
 
 /** The verdict on the history file as it stands (a run still writing it): judged on a thread of its own. */
-export function judgeSnapshot(historyPath: string, options: JudgeWorkerOptions): { summary: Promise<Summary>; cancel: () => Promise<void> } {
-  const { worker, summary } = startJudge({ mode: 'snapshot', historyPath, options }, {});
+export function judgeSnapshot(historyPath: string, options: JudgeWorkerOptions, memoryMb?: number): { summary: Promise<Summary>; cancel: () => Promise<void> } {
+  const { worker, summary } = startJudge({ mode: 'snapshot', historyPath, options, ...(memoryMb !== undefined ? { memoryMb } : {}) }, {});
   return { summary, cancel: async () => void (await worker.terminate()) };
+}
+
+/**
+ * `paystorm check` and `report` of a history file: judged on a thread of its own at full priority,
+ * within the judge's memory limit (judge-memory.ts), so that a history too long for it fails with
+ * JudgeOutOfMemory rather than taking the process down. The reader's warnings go to `onWarning`.
+ */
+export function judgeFileOnThread(historyPath: string, options: JudgeWorkerOptions, memoryMb: number | undefined, onWarning: (message: string) => void): Promise<Summary> {
+  return startJudge({ mode: 'file', historyPath, options, ...(memoryMb !== undefined ? { memoryMb } : {}) }, { onWarning }).summary;
 }
 
 /** Exchanges sent to the k6 judge thread per message. */
@@ -193,6 +209,8 @@ export class K6FollowingJudge implements K6Follower {
   private state: 'idle' | 'following' | 'finished' | 'abandoned' = 'idle';
   /** Why it gave up (null: it did not). */
   abandoned: string | null = null;
+  /** The thread ran out of memory: judging the records again on the main thread would too. */
+  outOfMemory: JudgeOutOfMemory | null = null;
   private readonly folds: CheckFolds;
   private run: RunRecord | null = null;
   private originMs = 0;
@@ -209,6 +227,8 @@ export class K6FollowingJudge implements K6Follower {
   constructor(
     private readonly path: string,
     private readonly options: CheckOptions,
+    /** The judge thread's memory limit (MB; judge-memory.ts). */
+    private readonly memoryMb?: number,
   ) {
     this.folds = new CheckFolds(options);
   }
@@ -216,7 +236,7 @@ export class K6FollowingJudge implements K6Follower {
   start(run: RunRecord, originMs: number): void {
     if (this.state !== 'idle') return;
     this.state = 'following';
-    this.judge = startJudge({ mode: 'k6', historyPath: this.path, options: { thresholds: [], scenarioThresholds: {} } }, { onRecycle: (b) => this.spare.push(b) });
+    this.judge = startJudge({ mode: 'k6', historyPath: this.path, options: { thresholds: [], scenarioThresholds: {} }, ...(this.memoryMb !== undefined ? { memoryMb: this.memoryMb } : {}) }, { onRecycle: (b) => this.spare.push(b) });
     // A failed thread means "judge it after the read instead": never an unhandled rejection.
     this.judge.summary.catch(() => undefined);
     this.run = run;
@@ -280,6 +300,7 @@ export class K6FollowingJudge implements K6Follower {
       return checkResultOf(await this.judge.summary, this.folds, this.options);
     } catch (e) {
       this.abandoned = `the judge thread failed: ${(e as Error).message}`;
+      if (e instanceof JudgeOutOfMemory) this.outOfMemory = e;
       return null;
     }
   }
@@ -329,10 +350,10 @@ export class MergeJudge {
   /** Resolves once the thread has loaded the oracle (or failed to). */
   readonly ready: Promise<void>;
 
-  constructor(options: JudgeWorkerOptions) {
+  constructor(options: JudgeWorkerOptions, memoryMb?: number) {
     let loaded!: () => void;
     this.ready = new Promise<void>((resolve) => (loaded = resolve));
-    this.judge = startJudge({ mode: 'merge', historyPath: 'paystorm merge', options }, { onReady: () => loaded() });
+    this.judge = startJudge({ mode: 'merge', historyPath: 'paystorm merge', options, ...(memoryMb !== undefined ? { memoryMb } : {}) }, { onReady: () => loaded() });
     // A failure is reported by close(), never as an unhandled rejection meanwhile.
     this.judge.summary.catch(() => loaded());
   }

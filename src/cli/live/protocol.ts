@@ -18,13 +18,16 @@ export interface JudgeWorkerData {
    * `live`: follow the file as it is written, until told it is closed; `snapshot`: judge the file
    * as it stands; `k6`: judge the exchanges of k6 output the main thread sends as it reads the
    * file (`historyPath` is that file, named in errors); `merge`: follow the merged history
-   * `paystorm merge` writes, once told its path (`follow`), until told it is closed.
+   * `paystorm merge` writes, once told its path (`follow`), until told it is closed; `file`: judge
+   * the file as it stands at full priority (`paystorm check`, `report`).
    */
-  mode: 'live' | 'snapshot' | 'k6' | 'merge';
+  mode: 'live' | 'snapshot' | 'k6' | 'merge' | 'file';
   historyPath: string;
   options: JudgeWorkerOptions;
   /** How often a followed file is looked at for more records (ms). */
   pollMs?: number;
+  /** The thread's heap limit (MB; judge-memory.ts): default three quarters of the machine's memory. */
+  memoryMb?: number;
   /** `live`: hold off reading while the flag (load-pacer.ts) is 1, at most `maxHeldMs` behind the writer. */
   hold?: { flag: Int32Array; maxHeldMs: number };
 }

@@ -10,7 +10,8 @@
 import { FOLLOW_MAX_HELD_MS } from '../../history/reader.ts';
 import type { Summary } from '../../spec/index.ts';
 import { readHistory, type HistoryRecord } from '../../history/index.ts';
-import { check } from '../../oracle/index.ts';
+import { check, checkUnjudged, type Unjudged } from '../../oracle/index.ts';
+import { JudgeOutOfMemory } from '../live/judge-memory.ts';
 import { writeSnapshot } from '../../report/index.ts';
 import { STOP_REASONS } from '../../engine/index.ts';
 import { scenarioByName } from '../../../scenarios/index.ts';
@@ -76,7 +77,7 @@ export class RunJudge {
           this.scope.live.judging(held);
         },
       },
-      { yieldToLoad: judgeYieldsToLoad(s) },
+      { yieldToLoad: judgeYieldsToLoad(s), memoryMb: s.judgeMemoryMb },
     );
   }
 
@@ -104,7 +105,7 @@ export class RunJudge {
    */
   async snapshot(label: string, log: (m: string) => void): Promise<void> {
     if (this.snapshotting || this.finished) return;
-    const fresh = this.live.gone ? judgeSnapshot(this.s.historyPath, this.options) : null;
+    const fresh = this.live.gone ? judgeSnapshot(this.s.historyPath, this.options, this.s.judgeMemoryMb) : null;
     const summary: Promise<Summary | null> = fresh ? fresh.summary : this.live.snapshot();
     let cancelled = false;
     const cancel = async (): Promise<void> => {
@@ -139,6 +140,8 @@ export class RunJudge {
       return await this.live.close(interrupted);
     } catch (e) {
       if ((e as { exitCode?: unknown }).exitCode !== undefined) throw e;
+      // Judged again on this thread, it would run out of memory too, and take the run's reports with it.
+      if (e instanceof JudgeOutOfMemory) return unjudgedFile(this.s, interrupted, e.unjudged(this.s.runDir), this.scope.io.stderr);
       this.scope.io.stderr.write(`paystorm: ${(e as Error).message}; judging the history file instead\n`);
       return judgeFile(this.s, interrupted);
     }
@@ -174,4 +177,15 @@ export async function judgeRun(history: Iterable<HistoryRecord> | AsyncIterable<
 
 function judgeFile(s: RunSettings, interrupted: boolean): Promise<Summary> {
   return judgeRun(readHistory(s.historyPath, { onWarning: () => {} }), s.judging, interrupted);
+}
+
+/** The run's metrics and thresholds with no invariant judged: the live judge ran out of memory (`why` says so, and how to judge the history). */
+async function unjudgedFile(s: RunSettings, interrupted: boolean, why: Unjudged, stderr: { write: (text: string) => unknown }): Promise<Summary> {
+  stderr.write(`paystorm: ${why.full}\n`);
+  const { summary } = await checkUnjudged(readHistory(s.historyPath, { onWarning: () => {} }), why, {
+    ...s.judging,
+    scenarioThresholds: (name) => scenarioByName(name)?.thresholds ?? [],
+    interrupted,
+  });
+  return summary;
 }

@@ -19,6 +19,7 @@ import { parseDuration } from '../duration.ts';
 import { EMBEDDED_ONLY, variantConflicts } from '../run-checks.ts';
 import { isScenarioPath, loadScenarioFile } from '../scenario-file.ts';
 import type { RunIo } from './scope.ts';
+import { judgeMemoryMbOf } from '../live/judge-memory.ts';
 
 /** The embedded default run: a scaled window so the default suite takes about a minute. */
 export const EMBEDDED_DEFAULTS = Object.freeze({
@@ -109,6 +110,8 @@ export interface RunSettings {
   abortOnViolation: 'any' | ReadonlySet<string> | null;
   /** --snapshot-every, when given (ms); the default depends on the planned length (SNAPSHOT_DEFAULT). */
   snapshotEveryMs: number | undefined;
+  /** --judge-memory (MB), or its default (live/judge-memory.ts). */
+  judgeMemoryMb: number;
   runId: string;
   outDir: string;
   runDir: string;
@@ -231,6 +234,7 @@ export async function readRunSettings(cfg: RunConfig, io: RunIo): Promise<RunSet
   const abortOnViolation = abortOnViolationOf(cfg.abortOnViolation);
   const snapshotEveryMs = cfg.snapshotEvery !== undefined ? parseDuration(cfg.snapshotEvery, '--snapshot-every') : undefined;
   if (snapshotEveryMs !== undefined && !(snapshotEveryMs >= 1000)) throw new PaystormError(`--snapshot-every: at least 1s (e.g. 1m or 5m), got "${cfg.snapshotEvery}".`, EXIT.usage, '--snapshot-every');
+  const judgeMemoryMb = judgeMemoryMbOf(cfg.judgeMemory);
   const keys = await runKeys(cfg, embedded, variant);
 
   const runId = newRunId();
@@ -258,6 +262,7 @@ export async function readRunSettings(cfg: RunConfig, io: RunIo): Promise<RunSet
     judging: { thresholds: cfg.thresholds ?? [], ...(baseline ? { baseline } : {}), ...(trendWindowMs !== undefined ? { trendWindowMs } : {}) },
     abortOnViolation,
     snapshotEveryMs,
+    judgeMemoryMb,
     runId,
     outDir,
     runDir,

@@ -1,0 +1,77 @@
+/**
+ * How much memory a judge thread may use. The oracle keeps something for every payment a run made
+ * (docs/oracle.md, Memory: about 2.6 kB a payment on the synthetic history), so a soak's judge
+ * outgrows Node's default heap limit (about 4 GB, whatever the machine: some 8M records, an hour
+ * at 2,000 requests a second) long before it outgrows the machine. Every judge thread (a run's
+ * live judge, `check`, `merge`) gets its own limit: by default three quarters of the machine's
+ * memory (or the container's, when it is limited), never less than Node's own; `--judge-memory MB`
+ * sets it. A judge that runs out of it is reported, not fatal: the run's other figures are kept,
+ * and its history can be judged again with more.
+ */
+import { totalmem } from 'node:os';
+import { getHeapStatistics } from 'node:v8';
+import { EXIT, PaystormError } from '../../spec/index.ts';
+import type { Unjudged } from '../../oracle/index.ts';
+
+const MB = 2 ** 20;
+
+/** The least a judge may be given: the oracle alone takes about 100 MB. */
+export const JUDGE_MEMORY_MIN_MB = 256;
+
+/** The share of the machine's memory a judge gets unless told otherwise. */
+const DEFAULT_SHARE = 0.75;
+
+/** The memory this process may use: the container's limit when it has one below the machine's. */
+export function machineMemoryMb(): number {
+  const total = totalmem();
+  const limited = typeof process.constrainedMemory === 'function' ? Number(process.constrainedMemory() ?? 0) : 0;
+  return Math.floor((limited > 0 && limited < total ? limited : total) / MB);
+}
+
+/** Node's own heap limit for this process (MB). */
+export function nodeHeapLimitMb(): number {
+  return Math.floor(getHeapStatistics().heap_size_limit / MB);
+}
+
+/** The judge's limit when --judge-memory is not given (MB). */
+export function defaultJudgeMemoryMb(): number {
+  return Math.max(nodeHeapLimitMb(), Math.floor(machineMemoryMb() * DEFAULT_SHARE));
+}
+
+/** --judge-memory as given (a whole number of megabytes), checked; undefined: the default. */
+export function judgeMemoryMbOf(value: unknown): number {
+  if (value === undefined) return defaultJudgeMemoryMb();
+  const machine = machineMemoryMb();
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(n) || n < JUDGE_MEMORY_MIN_MB || n > machine) {
+    throw new PaystormError(
+      `--judge-memory: the judge's memory in megabytes, a whole number from ${JUDGE_MEMORY_MIN_MB} to ${machine} (this machine's memory), e.g. ${Math.min(machine, 8192)}; got "${String(value)}".`,
+      EXIT.usage,
+      '--judge-memory',
+    );
+  }
+  return n;
+}
+
+/** A judge thread stopped at its memory limit (Node's ERR_WORKER_OUT_OF_MEMORY). */
+export class JudgeOutOfMemory extends Error {
+  constructor(readonly limitMb: number) {
+    super(`the judge ran out of memory (its limit is ${limitMb.toLocaleString('en')} MB)`);
+    this.name = 'JudgeOutOfMemory';
+  }
+
+  /** Why nothing was judged and what the user can do: judge the kept history again with more memory. */
+  unjudged(historyPath: string): Unjudged {
+    const more = Math.min(machineMemoryMb(), this.limitMb * 2);
+    const how =
+      more > this.limitMb
+        ? `judge it with more memory: paystorm check ${historyPath} --judge-memory ${more} (or on a machine with more)`
+        : `judge it on a machine with more memory: paystorm check ${historyPath} --judge-memory MB`;
+    return { short: this.message, full: `${this.message}, so no invariant was judged. The oracle keeps about 2.6 kB per payment made (docs/oracle.md, Memory). The history is kept: ${how}` };
+  }
+}
+
+/** Whether a Worker's 'error' is its memory limit. */
+export function isWorkerOutOfMemory(e: unknown): boolean {
+  return (e as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
+}

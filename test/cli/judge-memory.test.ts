@@ -1,0 +1,161 @@
+/**
+ * The judge's memory (src/cli/live/judge-memory.ts): every judge thread gets its own heap limit
+ * (default three quarters of the machine's, `--judge-memory MB`), and a judge that runs out of it
+ * is reported, not fatal: the run's metrics and thresholds are kept, every invariant is `error`,
+ * the verdict fails (exit 1) and names the fix. Before, a history too long for Node's default heap
+ * (about 4 GB: some 8M records) took `paystorm check` down with a V8 abort and no reports, and a
+ * soak's live judge fell back to judging the file on the run's own thread, which took the run down.
+ */
+import { describe, expect, it } from 'vitest';
+import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeSyntheticHistory } from '../../bench/lib/synthetic-history.ts';
+import { judgeHistoryFile } from '../../src/cli/judge-run.ts';
+import { defaultJudgeMemoryMb, judgeMemoryMbOf, JudgeOutOfMemory, JUDGE_MEMORY_MIN_MB, machineMemoryMb, nodeHeapLimitMb } from '../../src/cli/live/judge-memory.ts';
+import { judgeFileOnThread } from '../../src/cli/live/live-judge.ts';
+import { readRunSettings } from '../../src/cli/run-steps/settings.ts';
+import { RunJudge } from '../../src/cli/run-steps/judge.ts';
+import { RunScope } from '../../src/cli/run-steps/scope.ts';
+import { bufferIo } from '../../src/cli/selftest.ts';
+import { EXIT, PaystormError } from '../../src/spec/index.ts';
+import { INVARIANTS } from '../../src/oracle/index.ts';
+import { cli } from '../k6/helpers.ts';
+import { readHistory, type HistoryRecord } from '../../src/history/index.ts';
+import { clockOffset, shardInputOf } from '../../src/history/merge.ts';
+import { serializeShard } from '../../src/history/shard-chunks.ts';
+import { MergeJudge } from '../../src/cli/live/live-judge.ts';
+import { judgeMerge } from '../../src/cli/merge-judging.ts';
+
+/** A judge limit the 20,000-record synthetic history does not fit in (it needs about 30 MB), though the oracle loads. */
+const TOO_SMALL_MB = 16;
+
+async function syntheticHistory(records: number): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'paystorm-judge-memory-'));
+  const file = join(dir, 'history.bin.gz');
+  await writeSyntheticHistory(file, records);
+  return file;
+}
+
+function refusal(value: unknown): PaystormError {
+  try {
+    judgeMemoryMbOf(value);
+  } catch (e) {
+    return e as PaystormError;
+  }
+  throw new Error(`--judge-memory ${String(value)} was taken`);
+}
+
+describe('--judge-memory', () => {
+  it('defaults to three quarters of the machine, never below Node\'s own heap limit; takes whole megabytes from 256 to the machine\'s', () => {
+    expect(defaultJudgeMemoryMb()).toBe(Math.max(nodeHeapLimitMb(), Math.floor(machineMemoryMb() * 0.75)));
+    expect(judgeMemoryMbOf(undefined)).toBe(defaultJudgeMemoryMb());
+    expect(judgeMemoryMbOf(2048)).toBe(2048);
+    expect(judgeMemoryMbOf('2048')).toBe(2048);
+    expect(judgeMemoryMbOf(JUDGE_MEMORY_MIN_MB)).toBe(JUDGE_MEMORY_MIN_MB);
+    for (const bad of ['4g', 'x', 100, 0, -1, 1.5, Number.NaN, machineMemoryMb() + 1]) {
+      const e = refusal(bad);
+      expect(e, String(bad)).toBeInstanceOf(PaystormError);
+      expect(e.exitCode).toBe(EXIT.usage);
+      expect(e.message).toMatch(/^--judge-memory: the judge's memory in megabytes, a whole number from 256 to \d+/);
+    }
+  });
+
+  it('a bad value stops check and run before any judging or load (exit 3, the flag named)', async () => {
+    const check = await cli(['check', 'test/fixtures/oracle-corpus/bug-idem-no-inflight-lock', '--no-write', '--judge-memory', '12']);
+    expect(check.code).toBe(EXIT.usage);
+    expect(check.out).toMatch(/--judge-memory: the judge's memory in megabytes/);
+    const run = await cli(['run', 'mixed', '--duration', '2s', '--judge-memory', 'lots']);
+    expect(run.code).toBe(EXIT.usage);
+    expect(run.out).toMatch(/--judge-memory/);
+    expect(run.out).not.toMatch(/requests:/);
+  }, 60_000);
+});
+
+describe('a judge out of memory', () => {
+  it('its thread says so (JudgeOutOfMemory, with its limit) instead of taking the process down; with room it judges', async () => {
+    const file = await syntheticHistory(20_000);
+    const options = { thresholds: [], scenarioThresholds: {} };
+    const err = await judgeFileOnThread(file, options, TOO_SMALL_MB, () => {}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(JudgeOutOfMemory);
+    expect((err as JudgeOutOfMemory).limitMb).toBe(TOO_SMALL_MB);
+    const judged = await judgeFileOnThread(file, options, 512, () => {});
+    expect(judged.verdict).toBe('pass');
+  }, 60_000);
+
+  it('check: the metrics and thresholds are kept, every invariant is error, the verdict fails (exit 1) and says how to judge it with more', async () => {
+    const file = await syntheticHistory(20_000);
+    let stderr = '';
+    const thresholds = ['http_req_duration: p(99) < 1'];
+    const starved = await judgeHistoryFile(file, { thresholds, memoryMb: TOO_SMALL_MB }, (t) => (stderr += t));
+    const judged = await judgeHistoryFile(file, { thresholds }, () => {});
+    expect(judged.invariants.some((i) => i.status === 'pass')).toBe(true);
+
+    expect(starved.verdict).toBe('fail');
+    expect(starved.exitCode).toBe(EXIT.violation);
+    expect(starved.invariants.map((i) => i.id).sort()).toEqual(INVARIANTS.map((i) => i.id).sort());
+    for (const i of starved.invariants) {
+      expect(i.status, i.id).toBe('error');
+      expect(i.reason).toBe(`not judged: the judge ran out of memory (its limit is ${TOO_SMALL_MB} MB)`);
+    }
+    expect(starved.reason).toBe(`failed: ${stderr.replace(/^paystorm: /, '').trim()}`);
+    expect(starved.reason).toMatch(/so no invariant was judged\. .*The history is kept: judge it with more memory: paystorm check \S+history\.bin\.gz --judge-memory 32/);
+    // Nothing measured is lost: the same metrics and thresholds as the judged run's.
+    expect(starved.metrics).toEqual(judged.metrics);
+    expect(starved.thresholds).toEqual(judged.thresholds);
+    expect(starved.thresholds).toHaveLength(1);
+  }, 60_000);
+
+  it("a run's live judge: the run's summary keeps its metrics, every invariant error, instead of judging the file on the run's thread", async () => {
+    const file = await syntheticHistory(20_000);
+    const io = bufferIo();
+    const settings = await readRunSettings({ out: mkdtempSync(join(tmpdir(), 'paystorm-judge-memory-run-')), scenarios: ['mixed'] }, io);
+    // The run's history, already written: the live judge follows it from its first record.
+    mkdirSync(settings.runDir, { recursive: true });
+    copyFileSync(file, settings.historyPath);
+    const scope = new RunScope(io);
+    const judge = new RunJudge({ ...settings, judgeMemoryMb: TOO_SMALL_MB }, scope);
+    let summary;
+    try {
+      summary = await judge.final(false);
+    } finally {
+      await judge.close();
+      await scope.final();
+    }
+    expect(io.text()).not.toMatch(/judging the history file instead/);
+    expect(io.text()).toMatch(new RegExp(`the judge ran out of memory \\(its limit is ${TOO_SMALL_MB} MB\\), so no invariant was judged.*paystorm check ${settings.runDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} --judge-memory 32`));
+    expect(summary.exitCode).toBe(EXIT.violation);
+    expect(summary.invariants.every((i) => i.status === 'error')).toBe(true);
+    const judged = await judgeHistoryFile(file, {}, () => {});
+    expect(summary.metrics).toEqual(judged.metrics);
+  }, 60_000);
+});
+
+describe('a merge judge out of memory', () => {
+  it('the merged history is written, its metrics kept, every invariant error, the fix named', async () => {
+    const file = await syntheticHistory(20_000);
+    const records: HistoryRecord[] = [];
+    for await (const r of readHistory(file)) records.push(r);
+    const shards = [serializeShard(shardInputOf({ source: file, kind: 'paystorm', records }, { copy: false }))];
+    const offsets = shards.map((s) => clockOffset(s.source, s.kind, s.run, s.estimate));
+    const out = mkdtempSync(join(tmpdir(), 'paystorm-judge-memory-merge-'));
+    const history = join(out, 'history.bin.gz');
+    const judge = new MergeJudge({ thresholds: [], scenarioThresholds: {} }, TOO_SMALL_MB);
+    let summary;
+    let stderr = '';
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => ((stderr += String(chunk)), true)) as typeof process.stderr.write;
+    try {
+      summary = await judgeMerge(judge, { shards, offsets, mixed: [] }, history, { scenarioThresholds: () => [] });
+    } finally {
+      process.stderr.write = write;
+      await judge.cancel();
+    }
+    expect(stderr).toMatch(new RegExp(`the judge ran out of memory \\(its limit is ${TOO_SMALL_MB} MB\\), so no invariant was judged.*--judge-memory 32`));
+    expect(summary.exitCode).toBe(EXIT.violation);
+    expect(summary.invariants.every((i) => i.status === 'error')).toBe(true);
+    const judged = await judgeHistoryFile(history, {}, () => {});
+    expect(judged.invariants.some((i) => i.status === 'pass')).toBe(true);
+    expect(summary.metrics).toEqual(judged.metrics);
+  }, 60_000);
+});
