@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeSyntheticHistory } from '../../bench/lib/synthetic-history.ts';
 import { judgeHistoryFile } from '../../src/cli/judge-run.ts';
-import { defaultJudgeMemoryMb, judgeMemoryMbOf, JudgeOutOfMemory, JUDGE_MEMORY_MIN_MB, machineMemoryMb, nodeHeapLimitMb } from '../../src/cli/live/judge-memory.ts';
+import { defaultJudgeMemoryMb, HeapWatch, judgeMemoryMbOf, JudgeOutOfMemory, JUDGE_MEMORY_MIN_MB, machineMemoryMb, nodeHeapLimitMb } from '../../src/cli/live/judge-memory.ts';
 import { judgeFileOnThread } from '../../src/cli/live/live-judge.ts';
 import { readRunSettings } from '../../src/cli/run-steps/settings.ts';
 import { RunJudge } from '../../src/cli/run-steps/judge.ts';
@@ -72,6 +72,30 @@ describe('--judge-memory', () => {
   }, 60_000);
 });
 
+describe('HeapWatch', () => {
+  it('looks at the heap every so many records and says once, with the figures, when it holds 80% of its limit', () => {
+    const said: string[] = [];
+    let used = 500 * 2 ** 20;
+    let looked = 0;
+    const watch = new HeapWatch((m) => said.push(m), 1000, () => (looked++, { used, limit: 1000 * 2 ** 20 }));
+    watch.judged(999);
+    expect(looked).toBe(0);
+    watch.judged(1);
+    expect(looked).toBe(1);
+    expect(said).toEqual([]);
+    used = 800 * 2 ** 20;
+    watch.judged(500);
+    expect(looked).toBe(1);
+    watch.judged(1500);
+    expect(said).toEqual([
+      'the judge has used 80% of its memory (800 of 1,000 MB) after 3,000 records: at this rate it runs out at about 3,750, and the invariants are then not judged (the metrics are). Judge a longer run with more: --judge-memory MB (docs/run.md)',
+    ]);
+    used = 990 * 2 ** 20;
+    watch.judged(5000);
+    expect(said).toHaveLength(1);
+  });
+});
+
 describe('a judge out of memory', () => {
   it('its thread says so (JudgeOutOfMemory, with its limit) instead of taking the process down; with room it judges', async () => {
     const file = await syntheticHistory(20_000);
@@ -117,6 +141,9 @@ describe('a judge out of memory', () => {
     const judge = new RunJudge({ ...settings, judgeMemoryMb: TOO_SMALL_MB }, scope);
     let summary;
     try {
+      // Said when it happens, while the load would still be going.
+      for (let waited = 0; !/the live judge stopped/.test(io.text()) && waited < 30_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+      expect(io.text()).toMatch(/the live judge stopped at \d+\.\d s: the judge ran out of memory \(its limit is 16 MB\)\. The load goes on; no violation is found while it runs, and the run's invariants will not be judged/);
       summary = await judge.final(false);
     } finally {
       await judge.close();

@@ -75,3 +75,42 @@ export class JudgeOutOfMemory extends Error {
 export function isWorkerOutOfMemory(e: unknown): boolean {
   return (e as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
 }
+
+/** The share of its limit at which a judge says it is running out. */
+export const JUDGE_MEMORY_WARN_SHARE = 0.8;
+
+/**
+ * Watches the judge thread's heap as records are judged, and says once, with `warn`, when it has
+ * used most of its limit: a soak's operator can then plan a re-check with more memory (or stop
+ * the run) before the judge runs out. Looked at every `every` records (a heap statistics call is
+ * cheap, but not free). The heap in use counts garbage not yet collected; near its limit V8
+ * collects often, so a heap this full holds mostly what the judge keeps.
+ */
+export class HeapWatch {
+  private seen = 0;
+  private said = false;
+
+  constructor(
+    private readonly warn: (message: string) => void,
+    private readonly every = 50_000,
+    private readonly heap: () => { used: number; limit: number } = () => {
+      const h = getHeapStatistics();
+      return { used: h.used_heap_size, limit: h.heap_size_limit };
+    },
+  ) {}
+
+  /** `n` more records judged. */
+  judged(n: number): void {
+    const before = this.seen;
+    this.seen += n;
+    if (this.said || Math.floor(before / this.every) === Math.floor(this.seen / this.every)) return;
+    const { used, limit } = this.heap();
+    if (used < JUDGE_MEMORY_WARN_SHARE * limit) return;
+    this.said = true;
+    const mb = (b: number) => Math.round(b / MB).toLocaleString('en');
+    const more = Math.round((this.seen * limit) / used);
+    this.warn(
+      `the judge has used ${Math.round((100 * used) / limit)}% of its memory (${mb(used)} of ${mb(limit)} MB) after ${this.seen.toLocaleString('en')} records: at this rate it runs out at about ${more.toLocaleString('en')}, and the invariants are then not judged (the metrics are). Judge a longer run with more: --judge-memory MB (docs/run.md)`,
+    );
+  }
+}

@@ -14,6 +14,7 @@ import { readHistory } from '../../history/reader.ts';
 import { check, type CheckOptions, type InterimCheck } from '../../oracle/check.ts';
 import { judge } from '../../oracle/judge.ts';
 import { K6Feed } from './k6-feed.ts';
+import { HeapWatch } from './judge-memory.ts';
 import { isHeld } from './load-pacer.ts';
 import type { FromJudge, JudgeWorkerData, ToJudge } from './protocol.ts';
 
@@ -66,11 +67,22 @@ async function main(): Promise<void> {
   // A merge writes its history as a run does: followed the same way.
   const following = live || data.mode === 'merge';
   const historyPath = data.mode === 'merge' ? await mergedHistory : data.historyPath;
-  const records =
+  const read =
     readHistory(historyPath, {
       onWarning: (m) => (live || data.mode === 'file' ? post({ warning: m }) : undefined),
       ...(following ? { follow: { done: () => closed, ...(data.pollMs !== undefined ? { pollMs: data.pollMs } : {}), ...holding() } } : {}),
     });
+  // Counted as they are judged: a judge near its memory limit says so while there is time to act.
+  const watch = new HeapWatch((m) => post({ warning: m }));
+  const records = {
+    [Symbol.asyncIterator]: () => read[Symbol.asyncIterator](),
+    async *batches() {
+      for await (const batch of read.batches()) {
+        yield batch;
+        watch.judged(batch.length);
+      }
+    },
+  };
   const options: CheckOptions = {
     thresholds: o.thresholds,
     scenarioThresholds: (name: string) => (Object.hasOwn(o.scenarioThresholds, name) ? o.scenarioThresholds[name] : []),

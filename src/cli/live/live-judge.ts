@@ -46,6 +46,8 @@ export interface LiveJudgeHooks {
   onHold?: (held: boolean) => void;
   /** The verdict so far the thread was asked for (LiveJudge.snapshot). */
   onSnapshot?: (id: number, summary: Summary | null) => void;
+  /** The thread failed (ran out of memory, say) before it was told the history is closed. */
+  onFailed?: (e: Error) => void;
 }
 
 /**
@@ -134,8 +136,15 @@ export class LiveJudge {
       for (const answer of this.asked.values()) answer(null);
       this.asked.clear();
     };
-    this.summary.then(gone, () => (loaded(), gone()));
+    this.summary.then(gone, (e: unknown) => {
+      loaded();
+      gone();
+      if (!this.closing) hooks.onFailed?.(e as Error);
+    });
   }
+
+  /** close() or terminate() was called: a failure now is the verdict's to report, or wanted. */
+  private closing = false;
 
   private readonly asked = new Map<number, (summary: Summary | null) => void>();
   private nextAsk = 0;
@@ -162,6 +171,7 @@ export class LiveJudge {
 
   /** The history is closed: judge what is left of it and give the verdict. */
   close(interrupted: boolean): Promise<Summary> {
+    this.closing = true;
     this.pacer?.stop();
     this.worker.postMessage({ close: { interrupted } });
     return this.summary;
@@ -169,6 +179,7 @@ export class LiveJudge {
 
   /** Stops the thread without a verdict (the run failed before its history opened). */
   async terminate(): Promise<void> {
+    this.closing = true;
     this.pacer?.stop();
     await this.worker.terminate();
   }
@@ -353,7 +364,10 @@ export class MergeJudge {
   constructor(options: JudgeWorkerOptions, memoryMb?: number) {
     let loaded!: () => void;
     this.ready = new Promise<void>((resolve) => (loaded = resolve));
-    this.judge = startJudge({ mode: 'merge', historyPath: 'paystorm merge', options, ...(memoryMb !== undefined ? { memoryMb } : {}) }, { onReady: () => loaded() });
+    this.judge = startJudge(
+      { mode: 'merge', historyPath: 'paystorm merge', options, ...(memoryMb !== undefined ? { memoryMb } : {}) },
+      { onReady: () => loaded(), onWarning: (m) => process.stderr.write(`paystorm: ${m}\n`) },
+    );
     // A failure is reported by close(), never as an unhandled rejection meanwhile.
     this.judge.summary.catch(() => loaded());
   }

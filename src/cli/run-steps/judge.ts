@@ -72,6 +72,7 @@ export class RunJudge {
       {
         onViolation: (v) => this.onViolation(v),
         onWarning: (m) => io.stderr.write(`paystorm: ${m}\n`),
+        onFailed: (e) => this.onFailed(e),
         onHold: (held) => {
           this.held = held;
           this.scope.live.judging(held);
@@ -79,6 +80,17 @@ export class RunJudge {
       },
       { yieldToLoad: judgeYieldsToLoad(s), memoryMb: s.judgeMemoryMb },
     );
+  }
+
+  /** The live judge's thread is gone while the load goes on: said at once, since nothing is judged live from now on. */
+  private onFailed(e: Error): void {
+    const at = `${(this.scope.clock.now() / 1000).toFixed(1)} s`;
+    const after =
+      e instanceof JudgeOutOfMemory
+        ? `the run's invariants will not be judged (its metrics and thresholds will); judge its history afterwards with more memory (paystorm check ${this.s.runDir} --judge-memory MB)`
+        : 'its history will be judged when the load ends';
+    const abort = this.s.abortOnViolation !== null ? '; --abort-on-violation can no longer stop it' : '';
+    this.scope.io.stderr.write(`paystorm: the live judge stopped at ${at}: ${e.message}. The load goes on; no violation is found while it runs${abort}, and ${after}\n`);
   }
 
   private onViolation(v: JudgedViolation): void {
