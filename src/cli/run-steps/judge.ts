@@ -82,8 +82,12 @@ export class RunJudge {
     );
   }
 
+  /** The live judge ran out of memory while the load went on: no snapshot can be judged either. */
+  private outOfMemory: JudgeOutOfMemory | null = null;
+
   /** The live judge's thread is gone while the load goes on: said at once, since nothing is judged live from now on. */
   private onFailed(e: Error): void {
+    if (e instanceof JudgeOutOfMemory) this.outOfMemory = e;
     const at = `${(this.scope.clock.now() / 1000).toFixed(1)} s`;
     const after =
       e instanceof JudgeOutOfMemory
@@ -117,6 +121,8 @@ export class RunJudge {
    */
   async snapshot(label: string, log: (m: string) => void): Promise<void> {
     if (this.snapshotting || this.finished) return;
+    // A judge from the start would read more than the one that ran out, within the same limit.
+    if (this.outOfMemory) return log(`snapshot (${label}) skipped: ${this.outOfMemory.message}, so there is no verdict so far`);
     const fresh = this.live.gone ? judgeSnapshot(this.s.historyPath, this.options, this.s.judgeMemoryMb) : null;
     const summary: Promise<Summary | null> = fresh ? fresh.summary : this.live.snapshot();
     let cancelled = false;
