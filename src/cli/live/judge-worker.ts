@@ -15,6 +15,7 @@ import { check, type CheckOptions, type InterimCheck } from '../../oracle/check.
 import { judge } from '../../oracle/judge.ts';
 import { K6Feed } from './k6-feed.ts';
 import { HeapWatch } from './judge-memory.ts';
+import type { HistoryRecord } from '../../history/index.ts';
 import { isHeld } from './load-pacer.ts';
 import type { FromJudge, JudgeWorkerData, ToJudge } from './protocol.ts';
 
@@ -56,12 +57,26 @@ function holding(): { held?: () => boolean; maxHeldMs?: number } {
   return hold ? { held: () => isHeld(hold.flag), maxHeldMs: hold.maxHeldMs } : {};
 }
 
+/** The records, counted as they are judged: a judge near its memory limit says so while there is time to act (HeapWatch). */
+function watched(source: AsyncIterable<HistoryRecord> & { batches(): AsyncIterable<HistoryRecord[]> }): AsyncIterable<HistoryRecord> & { batches(): AsyncIterable<HistoryRecord[]> } {
+  const watch = new HeapWatch((m) => post({ warning: m }));
+  return {
+    [Symbol.asyncIterator]: () => source[Symbol.asyncIterator](),
+    async *batches() {
+      for await (const batch of source.batches()) {
+        yield batch;
+        watch.judged(batch.length);
+      }
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const o = data.options;
   const live = data.mode === 'live';
   if (k6) {
     // The invariants alone: the main thread folds metrics and thresholds from the same records.
-    post({ judgement: await judge(k6) });
+    post({ judgement: await judge(watched(k6)) });
     return;
   }
   // A merge writes its history as a run does: followed the same way.
@@ -72,17 +87,7 @@ async function main(): Promise<void> {
       onWarning: (m) => (live || data.mode === 'file' ? post({ warning: m }) : undefined),
       ...(following ? { follow: { done: () => closed, ...(data.pollMs !== undefined ? { pollMs: data.pollMs } : {}), ...holding() } } : {}),
     });
-  // Counted as they are judged: a judge near its memory limit says so while there is time to act.
-  const watch = new HeapWatch((m) => post({ warning: m }));
-  const records = {
-    [Symbol.asyncIterator]: () => read[Symbol.asyncIterator](),
-    async *batches() {
-      for await (const batch of read.batches()) {
-        yield batch;
-        watch.judged(batch.length);
-      }
-    },
-  };
+  const records = watched(read);
   const options: CheckOptions = {
     thresholds: o.thresholds,
     scenarioThresholds: (name: string) => (Object.hasOwn(o.scenarioThresholds, name) ? o.scenarioThresholds[name] : []),

@@ -247,7 +247,7 @@ export class K6FollowingJudge implements K6Follower {
   start(run: RunRecord, originMs: number): void {
     if (this.state !== 'idle') return;
     this.state = 'following';
-    this.judge = startJudge({ mode: 'k6', historyPath: this.path, options: { thresholds: [], scenarioThresholds: {} }, ...(this.memoryMb !== undefined ? { memoryMb: this.memoryMb } : {}) }, { onRecycle: (b) => this.spare.push(b) });
+    this.judge = startJudge({ mode: 'k6', historyPath: this.path, options: { thresholds: [], scenarioThresholds: {} }, ...(this.memoryMb !== undefined ? { memoryMb: this.memoryMb } : {}) }, { onRecycle: (b) => this.spare.push(b), onWarning: (m) => process.stderr.write(`paystorm: ${m}\n`) });
     // A failed thread means "judge it after the read instead": never an unhandled rejection.
     this.judge.summary.catch(() => undefined);
     this.run = run;
