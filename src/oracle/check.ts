@@ -140,7 +140,7 @@ export function checkResultOf(judgement: Judgement, folds: CheckFolds, opts: Che
   const { metrics, windows, userExprs, faults, boundary, scopes } = folds;
   const { run, end } = judgement;
   const finalScopes: ThresholdScope[] = scopes ?? scenarioScopes(null, userExprs, opts.scenarioThresholds);
-  if (end) metrics.addDropped(end.dropped);
+  // Dropped iterations come in with the end record, which the metrics fold took like any other (history/metrics.ts).
   const snapshot = metrics.snapshot();
 
   const exprs = new Set<string>(opts.thresholds ?? []);

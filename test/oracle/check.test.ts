@@ -37,6 +37,15 @@ describe('check(history) -> verdict', () => {
     expect(r.summary.invariants).toEqual(r.judgement.invariants);
   });
 
+  it("counts an open model's dropped iterations once: the end record's count, in the metrics and in a dropped_iterations threshold", async () => {
+    const recs = records();
+    recs[recs.length - 1] = endRec({ tEnd: 1000, requests: 60, dropped: 7 });
+    const r = await check(recs, { thresholds: ['dropped_iterations: count<=7'] });
+    expect(r.summary.metrics.dropped).toBe(7);
+    // Counted twice (14), this threshold failed a run that met it.
+    expect(r.thresholds.find((t) => t.expr === 'dropped_iterations: count<=7')).toMatchObject({ ok: true, value: 7 });
+  });
+
   it('reads a one-shot source once, and agrees with judging the same history from a file', async () => {
     const recs = records();
     async function* once() {
