@@ -143,7 +143,7 @@ describe('a judge out of memory', () => {
     try {
       // Said when it happens, while the load would still be going.
       for (let waited = 0; !/the live judge stopped/.test(io.text()) && waited < 30_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
-      expect(io.text()).toMatch(/the live judge stopped at \d+\.\d s: the judge ran out of memory \(its limit is 16 MB\)\. The load goes on; no violation is found while it runs, and the run's invariants will not be judged/);
+      expect(io.text()).toMatch(/the live judge stopped at \d+\.\d s: the judge ran out of memory \(its limit is 16 MB\)\. The load goes on; no violation is found while it runs, and the run's invariants will not be judged \(its metrics and thresholds will\); afterwards, judge it with more memory: paystorm check \S+ --judge-memory 32/);
       // No snapshot judges the file from its start on another thread: it would run out the same way.
       const logged: string[] = [];
       await judge.snapshot('asked', (m) => logged.push(m));

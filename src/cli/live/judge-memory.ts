@@ -60,13 +60,17 @@ export class JudgeOutOfMemory extends Error {
     this.name = 'JudgeOutOfMemory';
   }
 
+  /** The command that judges the kept history with more memory: twice the limit, or on a machine with more. */
+  recheck(historyPath: string): string {
+    const more = Math.min(machineMemoryMb(), this.limitMb * 2);
+    return more > this.limitMb
+      ? `judge it with more memory: paystorm check ${historyPath} --judge-memory ${more} (or on a machine with more)`
+      : `judge it on a machine with more memory: paystorm check ${historyPath} --judge-memory MB`;
+  }
+
   /** Why nothing was judged and what the user can do: judge the kept history again with more memory. */
   unjudged(historyPath: string): Unjudged {
-    const more = Math.min(machineMemoryMb(), this.limitMb * 2);
-    const how =
-      more > this.limitMb
-        ? `judge it with more memory: paystorm check ${historyPath} --judge-memory ${more} (or on a machine with more)`
-        : `judge it on a machine with more memory: paystorm check ${historyPath} --judge-memory MB`;
+    const how = this.recheck(historyPath);
     return { short: this.message, full: `${this.message}, so no invariant was judged. The oracle keeps about 2.6 kB per payment made (docs/oracle.md, Memory). The history is kept: ${how}` };
   }
 }
@@ -82,8 +86,9 @@ export const JUDGE_MEMORY_WARN_SHARE = 0.8;
 /**
  * Watches the judge thread's heap as records are judged, and says once, with `warn`, when it has
  * used most of its limit: a soak's operator can then plan a re-check with more memory (or stop
- * the run) before the judge runs out. Looked at every `every` records (a heap statistics call is
- * cheap, but not free). The heap in use counts garbage not yet collected; near its limit V8
+ * the run) before the judge runs out. Looked at every `every` records (a heap statistics call
+ * costs a few microseconds; 5,000 records, a few tens of milliseconds of judging, grow the heap by
+ * a few megabytes, so even a small limit is looked at well before it is reached). The heap in use counts garbage not yet collected; near its limit V8
  * collects often, so a heap this full holds mostly what the judge keeps.
  */
 export class HeapWatch {
@@ -92,7 +97,7 @@ export class HeapWatch {
 
   constructor(
     private readonly warn: (message: string) => void,
-    private readonly every = 50_000,
+    private readonly every = 5_000,
     private readonly heap: () => { used: number; limit: number } = () => {
       const h = getHeapStatistics();
       return { used: h.used_heap_size, limit: h.heap_size_limit };

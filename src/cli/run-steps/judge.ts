@@ -91,7 +91,7 @@ export class RunJudge {
     const at = `${(this.scope.clock.now() / 1000).toFixed(1)} s`;
     const after =
       e instanceof JudgeOutOfMemory
-        ? `the run's invariants will not be judged (its metrics and thresholds will); judge its history afterwards with more memory (paystorm check ${this.s.runDir} --judge-memory MB)`
+        ? `the run's invariants will not be judged (its metrics and thresholds will); afterwards, ${e.recheck(this.s.runDir)}`
         : 'its history will be judged when the load ends';
     const abort = this.s.abortOnViolation !== null ? '; --abort-on-violation can no longer stop it' : '';
     this.scope.io.stderr.write(`paystorm: the live judge stopped at ${at}: ${e.message}. The load goes on; no violation is found while it runs${abort}, and ${after}\n`);
