@@ -77,7 +77,7 @@ describe('HeapWatch', () => {
     const said: string[] = [];
     let used = 500 * 2 ** 20;
     let looked = 0;
-    const watch = new HeapWatch((m) => said.push(m), 1000, () => (looked++, { used, limit: 1000 * 2 ** 20 }));
+    const watch = new HeapWatch((m) => said.push(m), 900, 1000, () => (looked++, { used, limit: 1000 * 2 ** 20 }));
     watch.judged(999);
     expect(looked).toBe(0);
     watch.judged(1);
@@ -88,7 +88,7 @@ describe('HeapWatch', () => {
     expect(looked).toBe(1);
     watch.judged(1500);
     expect(said).toEqual([
-      'the judge has used 80% of its memory (800 of 1,000 MB) after 3,000 records: at this rate it runs out at about 3,750, and the invariants are then not judged (the metrics are). Judge a longer run with more: --judge-memory MB (docs/run.md)',
+      'the judge has used 80% of its memory (800 of 1,000 MB: --judge-memory 900 and the young generation) after 3,000 records: at this rate it runs out at about 3,750, and the invariants are then not judged (the metrics are). Judge a longer run with more: --judge-memory MB (docs/run.md)',
     ]);
     used = 990 * 2 ** 20;
     watch.judged(5000);

@@ -97,6 +97,8 @@ export class HeapWatch {
 
   constructor(
     private readonly warn: (message: string) => void,
+    /** --judge-memory as given (MB): the heap's limit also counts the young generation. */
+    private readonly limitMb: number | undefined,
     private readonly every = 5_000,
     private readonly heap: () => { used: number; limit: number } = () => {
       const h = getHeapStatistics();
@@ -114,8 +116,9 @@ export class HeapWatch {
     this.said = true;
     const mb = (b: number) => Math.round(b / MB).toLocaleString('en');
     const more = Math.round((this.seen * limit) / used);
+    const of = this.limitMb !== undefined ? `${mb(limit)} MB: --judge-memory ${this.limitMb.toLocaleString('en')} and the young generation` : `${mb(limit)} MB`;
     this.warn(
-      `the judge has used ${Math.round((100 * used) / limit)}% of its memory (${mb(used)} of ${mb(limit)} MB) after ${this.seen.toLocaleString('en')} records: at this rate it runs out at about ${more.toLocaleString('en')}, and the invariants are then not judged (the metrics are). Judge a longer run with more: --judge-memory MB (docs/run.md)`,
+      `the judge has used ${Math.round((100 * used) / limit)}% of its memory (${mb(used)} of ${of}) after ${this.seen.toLocaleString('en')} records: at this rate it runs out at about ${more.toLocaleString('en')}, and the invariants are then not judged (the metrics are). Judge a longer run with more: --judge-memory MB (docs/run.md)`,
     );
   }
 }

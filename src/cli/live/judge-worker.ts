@@ -59,7 +59,7 @@ function holding(): { held?: () => boolean; maxHeldMs?: number } {
 
 /** The records, counted as they are judged: a judge near its memory limit says so while there is time to act (HeapWatch). */
 function watched(source: AsyncIterable<HistoryRecord> & { batches(): AsyncIterable<HistoryRecord[]> }): AsyncIterable<HistoryRecord> & { batches(): AsyncIterable<HistoryRecord[]> } {
-  const watch = new HeapWatch((m) => post({ warning: m }));
+  const watch = new HeapWatch((m) => post({ warning: m }), data.memoryMb);
   return {
     [Symbol.asyncIterator]: () => source[Symbol.asyncIterator](),
     async *batches() {

@@ -69,7 +69,7 @@ function startJudge(data: JudgeWorkerData, hooks: LiveJudgeHooks): { worker: Wor
   // generation spares them most of the scavenges a default-sized one makes.
   const memoryMb = data.memoryMb ?? defaultJudgeMemoryMb();
   const young = data.mode === 'k6' || data.mode === 'merge' ? { maxYoungGenerationSizeMb: K6_JUDGE_YOUNG_MB } : {};
-  const worker = new Worker(judgeWorkerSource(), { eval: true, workerData: data, resourceLimits: { maxOldGenerationSizeMb: memoryMb, ...young } });
+  const worker = new Worker(judgeWorkerSource(), { eval: true, workerData: { ...data, memoryMb }, resourceLimits: { maxOldGenerationSizeMb: memoryMb, ...young } });
   const summary = new Promise<Summary | Judgement>((resolve, reject) => {
     worker.on('message', (m: FromJudge) => {
       if ('ready' in m) hooks.onReady?.();
