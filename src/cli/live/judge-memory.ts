@@ -1,12 +1,14 @@
 /**
- * How much memory a judge thread may use. The oracle keeps something for every payment a run made
- * (docs/oracle.md, Memory: about 2.6 kB a payment on the synthetic history), so a soak's judge
- * outgrows Node's default heap limit (about 4 GB, whatever the machine: some 8M records, an hour
- * at 2,000 requests a second) long before it outgrows the machine. Every judge thread (a run's
- * live judge, `check`, `merge`) gets its own limit: by default three quarters of the machine's
- * memory (or the container's, when it is limited), never less than Node's own; `--judge-memory MB`
- * sets it. A judge that runs out of it is reported, not fatal: the run's other figures are kept,
- * and its history can be judged again with more.
+ * How much memory a judge thread may use. The oracle keeps something for every payment a run
+ * made (docs/oracle.md, Memory: about 2.6 kB a payment on the synthetic history), so a soak's
+ * judge outgrows Node's default heap limit (about 4 GB) long before it outgrows the machine:
+ * with it, `paystorm check` of 16M synthetic records (some two hours at 2,000 requests a second)
+ * ended in a V8 abort after 10 minutes, and 8M took about twice as long as with room, the
+ * collector working near the limit. Every judge thread (a run's live judge, `check`, `merge`)
+ * gets its own limit: by default three quarters of the machine's memory (or the container's,
+ * when it is limited), never less than Node's own; `--judge-memory MB` sets it. A judge that
+ * runs out of it is reported, not fatal: the run's other figures are kept, and its history can
+ * be judged again with more.
  */
 import { totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
