@@ -64,7 +64,10 @@ describe('--judge-memory', () => {
   it('a bad value stops check and run before any judging or load (exit 3, the flag named)', async () => {
     const check = await cli(['check', 'test/fixtures/oracle-corpus/bug-idem-no-inflight-lock', '--no-write', '--judge-memory', '12']);
     expect(check.code).toBe(EXIT.usage);
-    expect(check.out).toMatch(/--judge-memory: the judge's memory in megabytes/);
+    expect(check.out).toMatch(/--judge-memory: the judge's memory in megabytes, a whole number from 256 to \d+ \(this machine's memory\), e\.g\. \d+; got "12"\./);
+    const nan = await cli(['check', 'test/fixtures/oracle-corpus/bug-idem-no-inflight-lock', '--no-write', '--judge-memory', 'lots']);
+    expect(nan.code).toBe(EXIT.usage);
+    expect(nan.out).toMatch(/--judge-memory: .*; got something that is not a number\./);
     const run = await cli(['run', 'mixed', '--duration', '2s', '--judge-memory', 'lots']);
     expect(run.code).toBe(EXIT.usage);
     expect(run.out).toMatch(/--judge-memory/);

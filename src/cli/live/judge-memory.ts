@@ -47,7 +47,7 @@ export function judgeMemoryMbOf(value: unknown): number {
   const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
   if (!Number.isInteger(n) || n < JUDGE_MEMORY_MIN_MB || n > machine) {
     throw new PaystormError(
-      `--judge-memory: the judge's memory in megabytes, a whole number from ${JUDGE_MEMORY_MIN_MB} to ${machine} (this machine's memory), e.g. ${Math.min(machine, 8192)}; got "${String(value)}".`,
+      `--judge-memory: the judge's memory in megabytes, a whole number from ${JUDGE_MEMORY_MIN_MB} to ${machine} (this machine's memory), e.g. ${Math.min(machine, 8192)}; got ${typeof value === 'number' && Number.isNaN(value) ? 'something that is not a number' : `"${String(value)}"`}.`,
       EXIT.usage,
       '--judge-memory',
     );
