@@ -9,6 +9,7 @@ import { CARD_OUTCOMES, EXIT, PaystormError } from '../spec/index.ts';
 // need no Node types (the index re-exports signature.ts, which uses Buffer).
 import type { CardsFile } from '../spec/cards.ts';
 import { cardsFileSchema } from './cards-file.ts';
+import { JUDGE_MEMORY_MIN_MB } from './live/judge-memory.ts';
 
 /**
  * A duration as a string with its unit ("30s", "5m", "1h30m", "500ms"). A bare number (5, or
@@ -87,7 +88,7 @@ export const runConfigSchema = z
     /** Rewrite summary.json and report.html with the verdict so far this often (default 5m for a run planned over 15 minutes). */
     snapshotEvery: durationSchema.optional(),
     /** The judge's memory limit in MB (default three quarters of the machine's; src/cli/live/judge-memory.ts). */
-    judgeMemory: z.number().int().min(256).optional(),
+    judgeMemory: z.number().int().min(JUDGE_MEMORY_MIN_MB).optional(),
   })
   .strict();
 export type RunConfig = z.infer<typeof runConfigSchema>;

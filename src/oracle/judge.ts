@@ -77,6 +77,16 @@ function stackOf(e: unknown): string {
   return e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e);
 }
 
+/** Every record in order; a batched source (readHistory) spares a promise per record. */
+async function eachRecord(records: Iterable<HistoryRecord> | AsyncIterable<HistoryRecord>, onRecord: (rec: HistoryRecord) => void): Promise<void> {
+  const batched = (records as { batches?: () => AsyncIterable<HistoryRecord[]> }).batches;
+  if (typeof batched === 'function') {
+    for await (const batch of batched.call(records)) for (const rec of batch) onRecord(rec);
+  } else {
+    for await (const rec of records) onRecord(rec);
+  }
+}
+
 export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<HistoryRecord>, opts: JudgeOptions = {}): Promise<Judgement> {
   const registry = opts.invariants ?? INVARIANTS;
   const selected = opts.only ? registry.filter((i) => opts.only!.includes(i.id)) : [...registry];
@@ -167,13 +177,7 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
     liveViolations.sink = null;
     if (dropped) dispatch();
   };
-  // A batched source (readHistory) spares a promise per record.
-  const batched = (records as { batches?: () => AsyncIterable<HistoryRecord[]> }).batches;
-  if (typeof batched === 'function') {
-    for await (const batch of batched.call(records)) for (const rec of batch) onRecord(rec);
-  } else {
-    for await (const rec of records) onRecord(rec);
-  }
+  await eachRecord(records, onRecord);
   if (!ctx) start(undefined);
   if (opts.interim) opts.interim.conclude = null;
   return conclude(false);
@@ -229,12 +233,7 @@ export async function unjudged(records: Iterable<HistoryRecord> | AsyncIterable<
     if (rec.kind === 'end') end = rec;
     activity.add(rec);
   };
-  const batched = (records as { batches?: () => AsyncIterable<HistoryRecord[]> }).batches;
-  if (typeof batched === 'function') {
-    for await (const batch of batched.call(records)) for (const rec of batch) onRecord(rec);
-  } else {
-    for await (const rec of records) onRecord(rec);
-  }
+  await eachRecord(records, onRecord);
   const invariants: InvariantResult[] = INVARIANTS.map((inv) => ({ id: inv.id, title: inv.title, rules: [...inv.rules], status: 'error', violations: 0, examples: [], reason: `not judged: ${why.short}`, error: why.full, checked: 0 }));
   invariants.sort((a, b) => a.id.localeCompare(b.id));
   return { invariants, unjudged: why.full, run, end, records: count, findings: [], scenarios: scenarioProgress(run, end, activity) };

@@ -89,9 +89,10 @@ export const JUDGE_MEMORY_WARN_SHARE = 0.8;
  * Watches the judge thread's heap as records are judged, and says once, with `warn`, when it has
  * used most of its limit: a soak's operator can then plan a re-check with more memory (or stop
  * the run) before the judge runs out. Looked at every `every` records (a heap statistics call
- * costs a few microseconds; 5,000 records, a few tens of milliseconds of judging, grow the heap by
- * a few megabytes, so even a small limit is looked at well before it is reached). The heap in use counts garbage not yet collected; near its limit V8
- * collects often, so a heap this full holds mostly what the judge keeps.
+ * costs a few microseconds; 5,000 records, a few tens of milliseconds of judging, grow the heap
+ * by a few megabytes, so even a small limit is looked at well before it is reached). The heap in
+ * use counts garbage not yet collected; near its limit V8 collects often, so a heap this full
+ * holds mostly what the judge keeps.
  */
 export class HeapWatch {
   private seen = 0;

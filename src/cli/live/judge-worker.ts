@@ -6,7 +6,8 @@
  * checks confirm them; the summary is posted at the end. `paystorm merge` (`merge`) has it follow
  * the merged history as it writes it, as a run does. For `paystorm check` of k6 output (`k6`) it
  * runs the invariants alone and posts their judgement, while the main thread folds the rest of
- * `check` from the same records.
+ * `check` from the same records. `paystorm check` and `report` of a history file (`file`) judge it
+ * as it stands, at full priority. Every mode watches its heap (HeapWatch) and warns near its limit.
  */
 import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';

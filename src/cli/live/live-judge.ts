@@ -2,8 +2,9 @@
  * The live judge: the oracle's `check` on a thread of its own, following the history file as the
  * writer appends to it (src/history/reader.ts `follow`). Violations reach the run as checks confirm
  * them; when the run closes the history, the judge reads what is left and gives the summary: the
- * run's verdict without reading the file again. Snapshots judge the file as it stands on another
- * thread, so the live judge never waits for them.
+ * run's verdict without reading the file again; asked between two batches, it gives its verdict so
+ * far (a run's snapshot). `check`, `report` and `merge` judge on such a thread too, each within the
+ * judge's memory limit (judge-memory.ts).
  */
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';

@@ -10,7 +10,8 @@
 import { FOLLOW_MAX_HELD_MS } from '../../history/reader.ts';
 import type { Summary } from '../../spec/index.ts';
 import { readHistory, type HistoryRecord } from '../../history/index.ts';
-import { check, checkUnjudged, type Unjudged } from '../../oracle/index.ts';
+import { check, type Unjudged } from '../../oracle/index.ts';
+import { unjudgedRecords } from '../judge-run.ts';
 import { JudgeOutOfMemory } from '../live/judge-memory.ts';
 import { writeSnapshot } from '../../report/index.ts';
 import { STOP_REASONS } from '../../engine/index.ts';
@@ -198,12 +199,7 @@ function judgeFile(s: RunSettings, interrupted: boolean): Promise<Summary> {
 }
 
 /** The run's metrics and thresholds with no invariant judged: the live judge ran out of memory (`why` says so, and how to judge the history). */
-async function unjudgedFile(s: RunSettings, interrupted: boolean, why: Unjudged, stderr: { write: (text: string) => unknown }): Promise<Summary> {
-  stderr.write(`paystorm: ${why.full}\n`);
-  const { summary } = await checkUnjudged(readHistory(s.historyPath, { onWarning: () => {} }), why, {
-    ...s.judging,
-    scenarioThresholds: (name) => scenarioByName(name)?.thresholds ?? [],
-    interrupted,
-  });
-  return summary;
+function unjudgedFile(s: RunSettings, interrupted: boolean, why: Unjudged, stderr: { write: (text: string) => unknown }): Promise<Summary> {
+  const opts = { ...s.judging, scenarioThresholds: (name: string) => scenarioByName(name)?.thresholds ?? [], interrupted };
+  return unjudgedRecords(readHistory(s.historyPath, { onWarning: () => {} }), why, opts, (t) => void stderr.write(t));
 }
