@@ -4,7 +4,7 @@
  */
 import { request } from 'undici';
 import { WIRE_HEADER_OBJECT } from './wire.ts';
-import { API_PATHS, RATE_HEADERS, detectPresentation, directCreateBody, type PaymentInput, type Presentation } from '../spec/index.ts';
+import { API_PATHS, PRESENTATION_PROBE_DESCRIPTION, RATE_HEADERS, detectPresentation, directCreateBody, type PaymentInput, type Presentation } from '../spec/index.ts';
 
 export interface RateLimitProbe {
   limit: number | null;
@@ -73,7 +73,7 @@ export async function detectTargetPresentation(
   }
   if (!opts.probeCard) return null;
   for (const shape of ['B', 'A'] as const) {
-    const input: PaymentInput = { amount: 100, currency: 'EUR', card: opts.probeCard, description: 'paystorm presentation probe', returnUrl: 'https://example.com/return' };
+    const input: PaymentInput = { amount: 100, currency: 'EUR', card: opts.probeCard, description: PRESENTATION_PROBE_DESCRIPTION, returnUrl: 'https://example.com/return' };
     const res = await request(endpoint(baseUrl, API_PATHS.payments), {
       method: 'POST',
       headers: {

@@ -14,6 +14,13 @@ export type CardsFile = Partial<Record<CardOutcome, string>>;
 export const CARD_NUMBER_PATTERN = /^\d{12,19}$/;
 export const CARD_NUMBER_DESCRIPTION = 'a card number of 12 to 19 digits';
 
+/**
+ * The description of the payment paystorm's presentation probe creates before a run's first
+ * request (src/client/detect.ts): after the run's clock started, and in no history. The oracle
+ * knows it by this in lists (FT-3 counts the payments only lists show).
+ */
+export const PRESENTATION_PROBE_DESCRIPTION = 'paystorm presentation probe';
+
 /** Luhn-valid numbers the reference service uses unless --cards replaces them. */
 export const DEFAULT_TEST_CARDS: Required<CardsFile> = {
   succeeds: '4242424242424242',
