@@ -58,11 +58,13 @@ export async function probeRateLimit(baseUrl: string, secret: string, timeoutMs 
  * The presentation the target speaks: from the first payment of a list page, or,
  * when the list is empty and `probeCard` is given, from a small create (shape B
  * first, then shape A when B's body is refused). Null when neither tells.
+ * `onPayment` is told the id of every payment a probe create made: the run records them,
+ * since lists may show them and no exchange of the history answered with them (FT-3).
  */
 export async function detectTargetPresentation(
   baseUrl: string,
   secret: string,
-  opts: { probeCard?: PaymentInput['card']; timeoutMs?: number } = {},
+  opts: { probeCard?: PaymentInput['card']; timeoutMs?: number; onPayment?: (id: string) => void } = {},
 ): Promise<Presentation | null> {
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const list = await getJson(endpoint(baseUrl, `${API_PATHS.payments}?limit=1`), secret, timeoutMs);
@@ -89,7 +91,10 @@ export async function detectTargetPresentation(
     });
     const text = await res.body.text();
     try {
-      const p = detectPresentation(JSON.parse(text));
+      const body: unknown = JSON.parse(text);
+      const id = (body as { id?: unknown } | null)?.id;
+      if (res.statusCode >= 200 && res.statusCode < 300 && typeof id === 'string' && id) opts.onPayment?.(id);
+      const p = detectPresentation(body);
       if (p) return p;
     } catch {
       /* not JSON: try the other shape */

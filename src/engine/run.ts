@@ -188,7 +188,7 @@ export function makeRunRecord(o: MakeRunRecordOptions): RunRecord {
     kind: 'run',
     runId: o.runId,
     wall: o.clock.originWall,
-    target: { url: o.target.url, embedded: o.target.embedded, presentation: o.target.presentation ?? null },
+    target: { url: o.target.url, embedded: o.target.embedded, presentation: o.target.presentation ?? null, ...(o.target.probePayments?.length ? { probePayments: [...o.target.probePayments] } : {}) },
     rateLimit: o.target.rateLimit,
     keys: o.keys.map((k) => {
       const info: KeyInfo = { label: k.label, merchant: k.merchant, mode: k.mode, prefix: k.prefix, last4: k.last4 };

@@ -243,6 +243,12 @@ export function clockOffset(source: string, kind: Shard['kind'], run: RunRecord,
   return { source, kind, runId: run.runId, ...est, correctionMs: est.offsetMs === null ? 0 : -est.offsetMs };
 }
 
+/** Every shard's probe payments (a payment its presentation probe made before its first request), once each. */
+function probePaymentsOf(runs: readonly RunRecord[]): { probePayments?: string[] } {
+  const ids = [...new Set(runs.flatMap((r) => r.target.probePayments ?? []))];
+  return ids.length ? { probePayments: ids } : {};
+}
+
 /**
  * The merge as a stream: the shards' bodies are interleaved by time as they are read (a k-way
  * merge of their ordered bodies), so no shard needs to be held whole as objects.
@@ -271,7 +277,7 @@ export function mergeShardInputs(shards: readonly ShardInput[], offsets: readonl
     kind: 'run',
     runId: `merge-${new Date(origin).toISOString().replace(/[:.]/g, '-')}`,
     wall: origin,
-    target: { url: first((r) => (r.target.url.startsWith('unknown') ? null : r.target.url)) ?? runs[0].target.url, embedded: runs.every((r) => r.target.embedded), presentation: first((r) => r.target.presentation) ?? null },
+    target: { url: first((r) => (r.target.url.startsWith('unknown') ? null : r.target.url)) ?? runs[0].target.url, embedded: runs.every((r) => r.target.embedded), presentation: first((r) => r.target.presentation) ?? null, ...probePaymentsOf(runs) },
     rateLimit: first((r) => r.rateLimit) ?? null,
     keys: [...keys.values()],
     scenarios: [...scenarios].map(([name, rules]) => ({ name, rules: [...rules].sort() })),

@@ -87,7 +87,13 @@ export const runRecordSchema = z.object({
   kind: z.literal('run'),
   runId: z.string(),
   wall: z.number(),
-  target: z.object({ url: z.string(), embedded: z.boolean(), presentation: z.enum(['A', 'B']).nullable() }),
+  target: z.object({
+    url: z.string(),
+    embedded: z.boolean(),
+    presentation: z.enum(['A', 'B']).nullable(),
+    /** Payments paystorm's presentation probe created before the run's first request: in no exchange, but lists may show them (FT-3). */
+    probePayments: z.array(z.string()).optional(),
+  }),
   /** Learned from X-RateLimit-Limit and the window edges; null when unknown. */
   rateLimit: z.object({ limit: z.number(), windowMs: z.number() }).nullable(),
   keys: z.array(keyInfoSchema),

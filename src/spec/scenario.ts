@@ -174,6 +174,8 @@ export interface TargetInfo {
   presentation: Presentation;
   /** Learned from X-RateLimit-Limit (and the window from the reset edges); null until known. */
   rateLimit: { limit: number; windowMs: number } | null;
+  /** Payments paystorm's presentation probe created before the run (src/client/detect.ts): in no exchange, but lists may show them. */
+  probePayments?: readonly string[];
 }
 
 export interface ScenarioContext {

@@ -465,6 +465,9 @@ describe('target detection', () => {
       sendJson(res, 201, { id: 'pay_1', status: 'SUCCEEDED', amount: 100, currency: 'EUR', created_at: 1 });
     });
     expect(await detectTargetPresentation(s.url, SECRET)).toBeNull();
-    expect(await detectTargetPresentation(s.url, SECRET, { probeCard: input().card })).toBe('A');
+    const made: string[] = [];
+    expect(await detectTargetPresentation(s.url, SECRET, { probeCard: input().card, onPayment: (id) => made.push(id) })).toBe('A');
+    // The refused shape-B create made nothing; the shape-A one made pay_1, which the run record names.
+    expect(made).toEqual(['pay_1']);
   });
 });

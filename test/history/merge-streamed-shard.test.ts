@@ -89,3 +89,17 @@ describe('a shard read as a stream', () => {
     expect(streamedShard('s', 'k6', records[0] as never, () => records)).toBeNull();
   });
 });
+
+describe("the merged run record", () => {
+  it("names every shard's probe payments once (FT-3 leaves them out of the payments only lists show)", () => {
+    const shard = (seed: number, probePayments?: string[]): Shard => {
+      const records = shardRecords(seed, 20);
+      const run = records[0] as ReturnType<typeof runRec>;
+      records[0] = { ...run, target: { ...run.target, ...(probePayments ? { probePayments } : {}) } };
+      return { source: `s${seed}`, kind: 'paystorm', records };
+    };
+    const runOf = (shards: Shard[]) => mergeShards(shards).records[0] as ReturnType<typeof runRec>;
+    expect(runOf([shard(1, ['pay_a']), shard(2), shard(3, ['pay_b', 'pay_a'])]).target.probePayments).toEqual(['pay_a', 'pay_b']);
+    expect(runOf([shard(1), shard(2)]).target).not.toHaveProperty('probePayments');
+  });
+});

@@ -142,4 +142,15 @@ describe('FT-3 and payments made before the run', () => {
     expect((await judgeOne('retry-no-double-charge', history(PRESENTATION_PROBE_DESCRIPTION))).violations).toBe(0);
     expect((await judgeOne('retry-no-double-charge', history('paystorm chaos client-retry'))).violations).toBe(1);
   });
+  it("does not count a payment the run record names as the presentation probe's, though the list shows no description; another unknown payment still fails", async () => {
+    const start = 1_700_000_000;
+    const history = [
+      create({ idemKey: 'k', status: 0 }),
+      create({ idemKey: 'k', id: 'pay_a', t: 100, attempt: 1 }),
+      list(['pay_a', 'pay_x'], { t: 300, created: [start + 1, start + 1] }),
+    ];
+    const named = (ids: string[]) => ({ target: { url: 'http://127.0.0.1:1', embedded: false, presentation: 'B' as const, probePayments: ids } });
+    expect((await judgeOne('retry-no-double-charge', history, named(['pay_x']))).violations).toBe(0);
+    expect((await judgeOne('retry-no-double-charge', history, named(['pay_other']))).violations).toBe(1);
+  });
 });

@@ -39,11 +39,13 @@ export async function probeTarget(s: RunSettings, targetUrl: string, io: RunIo):
   if (probe.limit === null || probe.status >= 500 || probe.status === 404) {
     throw new PaystormError(`target ${targetUrl} does not look like the Card Payment Service API (GET /v1/payments answered ${probe.status} without X-RateLimit-Limit). Check --target.`, EXIT.target, '--target');
   }
+  const probePayments: string[] = [];
+  const onPayment = (id: string) => probePayments.push(id);
   const presentation: Presentation = embedded
     ? s.embeddedPresentation
-    : ((await detectTargetPresentation(targetUrl, firstTest.secret, cards.succeeds ? { probeCard: { number: cards.succeeds, exp_month: 12, exp_year: new Date().getUTCFullYear() + 3, cvc: '123', holder_name: 'Pay Storm' } } : {})) ?? 'B');
+    : ((await detectTargetPresentation(targetUrl, firstTest.secret, cards.succeeds ? { probeCard: { number: cards.succeeds, exp_month: 12, exp_year: new Date().getUTCFullYear() + 3, cvc: '123', holder_name: 'Pay Storm' }, onPayment } : {})) ?? 'B');
   // The spec fixes the window at 60 s; --window-ms declares another (a scaled staging or `paystorm serve --window-ms`).
   const windowMs = cfg.windowMs ?? (embedded ? EMBEDDED_DEFAULTS.windowMs : LIMITS.rateWindowMs);
   if (!embedded && cfg.windowMs === undefined) warnIfWindowDiffers(probe, windowMs, io);
-  return { url: targetUrl, embedded, presentation, rateLimit: { limit: probe.limit, windowMs } };
+  return { url: targetUrl, embedded, presentation, rateLimit: { limit: probe.limit, windowMs }, ...(probePayments.length ? { probePayments } : {}) };
 }

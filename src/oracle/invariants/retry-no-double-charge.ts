@@ -40,6 +40,7 @@ const invariant: Invariant = {
       return s;
     };
     const unusable = (status: number) => status === 0 || status >= 500 || status === 422;
+    const probePayments = new Set(ctx.run?.target.probePayments ?? []);
     return {
       kinds: ['exchange'],
       onRecord(rec) {
@@ -53,8 +54,9 @@ const invariant: Invariant = {
             // Only payments no create has answered with (so far) can reveal a second one. Strictly after the
             // start's second: the presentation probe creates a payment just before the run (not in the history),
             // and `created` is whole seconds (a false FT-3 fail when both fell in one second). The probe may also
-            // come after the run's clock started, in a later second: its payment is known by its description.
-            if (rec.list!.descriptions?.[i] === PRESENTATION_PROBE_DESCRIPTION) return;
+            // come after the run's clock started, in a later second: its payment is known by the run record's
+            // probePayments (the id the probe got back), or by its description (a probe that got no answer; older histories).
+            if (probePayments.has(id) || rec.list!.descriptions?.[i] === PRESENTATION_PROBE_DESCRIPTION) return;
             if (id && created !== null && created !== undefined && created > runStartSec() && !ctx.ledger.payments.has(id) && !listed.has(id)) listed.set(id, { scope, seq: rec.seq });
           });
         }
