@@ -7,12 +7,13 @@
  * every invariant `error`, and the fix on stderr, instead of a crash.
  */
 import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { EXIT, PaystormError, type Summary } from '../spec/index.ts';
 import { HISTORY_FILES, historyFileIn, notAHistory, readHistory } from '../history/index.ts';
 import { check, checkUnjudged, type CheckOptions, type Unjudged } from '../oracle/index.ts';
 import { judgeFileOnThread, scenarioThresholdsOf } from './live/live-judge.ts';
 import { JudgeOutOfMemory } from './live/judge-memory.ts';
+import { judgeProgressLine, type JudgeProgressReport } from './live/judge-progress.ts';
 import { SCENARIOS } from '../../scenarios/index.ts';
 
 export interface JudgeRunOptions extends CheckOptions {
@@ -54,6 +55,8 @@ export interface FileJudging {
   trendWindowMs?: number;
   /** --judge-memory (MB); default judge-memory.ts's. */
   memoryMb?: number;
+  /** How often a long judgement prints how far it got (ms; default judge-progress.ts JUDGE_PROGRESS_EVERY_MS). */
+  progressEveryMs?: number;
 }
 
 /**
@@ -68,7 +71,8 @@ export async function judgeHistoryFile(historyPath: string, judging: FileJudging
     ...(judging.trendWindowMs !== undefined ? { trendWindowMs: judging.trendWindowMs } : {}),
   };
   try {
-    return await judgeFileOnThread(historyPath, options, judging.memoryMb, (m) => stderr(`paystorm: ${m}\n`));
+    const onProgress = (p: JudgeProgressReport) => stderr(`paystorm: ${judgeProgressLine(p, basename(historyPath))}\n`);
+    return await judgeFileOnThread(historyPath, options, judging.memoryMb, (m) => stderr(`paystorm: ${m}\n`), { onProgress, ...(judging.progressEveryMs !== undefined ? { everyMs: judging.progressEveryMs } : {}) });
   } catch (e) {
     if (!(e instanceof JudgeOutOfMemory)) throw e;
     const scenarioThresholds = (name: string) => (Object.hasOwn(options.scenarioThresholds, name) ? options.scenarioThresholds[name] : []);

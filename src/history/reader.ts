@@ -98,13 +98,23 @@ export class HistoryFile implements AsyncIterable<HistoryRecord> {
     for await (const batch of this.batches()) yield* batch;
   }
 
+  /** The file as it is being read (not while following one being written). */
+  private fileStream: { bytesRead: number } | null = null;
+
+  /** Bytes of the file read so far (compressed, for a gzipped history): a little ahead of the records handed out. */
+  bytesRead(): number {
+    return this.fileStream?.bytesRead ?? 0;
+  }
+
   /** The records a chunk of the file at a time (what `judge` reads, to spare a promise per record). */
   async *batches(): AsyncGenerator<HistoryRecord[]> {
     const follow = this.opts.follow;
     if (follow) await untilBytes(this.path, 2, follow);
     const gzip = this.startsWithGzip();
     const highWaterMark = this.opts.chunkBytes ?? 1 << 21;
-    const raw: NodeJS.ReadableStream & AsyncIterable<Buffer> = follow ? Readable.from(followFile(this.path, follow, highWaterMark), { objectMode: false }) : createReadStream(this.path, { highWaterMark });
+    const fileStream = follow ? null : createReadStream(this.path, { highWaterMark });
+    this.fileStream = fileStream;
+    const raw: NodeJS.ReadableStream & AsyncIterable<Buffer> = fileStream ?? Readable.from(followFile(this.path, follow!, highWaterMark), { objectMode: false });
     const input: AsyncIterable<Buffer> = gzip ? raw.pipe(createGunzip({ chunkSize: 1 << 18 })) : raw;
     if (gzip) raw.on('error', (e: Error) => (input as NodeJS.ReadWriteStream).emit('error', e));
     const it = input[Symbol.asyncIterator]();

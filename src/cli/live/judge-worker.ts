@@ -11,11 +11,13 @@
  */
 import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { readHistory } from '../../history/reader.ts';
+import { statSync } from 'node:fs';
+import { readHistory, type HistoryFile } from '../../history/reader.ts';
 import { check, type CheckOptions, type InterimCheck } from '../../oracle/check.ts';
 import { judge } from '../../oracle/judge.ts';
 import { K6Feed } from './k6-feed.ts';
 import { HeapWatch } from './judge-memory.ts';
+import { JudgeProgress } from './judge-progress.ts';
 import type { HistoryRecord } from '../../history/index.ts';
 import { isHeld } from './load-pacer.ts';
 import type { FromJudge, JudgeWorkerData, ToJudge } from './protocol.ts';
@@ -58,18 +60,31 @@ function holding(): { held?: () => boolean; maxHeldMs?: number } {
   return hold ? { held: () => isHeld(hold.flag), maxHeldMs: hold.maxHeldMs } : {};
 }
 
-/** The records, counted as they are judged: a judge near its memory limit says so while there is time to act (HeapWatch). */
-function watched(source: AsyncIterable<HistoryRecord> & { batches(): AsyncIterable<HistoryRecord[]> }): AsyncIterable<HistoryRecord> & { batches(): AsyncIterable<HistoryRecord[]> } {
+/**
+ * The records, counted as they are judged: a judge near its memory limit says so while there is
+ * time to act (HeapWatch), and a judge of a file as it stands (`file`) says how far it got (JudgeProgress).
+ */
+function watched(source: AsyncIterable<HistoryRecord> & { batches(): AsyncIterable<HistoryRecord[]> }, file?: HistoryFile): AsyncIterable<HistoryRecord> & { batches(): AsyncIterable<HistoryRecord[]> } {
   const watch = new HeapWatch((m) => post({ warning: m }), data.memoryMb);
+  const progress = file ? new JudgeProgress((p) => post({ progress: p }), fileSize(file.path), () => file.bytesRead(), data.progressEveryMs) : null;
   return {
     [Symbol.asyncIterator]: () => source[Symbol.asyncIterator](),
     async *batches() {
       for await (const batch of source.batches()) {
         yield batch;
         watch.judged(batch.length);
+        progress?.judged(batch.length);
       }
     },
   };
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
 }
 
 async function main(): Promise<void> {
@@ -88,7 +103,7 @@ async function main(): Promise<void> {
       onWarning: (m) => (live || data.mode === 'file' ? post({ warning: m }) : undefined),
       ...(following ? { follow: { done: () => closed, ...(data.pollMs !== undefined ? { pollMs: data.pollMs } : {}), ...holding() } } : {}),
     });
-  const records = watched(read);
+  const records = watched(read, data.mode === 'file' ? read : undefined);
   const options: CheckOptions = {
     thresholds: o.thresholds,
     scenarioThresholds: (name: string) => (Object.hasOwn(o.scenarioThresholds, name) ? o.scenarioThresholds[name] : []),

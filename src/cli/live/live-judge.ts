@@ -19,6 +19,7 @@ import type { Judgement } from '../../oracle/judge.ts';
 import { holdFlag, LoadPacer } from './load-pacer.ts';
 import { FOLLOW_MAX_HELD_MS } from '../../history/reader.ts';
 import { defaultJudgeMemoryMb, isWorkerOutOfMemory, JudgeOutOfMemory } from './judge-memory.ts';
+import type { JudgeProgressReport } from './judge-progress.ts';
 
 export type { JudgedViolation, JudgeWorkerOptions };
 
@@ -41,6 +42,8 @@ export interface LiveJudgeHooks {
   onReady?: () => void;
   onViolation?: (v: JudgedViolation) => void;
   onWarning?: (message: string) => void;
+  /** `file`: how far the judging got (judge-progress.ts). */
+  onProgress?: (p: JudgeProgressReport) => void;
   /** A k6 batch the thread decoded, handed back. */
   onRecycle?: (batch: K6ExchangeBatch) => void;
   /** The live judge holds off while the load saturates the machine (true), or judges as the run goes again (false). */
@@ -77,6 +80,7 @@ function startJudge(data: JudgeWorkerData, hooks: LiveJudgeHooks): { worker: Wor
       else if ('snapshot' in m) hooks.onSnapshot?.(m.snapshot.id, m.snapshot.summary);
       else if ('violation' in m) hooks.onViolation?.(m.violation);
       else if ('warning' in m) hooks.onWarning?.(m.warning);
+      else if ('progress' in m) hooks.onProgress?.(m.progress);
       else if ('recycle' in m) hooks.onRecycle?.(m.recycle);
       else if ('summary' in m) resolve(m.summary);
       else if ('judgement' in m) resolve(m.judgement);
@@ -195,10 +199,18 @@ export function judgeSnapshot(historyPath: string, options: JudgeWorkerOptions, 
 /**
  * `paystorm check` and `report` of a history file: judged on a thread of its own at full priority,
  * within the judge's memory limit (judge-memory.ts), so that a history too long for it fails with
- * JudgeOutOfMemory rather than taking the process down. The reader's warnings go to `onWarning`.
+ * JudgeOutOfMemory rather than taking the process down. The reader's warnings go to `onWarning`;
+ * how far it got, every `everyMs` of a long judgement, to `onProgress` (judge-progress.ts).
  */
-export function judgeFileOnThread(historyPath: string, options: JudgeWorkerOptions, memoryMb: number | undefined, onWarning: (message: string) => void): Promise<Summary> {
-  return startJudge({ mode: 'file', historyPath, options, ...(memoryMb !== undefined ? { memoryMb } : {}) }, { onWarning }).summary;
+export function judgeFileOnThread(
+  historyPath: string,
+  options: JudgeWorkerOptions,
+  memoryMb: number | undefined,
+  onWarning: (message: string) => void,
+  progress: { onProgress?: (p: JudgeProgressReport) => void; everyMs?: number } = {},
+): Promise<Summary> {
+  const data: JudgeWorkerData = { mode: 'file', historyPath, options, ...(memoryMb !== undefined ? { memoryMb } : {}), ...(progress.everyMs !== undefined ? { progressEveryMs: progress.everyMs } : {}) };
+  return startJudge(data, { onWarning, ...(progress.onProgress ? { onProgress: progress.onProgress } : {}) }).summary;
 }
 
 /** Exchanges sent to the k6 judge thread per message. */

@@ -3,6 +3,7 @@ import type { Evidence, Summary } from '../../spec/index.ts';
 import type { Baseline } from '../../oracle/baseline.ts';
 import type { Judgement } from '../../oracle/judge.ts';
 import type { EndRecord, RunRecord } from '../../history/index.ts';
+import type { JudgeProgressReport } from './judge-progress.ts';
 
 /** What `check` is given, as data a thread can be sent. */
 export interface JudgeWorkerOptions {
@@ -28,6 +29,8 @@ export interface JudgeWorkerData {
   pollMs?: number;
   /** The thread's heap limit (MB; judge-memory.ts): default three quarters of the machine's memory. */
   memoryMb?: number;
+  /** `file`: how often the thread says how far it got (judge-progress.ts; default JUDGE_PROGRESS_EVERY_MS). */
+  progressEveryMs?: number;
   /** `live`: hold off reading while the flag (load-pacer.ts) is 1, at most `maxHeldMs` behind the writer. */
   hold?: { flag: Int32Array; maxHeldMs: number };
 }
@@ -64,6 +67,8 @@ export type FromJudge =
   | { recycle: K6ExchangeBatch }
   | { violation: JudgedViolation }
   | { warning: string }
+  /** `file`: how far the judging got (judge-progress.ts). */
+  | { progress: JudgeProgressReport }
   | { summary: Summary }
   | { judgement: Judgement }
   | { error: string; exitCode: number | null };
