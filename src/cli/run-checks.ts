@@ -24,6 +24,7 @@ import { dashboardHostProblem } from './run-steps/dashboard.ts';
 import { isBugName, BUG_NAMES } from '../target/bugs.ts';
 import { variantByName, VARIANT_NAMES, type ServiceVariant } from '../target/variants.ts';
 import { parseDuration } from './duration.ts';
+import { judgeMemoryMbOf } from './live/judge-memory.ts';
 import { durationFields, loadCardsFile, runConfigSchema, type RunConfig } from './config.ts';
 
 export interface RunCheck<K extends keyof RunConfig = keyof RunConfig> {
@@ -298,8 +299,9 @@ export function resolveRunConfig(flags: RunConfig, file: RunConfig | null, fileP
       }
       const [top, ...rest] = i.path.map(String);
       const field = top === undefined ? '(options)' : fieldOf(top) + (rest.length ? `.${rest.join('.')}` : '');
-      // yargs turns `--rate fast` into NaN: say what is wanted.
-      problems.push({ field, message: /received NaN/.test(i.message) ? 'expected a number' : i.message });
+      // yargs turns `--rate fast` into NaN: say what is wanted. --judge-memory says it as check and merge do.
+      const judgeMemory = top === 'judgeMemory' && rest.length === 0 ? judgeMemoryRefusal(merged.judgeMemory) : null;
+      problems.push({ field, message: judgeMemory ?? (/received NaN/.test(i.message) ? 'expected a number' : i.message) });
     }
     const rest = { ...merged };
     for (const i of parsed.error.issues) {
@@ -311,4 +313,14 @@ export function resolveRunConfig(flags: RunConfig, file: RunConfig | null, fileP
   if (parsed.success) problems.push(...runProblems(parsed.data, fieldOf as (key: keyof RunConfig) => string));
   if (problems.length) throw problemsError(problems);
   return parsed.data!;
+}
+
+/** Why a --judge-memory value is refused, as `check` and `merge` say it (without the flag's name, which the field gives); null when it is not. */
+function judgeMemoryRefusal(value: unknown): string | null {
+  try {
+    judgeMemoryMbOf(value);
+    return null;
+  } catch (e) {
+    return e instanceof PaystormError ? e.message.replace(/^--judge-memory: /, '') : null;
+  }
 }

@@ -70,8 +70,12 @@ describe('--judge-memory', () => {
     expect(nan.out).toMatch(/--judge-memory: .*; got something that is not a number\./);
     const run = await cli(['run', 'mixed', '--duration', '2s', '--judge-memory', 'lots']);
     expect(run.code).toBe(EXIT.usage);
-    expect(run.out).toMatch(/--judge-memory/);
+    expect(run.out).toMatch(/--judge-memory: .*; got something that is not a number\./);
     expect(run.out).not.toMatch(/requests:/);
+    // run says it as check does, with the range and an example (not zod's "Too small").
+    const small = await cli(['run', 'mixed', '--duration', '2s', '--judge-memory', '12']);
+    expect(small.code).toBe(EXIT.usage);
+    expect(small.out).toMatch(/--judge-memory: the judge's memory in megabytes, a whole number from 256 to \d+ \(this machine's memory\), e\.g\. \d+; got "12"\./);
   }, 60_000);
 });
 
