@@ -41,7 +41,7 @@ export function k6RunDirOf(file: string): string {
 }
 
 /** Null when the path is not k6 output (a paystorm run or history: judged as before). */
-export async function k6SourceOf(path: string, opts: { write: boolean; onWarning?: (m: string) => void; follower?: K6Follower }): Promise<K6Source | null> {
+export async function k6SourceOf(path: string, opts: { write: boolean; onWarning?: (m: string) => void; follower?: K6Follower; onRead?: (lines: number, bytesRead: number) => void }): Promise<K6Source | null> {
   let isFile = false;
   try {
     isFile = statSync(path).isFile();
@@ -52,7 +52,7 @@ export async function k6SourceOf(path: string, opts: { write: boolean; onWarning
   const kind = await k6FileKind(path);
   if (kind === null) return null;
   if (kind === 'k6-summary') throw summaryExportError(path);
-  const k6 = await readK6(path, { onWarning: opts.onWarning, ...(opts.follower ? { follower: opts.follower } : {}) });
+  const k6 = await readK6(path, { onWarning: opts.onWarning, ...(opts.follower ? { follower: opts.follower } : {}), ...(opts.onRead ? { onRead: opts.onRead } : {}) });
   const reportDir = opts.write ? k6RunDirOf(path) : null;
   /** The run with its records kept: this read's, or (a follower was handed them) a second read's. */
   let kept: Promise<K6Run> | null = k6.kept ? Promise.resolve(k6) : null;

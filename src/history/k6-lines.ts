@@ -35,10 +35,12 @@ const CHUNK_BYTES = 1 << 20;
 
 /**
  * The file's bytes, a chunk of whole lines at a time (each chunk ends with a newline but the
- * last, which may end without one); a broken gzip rejects.
+ * last, which may end without one); a broken gzip rejects. `read`, when given, is handed a way to
+ * ask for the bytes of the file read so far (compressed, for a gzipped file): how far a long read got.
  */
-export async function* lineChunks(path: string, chunkBytes = CHUNK_BYTES): AsyncGenerator<Buffer> {
+export async function* lineChunks(path: string, chunkBytes = CHUNK_BYTES, read?: { bytes: () => number }): AsyncGenerator<Buffer> {
   const raw = createReadStream(path, { highWaterMark: chunkBytes });
+  if (read) read.bytes = () => raw.bytesRead;
   const input = isGzip(path) ? raw.pipe(createGunzip({ chunkSize: Math.max(64, chunkBytes) })) : raw;
   raw.on('error', (e) => input.destroy(e));
   // The start of a line that goes on in the next chunk (copied: the stream may reuse its buffer).

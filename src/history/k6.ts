@@ -329,6 +329,8 @@ export interface ConvertK6Options {
   follower?: K6Follower;
   /** The follower's window (ms; default FOLLOW_WINDOW_MS). */
   followWindowMs?: number;
+  /** Told after each chunk of the file: the lines read so far and the file's bytes read (compressed, for a gzipped file). */
+  onRead?: (lines: number, bytesRead: number) => void;
 }
 
 /** Reads a k6 --out json file (plain or gzipped) and converts it to history records (all in memory: readK6 for large files). */
@@ -501,7 +503,9 @@ export async function readK6(path: string, opts: ConvertK6Options = {}): Promise
   const interned = internedText();
   const parseEveryLine = opts.parseEveryLine === true;
   try {
-    for await (const chunk of lineChunks(path)) {
+    const read = { bytes: () => 0 };
+    for await (const chunk of lineChunks(path, undefined, read)) {
+      opts.onRead?.(n, read.bytes());
       for (let start = 0; start < chunk.length; ) {
         let end = chunk.indexOf(10, start);
         if (end < 0) end = chunk.length;

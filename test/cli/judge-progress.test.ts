@@ -11,6 +11,9 @@ import { join } from 'node:path';
 import { writeSyntheticHistory } from '../../bench/lib/synthetic-history.ts';
 import { judgeHistoryFile } from '../../src/cli/judge-run.ts';
 import { JudgeProgress, judgeProgressLine, type JudgeProgressReport } from '../../src/cli/live/judge-progress.ts';
+import { k6ReadProgress } from '../../src/cli/commands/check.ts';
+import { k6SourceOf } from '../../src/history/k6-history.ts';
+import { describeWithShared, sharedPath } from '../shared-files.ts';
 
 describe('JudgeProgress', () => {
   it('says nothing before its interval, then what was judged, once an interval', () => {
@@ -69,4 +72,21 @@ describe('paystorm check of a history file', () => {
     expect(watched.verdict).toBe(plain.verdict);
     expect(watched.invariants.map((i) => [i.id, i.status, i.violations])).toEqual(plain.invariants.map((i) => [i.id, i.status, i.violations]));
   }, 120_000);
+});
+
+describeWithShared(['samples/k6/mixed-30s-clean.k6.json.gz'], 'paystorm check of k6 output', () => {
+  it('says how far the read of the k6 output got, in lines and the share of the file', async () => {
+    const path = sharedPath('samples/k6/mixed-30s-clean.k6.json.gz');
+    let stderr = '';
+    const k6 = await k6SourceOf(path, { write: false, onRead: k6ReadProgress(path, 0, (t) => (stderr += t)) });
+    expect(k6).not.toBeNull();
+    const lines = stderr.split('\n').filter((l) => l.startsWith('paystorm: judging mixed-30s-clean.k6.json.gz: '));
+    expect(lines.length).toBeGreaterThan(1);
+    const counts = lines.map((l) => Number(/: ([\d,]+) lines of k6 output/.exec(l)![1].replaceAll(',', '')));
+    expect(counts).toEqual([...counts].sort((a, b) => a - b));
+    expect(counts[counts.length - 1]).toBeGreaterThan(1000);
+    const shares = lines.map((l) => Number(/, (\d+)% of the file/.exec(l)?.[1] ?? 0));
+    expect(Math.max(...shares)).toBeGreaterThan(0);
+    expect(Math.max(...shares)).toBeLessThanOrEqual(100);
+  });
 });

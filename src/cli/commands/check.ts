@@ -1,5 +1,6 @@
 /** `paystorm check <run-dir | history file | k6 output>`: re-runs the oracle over a saved history, or judges a k6 run. */
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
+import { statSync } from 'node:fs';
 import type { PaystormCommand } from './types.ts';
 import { historyFileOf, judgeHistoryFile, judgeRecords, unjudgedRecords } from '../judge-run.ts';
 import { judgeMemoryMbOf } from '../live/judge-memory.ts';
@@ -8,6 +9,7 @@ import { scenarioByName } from '../../../scenarios/index.ts';
 import { K6FollowingJudge } from '../live/live-judge.ts';
 import { k6SourceOf } from '../../history/k6-history.ts';
 import { makeDirsSync } from '../../history/dirs.ts';
+import { JudgeProgress, judgeProgressLine } from '../live/judge-progress.ts';
 
 export const checkCommand: PaystormCommand = {
   command: 'check <path>',
@@ -38,7 +40,7 @@ export const checkCommand: PaystormCommand = {
     const following = new K6FollowingJudge(args.path, judging, memoryMb);
     let k6;
     try {
-      k6 = await k6SourceOf(args.path, { write: args.write, onWarning: (m) => process.stderr.write(`paystorm: ${m}\n`), follower: following });
+      k6 = await k6SourceOf(args.path, { write: args.write, onWarning: (m) => process.stderr.write(`paystorm: ${m}\n`), follower: following, onRead: k6ReadProgress(args.path) });
     } finally {
       // Judged here after all (not k6 output, or refused): the thread is not needed.
       if (!k6) await following.cancel();
@@ -66,3 +68,21 @@ export const checkCommand: PaystormCommand = {
     return summary.exitCode;
   },
 };
+
+/** k6 output read and judged on the way: how far the read got, a line every so often (judge-progress.ts). */
+export function k6ReadProgress(path: string, everyMs?: number, stderr: (text: string) => void = (t) => process.stderr.write(t)): (lines: number, bytesRead: number) => void {
+  let size = 0;
+  try {
+    size = statSync(path).size;
+  } catch {
+    /* judged without the share */
+  }
+  let bytes = 0;
+  let seen = 0;
+  const progress = new JudgeProgress((p) => stderr(`paystorm: ${judgeProgressLine(p, basename(path), 'lines of k6 output')}\n`), size, () => bytes, everyMs);
+  return (lines, bytesRead) => {
+    bytes = bytesRead;
+    progress.judged(lines - seen);
+    seen = lines;
+  };
+}

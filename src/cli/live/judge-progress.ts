@@ -2,7 +2,8 @@
  * How far a judge of a history file has got (`paystorm check`, `report`): a soak's history takes
  * minutes to judge (16M records, about two hours at 2,000 requests a second, took 547 s here), and
  * a command silent for that long looks hung. The judge thread counts the records it judged and
- * the file's bytes read; every so often the command prints one line to stderr with what is left.
+ * the file's bytes read (for k6 output, the main thread counts the lines it read and hands on);
+ * every so often the command prints one line to stderr with what is left.
  */
 
 /** The first line after this long (shorter judgements print none), then one each as long again (ms). */
@@ -50,9 +51,9 @@ function duration(ms: number): string {
   return m < 60 ? `${m} min ${s % 60} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
-/** The line the command prints: records so far, the share of the file read, and about how long the rest takes to read and judge at this pace. */
-export function judgeProgressLine(p: JudgeProgressReport, file: string): string {
-  const done = `judging ${file}: ${p.records.toLocaleString('en')} records in ${duration(p.elapsedMs)}`;
+/** The line the command prints: records (or `what`: k6 output's lines) so far, the share of the file read, and about how long the rest takes to read and judge at this pace. */
+export function judgeProgressLine(p: JudgeProgressReport, file: string, what = 'records'): string {
+  const done = `judging ${file}: ${p.records.toLocaleString('en')} ${what} in ${duration(p.elapsedMs)}`;
   if (p.fileBytes <= 0 || p.bytesRead <= 0) return done;
   const share = p.bytesRead / p.fileBytes;
   const left = share >= 1 ? 'the file is read; the invariants conclude' : `about ${duration((p.elapsedMs * (1 - share)) / share)} left to read and judge the rest`;
