@@ -21,8 +21,13 @@ const { rules, rulesFor } = declareRules(
   ],
 );
 
+/** How long the soak's load runs: --duration, else 30 minutes (the run's plan reads it too). */
+export function soakDurationMs(ctx: Pick<ScenarioContext, 'durationMs'>): number {
+  return ctx.durationMs ?? SOAK_DEFAULT_MS;
+}
+
 async function run(ctx: ScenarioContext): Promise<void> {
-  const durationMs = ctx.durationMs ?? SOAK_DEFAULT_MS;
+  const durationMs = soakDurationMs(ctx);
   const t0 = ctx.now();
   let snapped = false;
   // Operator-facing, so wall time: every minute, or every twentieth of a short run (at least 5 s).

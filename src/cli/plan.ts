@@ -8,6 +8,7 @@ import type { KeyHandle, Scenario, ScenarioContext, ScenarioEnv } from '../spec/
 import { LIMITS } from '../spec/limits.ts';
 import { defaultSettleBoundMs } from '../spec/scenario.ts';
 import { mixedDurationMs } from '../../scenarios/mixed.ts';
+import { soakDurationMs } from '../../scenarios/soak.ts';
 import { abandonWaitMs } from '../../scenarios/flows.ts';
 import { retryTailMs } from '../../scenarios/webhooks.ts';
 import { rateLimitProbeMs } from '../../scenarios/rate-limit.ts';
@@ -97,8 +98,12 @@ export function planSuite(i: PlanInput): SuitePlan {
         break;
       }
       case 'mixed':
-      case 'soak':
         p(mixedDurationMs(ctx), 'load');
+        pacing = i.windowMs / 3;
+        break;
+      case 'soak':
+        // Its own default (30 minutes), not mixed's: a plan of seconds left a default soak without snapshots.
+        p(soakDurationMs(ctx), 'load');
         pacing = i.windowMs / 3;
         break;
       case 'flows':

@@ -4,7 +4,8 @@
  * with the rate-limit probe's window waits named; the scaled embedded default takes about a minute.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SUITE } from '../../scenarios/index.ts';
+import { DEFAULT_SUITE, scenarioByName } from '../../scenarios/index.ts';
+import { snapshotEveryMs } from '../../src/cli/run-steps/judge.ts';
 import { DEFAULT_ENV } from '../../scenarios/lib/rules.ts';
 import { planSuite, type PlanInput } from '../../src/cli/plan.ts';
 
@@ -70,5 +71,15 @@ describe('run plan', () => {
     const plan = planSuite(input({ embedded: true, limit: 120, windowMs: 3_000, timeScale: 0.05, webhooks: true, proxies: ['upstream', 'client'] }));
     expect(plan.totalMs).toBeLessThan(3 * min);
     expect(plan.totalMs).toBeGreaterThan(20_000);
+  });
+
+  it('soak: its own 30 minutes by default (so a default soak gets snapshots every 5 minutes), or --duration', () => {
+    const soak = (durationMs?: number) => planSuite({ ...input({ embedded: true, limit: 120, windowMs: 3_000, timeScale: 0.02, webhooks: false }), scenarios: [scenarioByName('soak')!], ...(durationMs !== undefined ? { durationMs } : {}) });
+    // It said "about 6 s" (mixed's default length) for a soak that ran 30 minutes.
+    expect(soak().totalMs).toBe(30 * min);
+    expect(soak().line).toBe('about 30 min: soak load (30 min)');
+    expect(snapshotEveryMs({ snapshotEveryMs: undefined }, soak().totalMs)).toBe(5 * min);
+    expect(soak(2 * min).totalMs).toBe(2 * min);
+    expect(snapshotEveryMs({ snapshotEveryMs: undefined }, soak(2 * min).totalMs)).toBeNull();
   });
 });
