@@ -48,7 +48,7 @@ export interface MixedStats {
 
 export const DEFAULT_WEIGHTS: Record<MixedOp, number> = { direct: 8, hosted: 2, retrieve: 5, list: 5 };
 /** Average /v1 requests one iteration makes (creates, polls, refunds), to turn a request budget into an iteration rate. */
-const REQUESTS_PER_ITERATION = 3.5;
+export const REQUESTS_PER_ITERATION = 3.5;
 /** Card outcomes of Direct API creates, one deck per ten creates; a missing card falls back to `succeeds`. */
 const CARD_DECK: CardOutcome[] = ['succeeds', 'succeeds', 'do_not_honor', 'succeeds', 'three_ds_challenge', 'succeeds', 'insufficient_funds', 'succeeds', 'succeeds', 'succeeds'];
 /** What follows a succeeded Direct API payment: one deck per five. */

@@ -8,7 +8,10 @@ import type { KeyHandle, Scenario, ScenarioContext, ScenarioEnv } from '../spec/
 import { LIMITS } from '../spec/limits.ts';
 import { defaultSettleBoundMs } from '../spec/scenario.ts';
 import { mixedDurationMs } from '../../scenarios/mixed.ts';
-import { soakDurationMs } from '../../scenarios/soak.ts';
+import { SOAK_SHARE, soakDurationMs } from '../../scenarios/soak.ts';
+import { mixedRate, REQUESTS_PER_ITERATION } from '../../scenarios/lib/mixed-load.ts';
+import { loadKeys } from '../../scenarios/lib/keys.ts';
+import { DEFAULT_SHARE } from '../../scenarios/lib/pace.ts';
 import { abandonWaitMs } from '../../scenarios/flows.ts';
 import { retryTailMs } from '../../scenarios/webhooks.ts';
 import { rateLimitProbeMs } from '../../scenarios/rate-limit.ts';
@@ -35,12 +38,16 @@ export interface PlanInput {
 export interface ScenarioPlan {
   name: string;
   ms: number;
+  /** About how many requests it makes (the load scenarios: their rate for their length). */
+  requests: number;
   /** What the time goes to, when it is more than requests (e.g. "4 rate windows of 60 s"). */
   why: string;
 }
 
 export interface SuitePlan {
   totalMs: number;
+  /** About how many requests the run makes: what its judge will hold (judge-memory.ts judgeMemoryForecast). */
+  requests: number;
   scenarios: ScenarioPlan[];
   /** One line for the console: "about 8 min: rate-limit waits about 4 windows of 60 s (4.3 min), ...". */
   line: string;
@@ -89,8 +96,11 @@ export function planSuite(i: PlanInput): SuitePlan {
     return ms;
   };
   const out: ScenarioPlan[] = [];
+  /** Requests of a mixed load of `ms` at its rate (--rate, else the share of the keys' limit it runs at). */
+  const load = (ms: number, share: number) => ((i.rate ?? mixedRate(ctx, Math.max(1, loadKeys(ctx).length), share)) * REQUESTS_PER_ITERATION * ms) / 1000;
   for (const s of i.scenarios) {
-    const p = (ms: number, why = '') => out.push({ name: s.name, ms: Math.round(ms), why });
+    let requests = REQUESTS[s.name] ?? 50;
+    const p = (ms: number, why = '') => out.push({ name: s.name, ms: Math.round(ms), why, requests: Math.round(requests) });
     switch (s.name) {
       case 'rate-limit': {
         const r = rateLimitProbeMs(ctx, rtt);
@@ -98,11 +108,13 @@ export function planSuite(i: PlanInput): SuitePlan {
         break;
       }
       case 'mixed':
+        requests = load(mixedDurationMs(ctx), DEFAULT_SHARE);
         p(mixedDurationMs(ctx), 'load');
         pacing = i.windowMs / 3;
         break;
       case 'soak':
         // Its own default (30 minutes), not mixed's: a plan of seconds left a default soak without snapshots.
+        requests = load(soakDurationMs(ctx), SOAK_SHARE);
         p(soakDurationMs(ctx), 'load');
         pacing = i.windowMs / 3;
         break;
@@ -122,6 +134,8 @@ export function planSuite(i: PlanInput): SuitePlan {
         const steps = schedule.filter((st) => !proxies || proxies.includes(st.proxy));
         if (steps.length) {
           const end = Math.max(...steps.map((st) => st.at + st.duration));
+          // A fault schedule runs the mixed load under it (scenarios/chaos.ts).
+          requests = load(i.durationMs ?? end, DEFAULT_SHARE);
           p(end + settleWaitMs(ctx), 'fault schedule and healing');
         } else if (s.faults) p(0, 'skipped: no proxy for its faults');
         else p(req(s.name));
@@ -133,5 +147,5 @@ export function planSuite(i: PlanInput): SuitePlan {
   const rest = totalMs - big.reduce((a, x) => a + x.ms, 0);
   const parts = big.map((x) => `${x.name} ${x.why} (${minutes(x.ms)})`);
   if (rest > 0) parts.push(`the rest ${minutes(rest)}`);
-  return { totalMs, scenarios: out, line: `about ${minutes(totalMs)}: ${parts.join('; ')}` };
+  return { totalMs, requests: out.reduce((a, x) => a + x.requests, 0), scenarios: out, line: `about ${minutes(totalMs)}: ${parts.join('; ')}` };
 }

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SUITE, scenarioByName } from '../../scenarios/index.ts';
 import { snapshotEveryMs } from '../../src/cli/run-steps/judge.ts';
+import { JUDGE_BYTES_PER_REQUEST, judgeMemoryForecast } from '../../src/cli/live/judge-memory.ts';
 import { DEFAULT_ENV } from '../../scenarios/lib/rules.ts';
 import { planSuite, type PlanInput } from '../../src/cli/plan.ts';
 
@@ -81,5 +82,27 @@ describe('run plan', () => {
     expect(snapshotEveryMs({ snapshotEveryMs: undefined }, soak().totalMs)).toBe(5 * min);
     expect(soak(2 * min).totalMs).toBe(2 * min);
     expect(snapshotEveryMs({ snapshotEveryMs: undefined }, soak(2 * min).totalMs)).toBeNull();
+  });
+});
+
+describe("the judge's memory, forecast before the load", () => {
+  it('the plan counts the load scenarios\' requests at their rate for their length', () => {
+    const soak = planSuite({ ...input({ embedded: true, limit: 120, windowMs: 3_000, timeScale: 0.02, webhooks: false }), scenarios: [scenarioByName('soak')!], durationMs: 24 * 60 * min, rate: 150 });
+    // --rate is iterations a second, 3.5 requests each.
+    expect(soak.requests).toBe(150 * 3.5 * 24 * 3600);
+    const suite = planSuite(input({ embedded: true, limit: 120, windowMs: 3_000, timeScale: 0.02, webhooks: true, proxies: ['upstream', 'client'] }));
+    expect(suite.requests).toBe(suite.scenarios.reduce((a, x) => a + x.requests, 0));
+    expect(suite.requests).toBeGreaterThan(500);
+    expect(suite.requests).toBeLessThan(100_000);
+  });
+
+  it('says nothing while the run fits in 80% of the judge\'s limit; past it, how much it needs, where it would stop, and the fix', () => {
+    const perMb = 2 ** 20 / JUDGE_BYTES_PER_REQUEST;
+    expect(judgeMemoryForecast(0.79 * 1000 * perMb, 1000, 24_000)).toBeNull();
+    const roomy = judgeMemoryForecast(45_360_000, 18_078, 48_000)!;
+    expect(roomy).toMatch(/^this run plans about 45\.4 million requests, and the judge keeps about 590 bytes a request \(docs\/oracle\.md, Memory\): about 25 GB, more than it can use of its 18 GB limit \(--judge-memory\)\. Past about 25\.7 million requests it would stop, and the invariants would be "error" \(the metrics are kept\): give it --judge-memory (\d+)\.$/);
+    const want = Number(/--judge-memory (\d+)\.$/.exec(roomy)![1]);
+    expect(judgeMemoryForecast(45_360_000, want, 48_000)).toBeNull();
+    expect(judgeMemoryForecast(45_360_000, 18_078, 24_000)).toMatch(/this machine has 23 GB: run it on one with about 31 GB or more, or make it shorter\.$/);
   });
 });

@@ -125,3 +125,28 @@ export class HeapWatch {
     );
   }
 }
+
+/**
+ * What the judge holds per request of a run, measured on the synthetic history (bench/oracle-memory.ts:
+ * 460.6 MB of live state at 1,000,000 records, 786,861 of them requests). Until the oracle's memory is
+ * bounded (docs/oracle.md, Memory), a run's length is bounded by it.
+ */
+export const JUDGE_BYTES_PER_REQUEST = 590;
+
+/**
+ * Said before the load of a run planned to make more requests than its judge can hold (80% of its
+ * limit, where HeapWatch warns): how much it needs and where it would stop. Null when it fits.
+ */
+export function judgeMemoryForecast(requests: number, limitMb: number, machineMb = machineMemoryMb()): string | null {
+  const needMb = (requests * JUDGE_BYTES_PER_REQUEST) / MB;
+  if (needMb <= JUDGE_MEMORY_WARN_SHARE * limitMb) return null;
+  const fits = Math.floor((JUDGE_MEMORY_WARN_SHARE * limitMb * MB) / JUDGE_BYTES_PER_REQUEST);
+  const gb = (mb: number) => (mb >= 10_240 ? `${Math.round(mb / 1024)} GB` : `${(mb / 1024).toFixed(1)} GB`);
+  const count = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)} million` : Math.round(n).toLocaleString('en'));
+  const want = Math.ceil(needMb / JUDGE_MEMORY_WARN_SHARE);
+  const fix = want <= machineMb ? `give it --judge-memory ${want}` : `this machine has ${gb(machineMb)}: run it on one with about ${gb(want)} or more, or make it shorter`;
+  return (
+    `this run plans about ${count(requests)} requests, and the judge keeps about ${JUDGE_BYTES_PER_REQUEST} bytes a request (docs/oracle.md, Memory): about ${gb(needMb)}, ` +
+    `more than it can use of its ${gb(limitMb)} limit (--judge-memory). Past about ${count(fits)} requests it would stop, and the invariants would be "error" (the metrics are kept): ${fix}.`
+  );
+}

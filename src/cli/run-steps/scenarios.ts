@@ -18,6 +18,7 @@ import { EMBEDDED_WEBHOOK_BASE_PATH, RUN_DEFAULTS, WEBHOOK_FAIL_SHARE_DEFAULT, t
 import type { RunIo, RunScope } from './scope.ts';
 import type { OpenedChaos } from './chaos.ts';
 import type { ProbedTarget } from './probe.ts';
+import { judgeMemoryForecast } from '../live/judge-memory.ts';
 import { snapshotEveryMs, type RunJudge } from './judge.ts';
 
 export interface PreparedScenarios {
@@ -65,6 +66,9 @@ export function prepareScenarios(s: RunSettings, target: ProbedTarget, receiver:
     faultRun: { timeScale, embedded, ...(durationMs !== undefined ? { durationMs } : {}) },
   });
   io.stderr.write(`paystorm: plan: ${plan.line}\n`);
+  // A soak longer than its judge can hold: said now, not hours in (HeapWatch warns at 80% on the way).
+  const memory = judgeMemoryForecast(plan.requests, s.judgeMemoryMb);
+  if (memory) io.stderr.write(`paystorm: ${memory}\n`);
   const settleBoundMs = cfg.settleBound !== undefined ? parseDuration(cfg.settleBound, '--settle-bound') : defaultSettleBoundMs(embedded, timeScale);
   // Embedded: the service's own challenge expiry, scaled.
   const challengeTimeoutMs =
