@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeSyntheticHistory } from '../../bench/lib/synthetic-history.ts';
 import { judgeHistoryFile } from '../../src/cli/judge-run.ts';
-import { defaultJudgeMemoryMb, HeapWatch, judgeMemoryMbOf, JudgeOutOfMemory, JUDGE_MEMORY_MIN_MB, machineMemoryMb, nodeHeapLimitMb } from '../../src/cli/live/judge-memory.ts';
+import { defaultJudgeMemoryMb, HeapWatch, JudgeFileForecast, judgeMemoryMbOf, JudgeOutOfMemory, JUDGE_MEMORY_MIN_MB, machineMemoryMb, nodeHeapLimitMb } from '../../src/cli/live/judge-memory.ts';
 import { judgeFileOnThread } from '../../src/cli/live/live-judge.ts';
 import { readRunSettings } from '../../src/cli/run-steps/settings.ts';
 import { RunJudge } from '../../src/cli/run-steps/judge.ts';
@@ -196,4 +196,44 @@ describe('a merge judge out of memory', () => {
     expect(judged.invariants.some((i) => i.status === 'pass')).toBe(true);
     expect(summary.metrics).toEqual(judged.metrics);
   }, 60_000);
+});
+
+describe('JudgeFileForecast', () => {
+  it('foretells the file\'s records from the first ones and the share of the file they took, and warns once when they would not fit', () => {
+    const said: string[] = [];
+    let read = 0;
+    // 1,000 MB limit: 80% holds about 1.8 million records at 460 B.
+    const f = new JudgeFileForecast((m) => said.push(m), 1000, 4_000_000_000, () => read, 100_000);
+    read = 10_000_000;
+    f.judged(99_999);
+    expect(said).toEqual([]);
+    f.judged(1); // 100,000 records in 1/400 of the file: about 40 million in all
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/^this history holds about 40\.0 million records \(from the first 100,000 and the share of the file they took\); the judge keeps about 460 bytes a record \(docs\/oracle\.md, Memory\): about 17 GB, more than it can use of its 1000 MB limit \(--judge-memory 1000\)\. It would stop at about 1\.8 million and judge no invariant; to judge them, stop now and give it --judge-memory 2193\d\.$/);
+    f.judged(100_000);
+    expect(said).toHaveLength(1);
+    const fits: string[] = [];
+    const g = new JudgeFileForecast((m) => fits.push(m), 1000, 40_000_000, () => 20_000_000, 100_000);
+    g.judged(100_000); // about 200,000 records: 88 MB
+    expect(fits).toEqual([]);
+  });
+
+  it('check of a file too long for its judge says so after the first records, before it runs out', async () => {
+    // NDJSON, so the reader's read-ahead (2 MB) is a small share of the file and the forecast near the truth.
+    const dir = mkdtempSync(join(tmpdir(), 'paystorm-judge-forecast-'));
+    const file = join(dir, 'history.ndjson');
+    await writeSyntheticHistory(file, 60_000);
+    const warnings: string[] = [];
+    const err = await judgeFileOnThread(file, { thresholds: [], scenarioThresholds: {} }, TOO_SMALL_MB, (m) => warnings.push(m), { forecastAfter: 5_000 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    const forecast = warnings.find((w) => w.startsWith('this history holds about '));
+    expect(forecast, warnings.join('\n')).toMatch(/more than it can use of its 16 MB limit \(--judge-memory 16\)\. It would stop at about [\d,]+ and judge no invariant/);
+    // It warned early; whether the 32 MB judge then ran out is the heap's business (HeapWatch, JudgeOutOfMemory).
+    if (err !== null) expect(err).toBeInstanceOf(JudgeOutOfMemory);
+    const roomy: string[] = [];
+    await judgeFileOnThread(file, { thresholds: [], scenarioThresholds: {} }, 512, (m) => roomy.push(m), { forecastAfter: 5_000 });
+    expect(roomy.filter((w) => w.startsWith('this history holds'))).toEqual([]);
+  }, 120_000);
 });

@@ -132,6 +132,8 @@ export class HeapWatch {
  * bounded (docs/oracle.md, Memory), a run's length is bounded by it.
  */
 export const JUDGE_BYTES_PER_REQUEST = 590;
+/** The same per record of a history (webhook deliveries and fault windows are records too): 460.6 MB at 1,000,000. */
+export const JUDGE_BYTES_PER_RECORD = 460;
 
 /**
  * Said before the load of a run planned to make more requests than its judge can hold (80% of its
@@ -141,12 +143,62 @@ export function judgeMemoryForecast(requests: number, limitMb: number, machineMb
   const needMb = (requests * JUDGE_BYTES_PER_REQUEST) / MB;
   if (needMb <= JUDGE_MEMORY_WARN_SHARE * limitMb) return null;
   const fits = Math.floor((JUDGE_MEMORY_WARN_SHARE * limitMb * MB) / JUDGE_BYTES_PER_REQUEST);
-  const gb = (mb: number) => (mb >= 10_240 ? `${Math.round(mb / 1024)} GB` : `${(mb / 1024).toFixed(1)} GB`);
-  const count = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)} million` : Math.round(n).toLocaleString('en'));
+  const gb = sizeOfMb;
+  const count = countOf;
   const want = Math.ceil(needMb / JUDGE_MEMORY_WARN_SHARE);
   const fix = want <= machineMb ? `give it --judge-memory ${want}` : `this machine has ${gb(machineMb)}: run it on one with about ${gb(want)} or more, or make it shorter`;
   return (
     `this run plans about ${count(requests)} requests, and the judge keeps about ${JUDGE_BYTES_PER_REQUEST} bytes a request (docs/oracle.md, Memory): about ${gb(needMb)}, ` +
     `more than it can use of its ${gb(limitMb)} limit (--judge-memory). Past about ${count(fits)} requests it would stop, and the invariants would be "error" (the metrics are kept): ${fix}.`
   );
+}
+
+/**
+ * `paystorm check` of a history file too long for its judge, said early: once the first records
+ * (and the share of the file they took) foretell how many the file holds. Said once, when the
+ * forecast passes 80% of the limit; the judge goes on (the forecast may be wrong), and HeapWatch
+ * warns again at 80% of the heap itself.
+ */
+export class JudgeFileForecast {
+  private said = false;
+  private records = 0;
+
+  constructor(
+    private readonly warn: (message: string) => void,
+    private readonly limitMb: number,
+    private readonly fileBytes: number,
+    private readonly bytesRead: () => number,
+    /** Records read before the share of the file is trusted to foretell the rest. */
+    private readonly after = 100_000,
+  ) {}
+
+  judged(n: number): void {
+    this.records += n;
+    if (this.said || this.records < this.after || this.fileBytes <= 0) return;
+    const read = this.bytesRead();
+    if (read <= 0) return;
+    this.said = true;
+    const total = (this.records * this.fileBytes) / Math.min(read, this.fileBytes);
+    const needMb = (total * JUDGE_BYTES_PER_RECORD) / MB;
+    if (needMb <= JUDGE_MEMORY_WARN_SHARE * this.limitMb) return;
+    const fits = Math.floor((JUDGE_MEMORY_WARN_SHARE * this.limitMb * MB) / JUDGE_BYTES_PER_RECORD);
+    const want = Math.ceil(needMb / JUDGE_MEMORY_WARN_SHARE);
+    const gb = sizeOfMb;
+    const count = countOf;
+    this.warn(
+      `this history holds about ${count(total)} records (from the first ${this.records.toLocaleString('en')} and the share of the file they took); the judge keeps about ${JUDGE_BYTES_PER_RECORD} bytes a record (docs/oracle.md, Memory): about ${gb(needMb)}, ` +
+        `more than it can use of its ${gb(this.limitMb)} limit (--judge-memory ${this.limitMb}). It would stop at about ${count(fits)} and judge no invariant; to judge them, stop now and give it --judge-memory ${want}${want > machineMemoryMb() ? ' on a machine with that much' : ''}.`,
+    );
+  }
+}
+
+/** A memory size for a message: MB below a gigabyte, then GB (whole from 10 GB). */
+function sizeOfMb(mb: number): string {
+  if (mb < 1024) return `${Math.round(mb)} MB`;
+  return mb >= 10_240 ? `${Math.round(mb / 1024)} GB` : `${(mb / 1024).toFixed(1)} GB`;
+}
+
+/** A count of records or requests for a message: in millions from a million on. */
+function countOf(n: number): string {
+  return n >= 1e6 ? `${(n / 1e6).toFixed(1)} million` : Math.round(n).toLocaleString('en');
 }

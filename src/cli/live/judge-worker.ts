@@ -16,7 +16,7 @@ import { readHistory, type HistoryFile } from '../../history/reader.ts';
 import { check, type CheckOptions, type InterimCheck } from '../../oracle/check.ts';
 import { judge } from '../../oracle/judge.ts';
 import { K6Feed } from './k6-feed.ts';
-import { HeapWatch } from './judge-memory.ts';
+import { HeapWatch, JudgeFileForecast } from './judge-memory.ts';
 import { JudgeProgress } from './judge-progress.ts';
 import type { HistoryRecord } from '../../history/index.ts';
 import { isHeld } from './load-pacer.ts';
@@ -66,7 +66,9 @@ function holding(): { held?: () => boolean; maxHeldMs?: number } {
  */
 function watched(source: AsyncIterable<HistoryRecord> & { batches(): AsyncIterable<HistoryRecord[]> }, file?: HistoryFile): AsyncIterable<HistoryRecord> & { batches(): AsyncIterable<HistoryRecord[]> } {
   const watch = new HeapWatch((m) => post({ warning: m }), data.memoryMb);
-  const progress = file ? new JudgeProgress((p) => post({ progress: p }), fileSize(file.path), () => file.bytesRead(), data.progressEveryMs) : null;
+  const size = file ? fileSize(file.path) : 0;
+  const progress = file ? new JudgeProgress((p) => post({ progress: p }), size, () => file.bytesRead(), data.progressEveryMs) : null;
+  const forecast = file && data.memoryMb !== undefined ? new JudgeFileForecast((m) => post({ warning: m }), data.memoryMb, size, () => file.bytesRead(), data.forecastAfter) : null;
   return {
     [Symbol.asyncIterator]: () => source[Symbol.asyncIterator](),
     async *batches() {
@@ -74,6 +76,7 @@ function watched(source: AsyncIterable<HistoryRecord> & { batches(): AsyncIterab
         yield batch;
         watch.judged(batch.length);
         progress?.judged(batch.length);
+        forecast?.judged(batch.length);
       }
     },
   };

@@ -200,16 +200,24 @@ export function judgeSnapshot(historyPath: string, options: JudgeWorkerOptions, 
  * `paystorm check` and `report` of a history file: judged on a thread of its own at full priority,
  * within the judge's memory limit (judge-memory.ts), so that a history too long for it fails with
  * JudgeOutOfMemory rather than taking the process down. The reader's warnings go to `onWarning`;
- * how far it got, every `everyMs` of a long judgement, to `onProgress` (judge-progress.ts).
+ * how far it got, every `everyMs` of a long judgement, to `onProgress` (judge-progress.ts); a file
+ * foretold too long for the limit after its first `forecastAfter` records, to `onWarning` (JudgeFileForecast).
  */
 export function judgeFileOnThread(
   historyPath: string,
   options: JudgeWorkerOptions,
   memoryMb: number | undefined,
   onWarning: (message: string) => void,
-  progress: { onProgress?: (p: JudgeProgressReport) => void; everyMs?: number } = {},
+  progress: { onProgress?: (p: JudgeProgressReport) => void; everyMs?: number; forecastAfter?: number } = {},
 ): Promise<Summary> {
-  const data: JudgeWorkerData = { mode: 'file', historyPath, options, ...(memoryMb !== undefined ? { memoryMb } : {}), ...(progress.everyMs !== undefined ? { progressEveryMs: progress.everyMs } : {}) };
+  const data: JudgeWorkerData = {
+    mode: 'file',
+    historyPath,
+    options,
+    ...(memoryMb !== undefined ? { memoryMb } : {}),
+    ...(progress.everyMs !== undefined ? { progressEveryMs: progress.everyMs } : {}),
+    ...(progress.forecastAfter !== undefined ? { forecastAfter: progress.forecastAfter } : {}),
+  };
   return startJudge(data, { onWarning, ...(progress.onProgress ? { onProgress: progress.onProgress } : {}) }).summary;
 }
 

@@ -31,6 +31,8 @@ export interface JudgeWorkerData {
   memoryMb?: number;
   /** `file`: how often the thread says how far it got (judge-progress.ts; default JUDGE_PROGRESS_EVERY_MS). */
   progressEveryMs?: number;
+  /** `file`: records read before the file's length is foretold against the memory limit (judge-memory.ts JudgeFileForecast). */
+  forecastAfter?: number;
   /** `live`: hold off reading while the flag (load-pacer.ts) is 1, at most `maxHeldMs` behind the writer. */
   hold?: { flag: Int32Array; maxHeldMs: number };
 }
