@@ -141,8 +141,9 @@ export async function runScenarioSuite(history: HistoryWriter, s: RunSettings, s
     }
   });
   scope.onCleanup(async () => unsubscribeSafety());
-  // The planned length is known only when --duration sets it; otherwise show elapsed time alone.
-  const progress = new Progress({ clock, stream: io.stderr, ...(durationMs !== undefined ? { totalMs: durationMs } : {}) });
+  // The plan's length (the dashboard's too): --duration sets only the load scenarios' part of it, and
+  // a soak without it runs its own 30 minutes, which the progress line then shows.
+  const progress = new Progress({ clock, stream: io.stderr, totalMs: prepared.plan.totalMs });
   scope.live.plan(prepared.plan.totalMs, prepared.plan.line);
   const log = (m: string) => progress.log(m);
   const every = snapshotEveryMs(s, prepared.plan.totalMs);
