@@ -149,3 +149,29 @@ export function planSuite(i: PlanInput): SuitePlan {
   if (rest > 0) parts.push(`the rest ${minutes(rest)}`);
   return { totalMs, requests: out.reduce((a, x) => a + x.requests, 0), scenarios: out, line: `about ${minutes(totalMs)}: ${parts.join('; ')}` };
 }
+
+/** The caps a run stops at by itself (src/engine/run.ts RunCaps). */
+export interface PlannedCaps {
+  maxRequests: number;
+  maxDurationMs: number;
+}
+
+/**
+ * The run's caps: as given; else the defaults (2,000,000 requests, 4 h), stretched to a plan that
+ * goes past them with room to spare (a quarter more, and ten minutes): a 24-hour soak is not cut
+ * at 4 hours. A cap given below the plan stands, and `warnings` says where the run will stop.
+ */
+export function capsForPlan(plan: Pick<SuitePlan, 'totalMs' | 'requests'>, given: { maxRequests?: number; maxDurationMs?: number }, defaults: PlannedCaps): { caps: PlannedCaps; warnings: string[] } {
+  const warnings: string[] = [];
+  const roomMs = Math.ceil(plan.totalMs * 1.25 + 10 * 60_000);
+  const roomRequests = Math.ceil(plan.requests * 1.25);
+  const maxDurationMs = given.maxDurationMs ?? Math.max(defaults.maxDurationMs, plan.totalMs > defaults.maxDurationMs ? roomMs : 0);
+  const maxRequests = given.maxRequests ?? Math.max(defaults.maxRequests, plan.requests > defaults.maxRequests ? roomRequests : 0);
+  if (given.maxDurationMs !== undefined && plan.totalMs > given.maxDurationMs) {
+    warnings.push(`the plan (about ${minutes(plan.totalMs)}) is longer than --max-duration (${minutes(given.maxDurationMs)}): the run will stop there and be judged on what it measured. To run it whole: --max-duration ${Math.ceil(roomMs / 60_000)}m`);
+  }
+  if (given.maxRequests !== undefined && plan.requests > given.maxRequests) {
+    warnings.push(`the plan makes about ${Math.round(plan.requests).toLocaleString('en')} requests, more than --max-requests (${given.maxRequests.toLocaleString('en')}): the run will stop there and be judged on what it measured. To run it whole: --max-requests ${roomRequests}`);
+  }
+  return { caps: { maxRequests, maxDurationMs }, warnings };
+}

@@ -8,7 +8,7 @@ import { DEFAULT_SUITE, scenarioByName } from '../../scenarios/index.ts';
 import { snapshotEveryMs } from '../../src/cli/run-steps/judge.ts';
 import { JUDGE_BYTES_PER_REQUEST, judgeMemoryForecast } from '../../src/cli/live/judge-memory.ts';
 import { DEFAULT_ENV } from '../../scenarios/lib/rules.ts';
-import { planSuite, type PlanInput } from '../../src/cli/plan.ts';
+import { capsForPlan, planSuite, type PlanInput } from '../../src/cli/plan.ts';
 
 function input(o: { embedded: boolean; limit: number; windowMs: number; timeScale: number; webhooks: boolean; proxies?: string[] }): PlanInput {
   return {
@@ -104,5 +104,25 @@ describe("the judge's memory, forecast before the load", () => {
     const want = Number(/--judge-memory (\d+)\.$/.exec(roomy)![1]);
     expect(judgeMemoryForecast(45_360_000, want, 48_000)).toBeNull();
     expect(judgeMemoryForecast(45_360_000, 18_078, 24_000)).toMatch(/this machine has 23 GB: run it on one with about 31 GB or more, or make it shorter\.$/);
+  });
+});
+
+describe("the run's caps, from the plan", () => {
+  const defaults = { maxRequests: 2_000_000, maxDurationMs: 4 * 60 * min };
+  it('a plan within the defaults keeps them; a longer one stretches them with room, so a 24-hour soak is not cut at 4 hours', () => {
+    expect(capsForPlan({ totalMs: 30 * min, requests: 40_000 }, {}, defaults)).toEqual({ caps: defaults, warnings: [] });
+    const day = capsForPlan({ totalMs: 24 * 60 * min, requests: 45_360_000 }, {}, defaults);
+    expect(day.warnings).toEqual([]);
+    expect(day.caps.maxDurationMs).toBe(30 * 60 * min + 10 * min);
+    expect(day.caps.maxRequests).toBe(Math.ceil(45_360_000 * 1.25));
+  });
+  it('a cap given below the plan stands, and the run says where it will stop and what would run it whole', () => {
+    const r = capsForPlan({ totalMs: 5 * 60 * min, requests: 3_000_000 }, { maxDurationMs: 4 * 60 * min, maxRequests: 2_500_000 }, defaults);
+    expect(r.caps).toEqual({ maxDurationMs: 4 * 60 * min, maxRequests: 2_500_000 });
+    expect(r.warnings).toEqual([
+      'the plan (about 300 min) is longer than --max-duration (240 min): the run will stop there and be judged on what it measured. To run it whole: --max-duration 385m',
+      'the plan makes about 3,000,000 requests, more than --max-requests (2,500,000): the run will stop there and be judged on what it measured. To run it whole: --max-requests 3750000',
+    ]);
+    expect(capsForPlan({ totalMs: 5 * 60 * min, requests: 3_000_000 }, { maxDurationMs: 6 * 60 * min, maxRequests: 4_000_000 }, defaults).warnings).toEqual([]);
   });
 });

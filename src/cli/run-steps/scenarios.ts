@@ -13,7 +13,7 @@ import type { FaultPlan } from '../chaos-setup.ts';
 import { parseDuration } from '../duration.ts';
 import { embeddedChallengeTimeoutMs, embeddedWebhookPaths } from '../embedded.ts';
 import { SANDBOX_REFUND_FAIL_AMOUNT } from '../../target/options.ts';
-import { planSuite } from '../plan.ts';
+import { capsForPlan, planSuite, type PlannedCaps } from '../plan.ts';
 import { EMBEDDED_WEBHOOK_BASE_PATH, RUN_DEFAULTS, WEBHOOK_FAIL_SHARE_DEFAULT, type RunSettings } from './settings.ts';
 import type { RunIo, RunScope } from './scope.ts';
 import type { OpenedChaos } from './chaos.ts';
@@ -30,6 +30,8 @@ export interface PreparedScenarios {
   challengeTimeoutMs: number | undefined;
   /** How long the suite will take and why (the plan line). */
   plan: { totalMs: number; line: string };
+  /** Where the run stops by itself: --max-requests and --max-duration, or the defaults stretched to the plan (capsForPlan). */
+  caps: PlannedCaps;
 }
 
 function keyInfo(k: ParsedKey, directApi?: boolean, shared?: boolean): KeyInfo {
@@ -66,6 +68,8 @@ export function prepareScenarios(s: RunSettings, target: ProbedTarget, receiver:
     faultRun: { timeScale, embedded, ...(durationMs !== undefined ? { durationMs } : {}) },
   });
   io.stderr.write(`paystorm: plan: ${plan.line}\n`);
+  const { caps, warnings } = capsForPlan(plan, { ...(cfg.maxRequests !== undefined ? { maxRequests: cfg.maxRequests } : {}), ...(cfg.maxDuration !== undefined ? { maxDurationMs: s.maxDurationMs } : {}) }, { maxRequests: RUN_DEFAULTS.maxRequests, maxDurationMs: RUN_DEFAULTS.maxDurationMs });
+  for (const w of warnings) io.stderr.write(`paystorm: ${w}\n`);
   // A soak longer than its judge can hold: said now, not hours in (HeapWatch warns at 80% on the way).
   const memory = judgeMemoryForecast(plan.requests, s.judgeMemoryMb);
   if (memory) io.stderr.write(`paystorm: ${memory}\n`);
@@ -73,7 +77,7 @@ export function prepareScenarios(s: RunSettings, target: ProbedTarget, receiver:
   // Embedded: the service's own challenge expiry, scaled.
   const challengeTimeoutMs =
     cfg.challengeTimeout !== undefined ? parseDuration(cfg.challengeTimeout, '--challenge-timeout') : embedded ? (s.variant?.options.challengeExpiryMs ?? embeddedChallengeTimeoutMs(timeScale)) : undefined;
-  return { keys, env, settleBoundMs, challengeTimeoutMs, plan: { totalMs: plan.totalMs, line: plan.line } };
+  return { keys, env, settleBoundMs, challengeTimeoutMs, plan: { totalMs: plan.totalMs, line: plan.line }, caps };
 }
 
 /** What the run record and the load are made from: the earlier steps' outputs. */
@@ -155,7 +159,7 @@ export async function runScenarioSuite(history: HistoryWriter, s: RunSettings, s
     cards: s.cards,
     clock,
     writer: history,
-    caps: { maxRequests: cfg.maxRequests ?? RUN_DEFAULTS.maxRequests, maxDurationMs: s.maxDurationMs },
+    caps: prepared.caps,
     seed: s.seed,
     timeScale: s.timeScale,
     signal: io.signal ? AbortSignal.any([io.signal, safety.signal]) : safety.signal,
