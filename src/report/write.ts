@@ -12,6 +12,7 @@ import { renderHtml } from './html/render.ts';
 import { renderJUnit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
 import { redactSummary } from './redact.ts';
+import { withBoundedTimeline } from './bound.ts';
 import { REPRO_DIR, writeRepros } from '../repro/generate.ts';
 import { historyFileIn } from '../history/format.ts';
 
@@ -30,10 +31,12 @@ export const SNAPSHOT_FILES = ['summary.json', 'report.html'] as const;
 /**
  * The verdict so far of a run still going (`snapshot` set, `snapshotAtMs`: run time): summary.json
  * and report.html in its directory, each written whole then renamed over the old one, so a run
- * killed at any moment leaves its last snapshot readable. The final reports replace them.
+ * killed at any moment leaves its last snapshot readable. The final reports replace them. Past an
+ * hour, the snapshot's timeline is in buckets of whole seconds (bound.ts); the final one has every second.
  */
 export async function writeSnapshot(runDir: string, summary: Summary, atMs: number): Promise<string[]> {
-  const valid = redactSummary(summarySchema.parse({ ...summary, snapshot: true, snapshotAtMs: Math.round(atMs) }));
+  // Written while the load runs, on its thread: a long run's timeline goes in buckets (bound.ts MAX_SNAPSHOT_POINTS).
+  const valid = redactSummary(summarySchema.parse({ ...withBoundedTimeline(summary), snapshot: true, snapshotAtMs: Math.round(atMs) }));
   const contents: Record<(typeof SNAPSHOT_FILES)[number], string> = { 'summary.json': JSON.stringify(valid, null, 2) + '\n', 'report.html': renderHtml(valid) };
   await makeDirs(runDir);
   const files: string[] = [];

@@ -14,6 +14,8 @@ import { writeRecords } from '../../src/history/records-file.ts';
 import { check } from '../../src/oracle/check.ts';
 import type { Summary } from '../../src/spec/index.ts';
 import { REPO_ROOT } from '../../scripts/corpus/corpus.ts';
+import { MAX_SNAPSHOT_POINTS } from '../../src/report/bound.ts';
+import { ex, runRec } from '../oracle/fixtures.ts';
 
 let work = '';
 beforeAll(() => {
@@ -57,6 +59,34 @@ describe('LiveJudge.snapshot', () => {
       // Gone once it gave its verdict: no snapshot, and no wait for one.
       expect(judge.gone).toBe(true);
       expect(await judge.snapshot()).toBeNull();
+    } finally {
+      await judge.terminate();
+    }
+  }, 60_000);
+});
+
+describe("a long run's snapshot", () => {
+  it("carries at most an hour's worth of timeline points, in buckets of whole seconds; the final verdict every second", async () => {
+    // Two hours of run time, a request every 10 s: 7,200 timeline seconds.
+    const run = runRec();
+    const body: HistoryRecord[] = [run, ...Array.from({ length: 720 }, (_, i) => ex({ seq: i + 1, t: i * 10_000, dur: 20, op: 'list' }))];
+    const path = join(work, 'two-hours.bin.gz');
+    const judge = new LiveJudge(path, { thresholds: [], scenarioThresholds: {} }, {}, { pollMs: 20, yieldToLoad: false });
+    try {
+      await writeRecords(path, body);
+      let sofar: Summary | null = null;
+      const deadline = Date.now() + 30_000;
+      while (Date.now() < deadline && (sofar?.metrics.requests ?? 0) < 720) {
+        sofar = await judge.snapshot();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const timeline = sofar!.metrics.timeline as { t: number; requests: number }[];
+      expect(timeline.length).toBeLessThanOrEqual(MAX_SNAPSHOT_POINTS);
+      expect(timeline[1].t - timeline[0].t).toBe(2);
+      // Per second still: 720 requests over about 7,200 seconds (the last bucket may hold one second, its mean that one).
+      expect(Math.abs(timeline.reduce((a, p) => a + p.requests, 0) * 2 - 720)).toBeLessThanOrEqual(2);
+      const final = await judge.close(false);
+      expect((final.metrics.timeline as unknown[]).length).toBeGreaterThan(7_000);
     } finally {
       await judge.terminate();
     }

@@ -51,3 +51,26 @@ describe('chart data', () => {
     expect(readMetrics({ timeline: [{ t: 3, latency: { create: { p50: 5 } } }] }).timeline[0].latency.create).toEqual({ p50: 5, p99: 0, count: 0 });
   });
 });
+
+describe("report.html's charts of a long run", () => {
+  const point = (t: number, p99: number) => ({ t, requests: 500, s2xx: 499, s4xx: 1, s5xx: 0, s429: 0, failures: 0, inFlight: 2, latency: { create: { p50: 10, p99, count: 500 } } });
+  const summaryOf = (seconds: number) => {
+    const s = fixtureSummary();
+    const timeline = Array.from({ length: seconds }, (_, t) => point(t, t === 50_003 ? 9000 : 30));
+    return { s: { ...s, duration_ms: seconds * 1000 }, m: { ...readMetrics(s.metrics), timeline, durationMs: seconds * 1000 } };
+  };
+  it('a run up to 4 hours keeps every second', () => {
+    const { s, m } = summaryOf(4 * 3600);
+    expect(buildCharts(s, m)[0].x).toHaveLength(4 * 3600);
+  });
+  it('a 24-hour soak is charted in buckets of whole seconds: at most 14,400 points, rates per second kept, a p99 spike kept', () => {
+    const { s, m } = summaryOf(24 * 3600);
+    const [throughput, latency] = buildCharts(s, m);
+    expect(throughput.x.length).toBeLessThanOrEqual(14_400);
+    expect(throughput.x.length).toBeGreaterThan(14_000);
+    expect(throughput.x[1] - throughput.x[0]).toBe(6);
+    expect(throughput.series.find((x) => x.label === 'requests')!.values.every((v) => v === 500)).toBe(true);
+    expect(Math.max(...(latency.series.find((x) => x.label === 'p99')!.values as number[]))).toBe(9000);
+    expect(throughput.xMax).toBe(24 * 3600);
+  });
+});

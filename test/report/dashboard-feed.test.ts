@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { LiveRun } from '../../src/engine/index.ts';
 import { HISTORY_VERSION, type ExchangeRecord, type FaultRecord } from '../../src/history/index.ts';
 import { DashboardFeed, EXAMPLES_PER_INVARIANT } from '../../src/report/dashboard/feed.ts';
-import { boundRateSamples, boundTimeline } from '../../src/report/dashboard/bound.ts';
+import { boundRateSamples, boundTimeline } from '../../src/report/bound.ts';
 import type { RateSample, TimelinePoint } from '../../src/spec/scenario.ts';
 import type { Operation } from '../../src/spec/operations.ts';
 import { fixtureSummary } from './fixture.ts';

@@ -18,6 +18,7 @@ import { judge } from '../../oracle/judge.ts';
 import { K6Feed } from './k6-feed.ts';
 import { HeapWatch, JudgeFileForecast } from './judge-memory.ts';
 import { JudgeProgress } from './judge-progress.ts';
+import { withBoundedTimeline } from '../../report/bound.ts';
 import type { HistoryRecord } from '../../history/index.ts';
 import { isHeld } from './load-pacer.ts';
 import type { FromJudge, JudgeWorkerData, ToJudge } from './protocol.ts';
@@ -50,7 +51,11 @@ port.on('message', (m: ToJudge) => {
     interrupted = m.close.interrupted;
     closed = true;
   } else if ('follow' in m) pathSent(m.follow.historyPath);
-  else if ('snapshot' in m) post({ snapshot: { id: m.snapshot.id, summary: interim.result?.()?.summary ?? null } });
+  else if ('snapshot' in m) {
+    // Bounded here: the run's thread, which receives and writes it, is the load's (bound.ts MAX_SNAPSHOT_POINTS).
+    const summary = interim.result?.()?.summary ?? null;
+    post({ snapshot: { id: m.snapshot.id, summary: summary && withBoundedTimeline(summary) } });
+  }
   else if (k6) k6.take(m);
 });
 

@@ -10,7 +10,7 @@ import type { Evidence, Summary } from '../../spec/summary.ts';
 import { chartsFor, faultBands, type ChartSpec, type FaultWindow } from '../html/chart-data.ts';
 import { redactSecrets } from '../redact.ts';
 import { verdictReason } from '../verdict.ts';
-import { boundRateSamples, boundTimeline } from './bound.ts';
+import { boundRateSamples, boundTimeline } from '../bound.ts';
 
 /** Fault windows kept for the charts' shading (the newest). */
 const MAX_FAULTS = 500;

@@ -6,6 +6,7 @@
 import { OPERATIONS } from '../../spec/operations.ts';
 import type { RunMetrics } from '../../spec/scenario.ts';
 import type { Summary } from '../../spec/summary.ts';
+import { boundTimeline, MAX_REPORT_POINTS } from '../bound.ts';
 
 export interface SeriesSpec {
   label: string;
@@ -165,9 +166,9 @@ export function rateCharts(m: RunMetrics, faults: FaultBand[]): ChartSpec[] {
   });
 }
 
-/** Every chart of the report, in page order. Charts with no x values are still listed: the page shows "no data". */
+/** Every chart of the report, in page order (a run past 4 hours charted in buckets of whole seconds: bound.ts). Charts with no x values are still listed: the page shows "no data". */
 export function buildCharts(summary: Summary, m: RunMetrics): ChartSpec[] {
-  return chartsFor(m, faultBands(summary), Math.max(summary.duration_ms, m.durationMs) / 1000);
+  return chartsFor({ ...m, timeline: boundTimeline(m.timeline, MAX_REPORT_POINTS) }, faultBands(summary), Math.max(summary.duration_ms, m.durationMs) / 1000);
 }
 
 /** The charts of `m`, every one spanning at least `spanS` seconds (the run's length), its faults and its data. */

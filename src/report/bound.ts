@@ -1,16 +1,26 @@
 /**
- * Keeps the live page's data bounded whatever the run's length: a 4-hour soak has 14,400 timeline
- * seconds, and the page is sent the series every few seconds. Past `max` points the timeline is
- * merged into buckets of k whole seconds (aligned on multiples of k, so a bucket does not move
- * between updates): counts and in-flight become per-second means, so the y axis still reads "per
- * second"; a bucket's p50 is the count-weighted mean of its seconds' p50s and its p99 their
- * maximum (a spike is never averaged away). Rate-limit samples are thinned per key.
- * The final report keeps every second.
+ * Keeps charted series bounded whatever the run's length: a 4-hour soak has 14,400 timeline
+ * seconds, and the live page is sent the series every few seconds; a 24-hour soak's report.html
+ * would embed 86,400 points a series. Past `max` points the timeline is merged into buckets of k
+ * whole seconds (aligned on multiples of k, so a bucket does not move between updates): counts and
+ * in-flight become per-second means, so the y axis still reads "per second"; a bucket's p50 is the
+ * count-weighted mean of its seconds' p50s and its p99 their maximum (a spike is never averaged
+ * away). Rate-limit samples are thinned per key. The live page keeps MAX_LIVE_POINTS, report.html
+ * MAX_REPORT_POINTS (every second of a run up to 4 hours), a snapshot MAX_SNAPSHOT_POINTS; the final
+ * summary.json keeps every second.
  */
-import type { RateSample, TimelinePoint } from '../../spec/scenario.ts';
+import type { RateSample, TimelinePoint } from '../spec/scenario.ts';
 
 /** Most timeline points (and rate samples per key) the page is sent. */
 export const MAX_LIVE_POINTS = 600;
+/** Most timeline points report.html charts: every second of 4 hours (about 5 MB of page); a longer run's in buckets of whole seconds. */
+export const MAX_REPORT_POINTS = 14_400;
+/**
+ * Most timeline points a snapshot's summary.json and report.html carry: every second of an hour.
+ * A snapshot is written while the load runs, on its thread: a 24-hour soak's 86,400 seconds took
+ * it 7-10 s each time, the load stalled the while. The final reports carry every second.
+ */
+export const MAX_SNAPSHOT_POINTS = 3_600;
 
 const round2 = (v: number) => Math.round(v * 100) / 100;
 
@@ -84,4 +94,11 @@ export function boundRateSamples(samples: readonly RateSample[], max = MAX_LIVE_
     }
   }
   return out.sort((a, b) => a.t - b.t);
+}
+
+/** A summary with its metrics' timeline bounded to `max` points (a snapshot's: MAX_SNAPSHOT_POINTS); the same summary when it is within it. */
+export function withBoundedTimeline<S extends { metrics: Record<string, unknown> }>(summary: S, max = MAX_SNAPSHOT_POINTS): S {
+  const timeline = summary.metrics.timeline;
+  if (!Array.isArray(timeline) || timeline.length <= max) return summary;
+  return { ...summary, metrics: { ...summary.metrics, timeline: boundTimeline(timeline as TimelinePoint[], max) } };
 }
