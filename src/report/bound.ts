@@ -44,31 +44,40 @@ export function boundTimeline(points: readonly TimelinePoint[], max = MAX_LIVE_P
 
 /** One point for the k-second bucket these seconds fall in (the metrics' timeline has a point for every second, zeros included). */
 function mergeSeconds(seconds: readonly TimelinePoint[], k: number): TimelinePoint {
-  const mean = (pick: (p: TimelinePoint) => number) => round2(seconds.reduce((a, p) => a + pick(p), 0) / seconds.length);
-  const latency: TimelinePoint['latency'] = {};
-  const ops = new Set(seconds.flatMap((p) => Object.keys(p.latency)));
-  for (const op of ops) {
-    let count = 0;
-    let p50 = 0;
-    let p99 = 0;
-    for (const p of seconds) {
+  // One pass (it runs for every bucket of every update of the live page): sums in the seconds' order,
+  // operations in the order they first appear.
+  let requests = 0, s2xx = 0, s4xx = 0, s5xx = 0, s429 = 0, failures = 0, inFlight = 0;
+  const ops = new Map<string, { count: number; p50: number; p99: number }>();
+  for (const p of seconds) {
+    requests += p.requests;
+    s2xx += p.s2xx;
+    s4xx += p.s4xx;
+    s5xx += p.s5xx;
+    s429 += p.s429;
+    failures += p.failures;
+    inFlight += p.inFlight;
+    for (const op in p.latency) {
+      let acc = ops.get(op);
+      if (!acc) ops.set(op, (acc = { count: 0, p50: 0, p99: 0 }));
       const l = p.latency[op];
       if (!l || l.count === 0) continue;
-      count += l.count;
-      p50 += l.p50 * l.count;
-      p99 = Math.max(p99, l.p99);
+      acc.count += l.count;
+      acc.p50 += l.p50 * l.count;
+      acc.p99 = Math.max(acc.p99, l.p99);
     }
-    if (count > 0) latency[op] = { p50: round2(p50 / count), p99, count };
   }
+  const latency: TimelinePoint['latency'] = {};
+  for (const [op, acc] of ops) if (acc.count > 0) latency[op] = { p50: round2(acc.p50 / acc.count), p99: acc.p99, count: acc.count };
+  const n = seconds.length;
   return {
     t: Math.floor(seconds[0].t / k) * k,
-    requests: mean((p) => p.requests),
-    s2xx: mean((p) => p.s2xx),
-    s4xx: mean((p) => p.s4xx),
-    s5xx: mean((p) => p.s5xx),
-    s429: mean((p) => p.s429),
-    failures: mean((p) => p.failures),
-    inFlight: mean((p) => p.inFlight),
+    requests: round2(requests / n),
+    s2xx: round2(s2xx / n),
+    s4xx: round2(s4xx / n),
+    s5xx: round2(s5xx / n),
+    s429: round2(s429 / n),
+    failures: round2(failures / n),
+    inFlight: round2(inFlight / n),
     latency,
   };
 }

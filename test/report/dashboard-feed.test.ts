@@ -173,3 +173,48 @@ describe('bounded live series', () => {
     expect(b.map((s) => s.t)).toEqual([...b.map((s) => s.t)].sort((x, y) => x - y));
   });
 });
+
+describe('boundTimeline, against the plain reading of its rule', () => {
+  // The rule as first written (a pass per field and a set of operations per bucket): the one-pass merge must give exactly this.
+  const r2 = (v: number) => Math.round(v * 100) / 100;
+  function reference(points: TimelinePoint[], max: number): TimelinePoint[] {
+    if (points.length <= max) return points;
+    const k = Math.ceil((points[points.length - 1].t - points[0].t + 1) / max);
+    const buckets = new Map<number, TimelinePoint[]>();
+    for (const p of points) {
+      const b = Math.floor(p.t / k);
+      if (!buckets.has(b)) buckets.set(b, []);
+      buckets.get(b)!.push(p);
+    }
+    return [...buckets.values()].map((sec) => {
+      const mean = (pick: (p: TimelinePoint) => number) => r2(sec.reduce((a, p) => a + pick(p), 0) / sec.length);
+      const latency: TimelinePoint['latency'] = {};
+      for (const op of new Set(sec.flatMap((p) => Object.keys(p.latency)))) {
+        let count = 0, p50 = 0, p99 = 0;
+        for (const p of sec) {
+          const l = p.latency[op];
+          if (!l || l.count === 0) continue;
+          count += l.count;
+          p50 += l.p50 * l.count;
+          p99 = Math.max(p99, l.p99);
+        }
+        if (count > 0) latency[op] = { p50: r2(p50 / count), p99, count };
+      }
+      return { t: Math.floor(sec[0].t / k) * k, requests: mean((p) => p.requests), s2xx: mean((p) => p.s2xx), s4xx: mean((p) => p.s4xx), s5xx: mean((p) => p.s5xx), s429: mean((p) => p.s429), failures: mean((p) => p.failures), inFlight: mean((p) => p.inFlight), latency };
+    });
+  }
+  it('gives the same points on random timelines (operations appearing late, zero counts, fractions)', () => {
+    let x = 7;
+    const rand = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let round = 0; round < 20; round++) {
+      const ops = ['create', 'retrieve', 'list', 'refund', 'submit_hpp'];
+      const points: TimelinePoint[] = Array.from({ length: 500 + Math.floor(rand() * 3000) }, (_, t) => {
+        const latency: TimelinePoint['latency'] = {};
+        for (const op of ops) if (rand() < 0.6) latency[op] = { p50: Math.round(rand() * 5000) / 100, p99: Math.round(rand() * 90000) / 100, count: rand() < 0.1 ? 0 : Math.floor(rand() * 50) };
+        return { t, requests: Math.floor(rand() * 300), s2xx: Math.floor(rand() * 300), s4xx: Math.floor(rand() * 9), s5xx: Math.floor(rand() * 3), s429: Math.floor(rand() * 5), failures: Math.floor(rand() * 2), inFlight: Math.round(rand() * 1000) / 100, latency };
+      });
+      const max = 50 + Math.floor(rand() * 600);
+      expect(boundTimeline(points, max)).toEqual(reference(points, max));
+    }
+  });
+});
