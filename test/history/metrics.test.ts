@@ -13,7 +13,7 @@ import { seededRandom } from '../../src/engine/index.ts';
 import { type CanonicalPayment, type PaymentStatus } from '../../src/spec/index.ts';
 import { HISTORY_VERSION, type ExchangeRecord, type FaultRecord, type RunRecord, type WebhookRecord } from '../../src/history/index.ts';
 import { exchangeRecord } from '../history-file.ts';
-import { pay } from '../oracle/fixtures.ts';
+import { ex as exRec, pay } from '../oracle/fixtures.ts';
 
 const payment = (id: string, status: PaymentStatus): CanonicalPayment => pay({ id, status });
 
@@ -226,5 +226,27 @@ describe('bounded state', () => {
     replay.add({ v: 1, kind: 'end', tEnd: 10, wall: 0, complete: true, reason: 'done', requests: 0, dropped: 5 });
     expect(live.snapshot().dropped).toBe(5);
     expect(replay.snapshot().dropped).toBe(5);
+  });
+});
+
+describe("the live page's view of the metrics (liveView)", () => {
+  it("gives the timeline and rate samples snapshot() gives, seconds still open and gaps included, and the counts", () => {
+    const m = new MetricsAggregator();
+    let seq = 0;
+    const ops = ['create', 'retrieve', 'list'] as const;
+    for (let s = 0; s < 400; s++) {
+      if (s % 37 === 5) continue; // a second without an answer: a zero point
+      for (const op of ops) m.add(exRec({ seq: ++seq, t: s * 1000 + 50, dur: 10 + (s % 13) * 40, op, status: s % 50 === 0 ? 429 : 200 }));
+    }
+    // A slow request spanning many earlier seconds (in flight across them), and the newest seconds still open.
+    m.add(exRec({ seq: ++seq, t: 300_000, dur: 95_000, op: 'create' }));
+    const live = m.liveView();
+    const snap = m.snapshot();
+    expect(live.timeline).toEqual(snap.timeline);
+    expect(live.rate).toEqual(snap.rate);
+    expect({ requests: live.requests, dropped: live.dropped, failures: live.failures, durationMs: live.durationMs }).toEqual({ requests: snap.requests, dropped: snap.dropped, failures: snap.failures, durationMs: snap.durationMs });
+    // And again after more records: the view follows them.
+    m.add(exRec({ seq: ++seq, t: 401_000, dur: 5, op: 'list' }));
+    expect(m.liveView().timeline).toEqual(m.snapshot().timeline);
   });
 });

@@ -193,7 +193,8 @@ export class DashboardFeed {
 
   state(): DashboardState {
     const now = this.opts.clock.now();
-    const m = this.metrics.snapshot();
+    // The timeline as it stands, not a copy of every second (the points are read, never changed here).
+    const m = { ...this.metrics.liveView(), latency: {}, trends: {} };
     // While the load runs, the second now under way is not complete: leave it out (it would dip).
     const timeline = this.status === 'running' || this.status === 'starting' ? m.timeline.filter((p) => p.t < Math.floor(now / 1000)) : m.timeline;
     const total = (pick: (p: (typeof timeline)[number]) => number) => timeline.reduce((a, p) => a + pick(p), 0);
