@@ -419,19 +419,9 @@ export class MetricsAggregator {
       latency[op] = {};
       for (const [cls, h] of byClass) latency[op][cls] = summarizeHistogram(h);
     }
-    const timeline: TimelinePoint[] = [];
-    let last = -1;
-    for (const s of this.seconds.keys()) if (s > last) last = s;
-    for (let s = 0; s <= last; s++) {
-      const st = this.seconds.get(s);
-      if (!st) {
-        timeline.push({ t: s, requests: 0, s2xx: 0, s4xx: 0, s5xx: 0, s429: 0, failures: 0, inFlight: 0, latency: {} });
-        continue;
-      }
-      if (st.hists) this.summarizeSecond(st);
-      timeline.push({ ...st.point, latency: { ...st.point.latency }, inFlight: Math.round((st.busyMs / 1000) * 100) / 100 });
-    }
-    const rate = this.rateSamples();
+    // The live view's points, copied: a snapshot outlives the aggregator's later records.
+    const { timeline: points, rate } = this.liveView();
+    const timeline = points.map((p) => ({ ...p, latency: { ...p.latency } }));
     const trends: RunMetrics['trends'] = {};
     for (const [name, h] of this.trends) {
       if (h.totalCount === 0) continue;
