@@ -10,8 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeSyntheticHistory } from '../../bench/lib/synthetic-history.ts';
 import { judgeHistoryFile } from '../../src/cli/judge-run.ts';
-import { JudgeProgress, judgeProgressLine, type JudgeProgressReport } from '../../src/cli/live/judge-progress.ts';
-import { k6ReadProgress } from '../../src/cli/commands/check.ts';
+import { JudgeProgress, judgeProgressLine, k6ReadProgress, type JudgeProgressReport } from '../../src/cli/live/judge-progress.ts';
 import { k6SourceOf } from '../../src/history/k6-history.ts';
 import { describeWithShared, sharedPath } from '../shared-files.ts';
 

@@ -1,6 +1,5 @@
 /** `paystorm check <run-dir | history file | k6 output>`: re-runs the oracle over a saved history, or judges a k6 run. */
-import { basename, dirname } from 'node:path';
-import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { PaystormCommand } from './types.ts';
 import { historyFileOf, judgeHistoryFile, judgeRecords, unjudgedRecords } from '../judge-run.ts';
 import { judgeMemoryMbOf } from '../live/judge-memory.ts';
@@ -9,7 +8,7 @@ import { scenarioByName } from '../../../scenarios/index.ts';
 import { K6FollowingJudge } from '../live/live-judge.ts';
 import { k6SourceOf } from '../../history/k6-history.ts';
 import { makeDirsSync } from '../../history/dirs.ts';
-import { JudgeProgress, judgeProgressLine } from '../live/judge-progress.ts';
+import { k6ReadProgress } from '../live/judge-progress.ts';
 
 export const checkCommand: PaystormCommand = {
   command: 'check <path>',
@@ -69,20 +68,3 @@ export const checkCommand: PaystormCommand = {
   },
 };
 
-/** k6 output read and judged on the way: how far the read got, a line every so often (judge-progress.ts). */
-export function k6ReadProgress(path: string, everyMs?: number, stderr: (text: string) => void = (t) => process.stderr.write(t)): (lines: number, bytesRead: number) => void {
-  let size = 0;
-  try {
-    size = statSync(path).size;
-  } catch {
-    /* judged without the share */
-  }
-  let bytes = 0;
-  let seen = 0;
-  const progress = new JudgeProgress((p) => stderr(`paystorm: ${judgeProgressLine(p, basename(path), 'lines of k6 output')}\n`), size, () => bytes, everyMs);
-  return (lines, bytesRead) => {
-    bytes = bytesRead;
-    progress.judged(lines - seen);
-    seen = lines;
-  };
-}

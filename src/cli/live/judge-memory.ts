@@ -140,17 +140,26 @@ export const JUDGE_BYTES_PER_RECORD = 460;
  * limit, where HeapWatch warns): how much it needs and where it would stop. Null when it fits.
  */
 export function judgeMemoryForecast(requests: number, limitMb: number, machineMb = machineMemoryMb()): string | null {
-  const needMb = (requests * JUDGE_BYTES_PER_REQUEST) / MB;
-  if (needMb <= JUDGE_MEMORY_WARN_SHARE * limitMb) return null;
-  const fits = Math.floor((JUDGE_MEMORY_WARN_SHARE * limitMb * MB) / JUDGE_BYTES_PER_REQUEST);
+  const over = overLimit(requests, JUDGE_BYTES_PER_REQUEST, limitMb);
+  if (!over) return null;
   const gb = sizeOfMb;
   const count = countOf;
-  const want = Math.ceil(needMb / JUDGE_MEMORY_WARN_SHARE);
-  const fix = want <= machineMb ? `give it --judge-memory ${want}` : `this machine has ${gb(machineMb)}: run it on one with about ${gb(want)} or more, or make it shorter`;
+  const fix = over.wantMb <= machineMb ? `give it --judge-memory ${over.wantMb}` : `this machine has ${gb(machineMb)}: run it on one with about ${gb(over.wantMb)} or more, or make it shorter`;
   return (
-    `this run plans about ${count(requests)} requests, and the judge keeps about ${JUDGE_BYTES_PER_REQUEST} bytes a request (docs/oracle.md, Memory): about ${gb(needMb)}, ` +
-    `more than it can use of its ${gb(limitMb)} limit (--judge-memory). Past about ${count(fits)} requests it would stop, and the invariants would be "error" (the metrics are kept): ${fix}.`
+    `this run plans about ${count(requests)} requests, and the judge keeps about ${JUDGE_BYTES_PER_REQUEST} bytes a request (docs/oracle.md, Memory): about ${gb(over.needMb)}, ` +
+    `more than it can use of its ${gb(limitMb)} limit (--judge-memory). Past about ${count(over.fits)} requests it would stop, and the invariants would be "error" (the metrics are kept): ${fix}.`
   );
+}
+
+/**
+ * `n` things (requests, records) at `bytesEach` against a limit of `limitMb`: null when they fit in
+ * the share of it a judge can use (JUDGE_MEMORY_WARN_SHARE, where HeapWatch warns); else the MB they
+ * need, how many fit, and the limit they would fit in.
+ */
+function overLimit(n: number, bytesEach: number, limitMb: number): { needMb: number; fits: number; wantMb: number } | null {
+  const needMb = (n * bytesEach) / MB;
+  if (needMb <= JUDGE_MEMORY_WARN_SHARE * limitMb) return null;
+  return { needMb, fits: Math.floor((JUDGE_MEMORY_WARN_SHARE * limitMb * MB) / bytesEach), wantMb: Math.ceil(needMb / JUDGE_MEMORY_WARN_SHARE) };
 }
 
 /**
@@ -179,15 +188,13 @@ export class JudgeFileForecast {
     if (read <= 0) return;
     this.said = true;
     const total = (this.records * this.fileBytes) / Math.min(read, this.fileBytes);
-    const needMb = (total * JUDGE_BYTES_PER_RECORD) / MB;
-    if (needMb <= JUDGE_MEMORY_WARN_SHARE * this.limitMb) return;
-    const fits = Math.floor((JUDGE_MEMORY_WARN_SHARE * this.limitMb * MB) / JUDGE_BYTES_PER_RECORD);
-    const want = Math.ceil(needMb / JUDGE_MEMORY_WARN_SHARE);
+    const over = overLimit(total, JUDGE_BYTES_PER_RECORD, this.limitMb);
+    if (!over) return;
     const gb = sizeOfMb;
     const count = countOf;
     this.warn(
-      `this history holds about ${count(total)} records (from the first ${this.records.toLocaleString('en')} and the share of the file they took); the judge keeps about ${JUDGE_BYTES_PER_RECORD} bytes a record (docs/oracle.md, Memory): about ${gb(needMb)}, ` +
-        `more than it can use of its ${gb(this.limitMb)} limit (--judge-memory ${this.limitMb}). It would stop at about ${count(fits)} and judge no invariant; to judge them, stop now and give it --judge-memory ${want}${want > machineMemoryMb() ? ' on a machine with that much' : ''}.`,
+      `this history holds about ${count(total)} records (from the first ${this.records.toLocaleString('en')} and the share of the file they took); the judge keeps about ${JUDGE_BYTES_PER_RECORD} bytes a record (docs/oracle.md, Memory): about ${gb(over.needMb)}, ` +
+        `more than it can use of its ${gb(this.limitMb)} limit (--judge-memory ${this.limitMb}). It would stop at about ${count(over.fits)} and judge no invariant; to judge them, stop now and give it --judge-memory ${over.wantMb}${over.wantMb > machineMemoryMb() ? ' on a machine with that much' : ''}.`,
     );
   }
 }

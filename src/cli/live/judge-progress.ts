@@ -5,6 +5,8 @@
  * the file's bytes read (for k6 output, the main thread counts the lines it read and hands on);
  * every so often the command prints one line to stderr with what is left.
  */
+import { statSync } from 'node:fs';
+import { basename } from 'node:path';
 
 /** The first line after this long (shorter judgements print none), then one each as long again (ms). */
 export const JUDGE_PROGRESS_EVERY_MS = 20_000;
@@ -58,4 +60,28 @@ export function judgeProgressLine(p: JudgeProgressReport, file: string, what = '
   const share = p.bytesRead / p.fileBytes;
   const left = share >= 1 ? 'the file is read; the invariants conclude' : `about ${duration((p.elapsedMs * (1 - share)) / share)} left to read and judge the rest`;
   return `${done}, ${Math.floor(share * 100)}% of the file; ${left}`;
+}
+
+/** The file's size in bytes; 0 when it cannot be read (the progress then says no share). */
+export function fileSizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * k6 output read (and judged on the way) on the main thread: told the lines read and the file's
+ * bytes read after each chunk, it prints a progress line every so often, as a history file's judge does.
+ */
+export function k6ReadProgress(path: string, everyMs?: number, stderr: (text: string) => void = (t) => process.stderr.write(t)): (lines: number, bytesRead: number) => void {
+  let bytes = 0;
+  let seen = 0;
+  const progress = new JudgeProgress((p) => stderr(`paystorm: ${judgeProgressLine(p, basename(path), 'lines of k6 output')}\n`), fileSizeOf(path), () => bytes, everyMs);
+  return (lines, bytesRead) => {
+    bytes = bytesRead;
+    progress.judged(lines - seen);
+    seen = lines;
+  };
 }

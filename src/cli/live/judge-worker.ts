@@ -11,13 +11,12 @@
  */
 import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { statSync } from 'node:fs';
 import { readHistory, type HistoryFile } from '../../history/reader.ts';
 import { check, type CheckOptions, type InterimCheck } from '../../oracle/check.ts';
 import { judge } from '../../oracle/judge.ts';
 import { K6Feed } from './k6-feed.ts';
 import { HeapWatch, JudgeFileForecast } from './judge-memory.ts';
-import { JudgeProgress } from './judge-progress.ts';
+import { fileSizeOf, JudgeProgress } from './judge-progress.ts';
 import { withBoundedTimeline } from '../../report/bound.ts';
 import type { HistoryRecord } from '../../history/index.ts';
 import { isHeld } from './load-pacer.ts';
@@ -71,7 +70,7 @@ function holding(): { held?: () => boolean; maxHeldMs?: number } {
  */
 function watched(source: AsyncIterable<HistoryRecord> & { batches(): AsyncIterable<HistoryRecord[]> }, file?: HistoryFile): AsyncIterable<HistoryRecord> & { batches(): AsyncIterable<HistoryRecord[]> } {
   const watch = new HeapWatch((m) => post({ warning: m }), data.memoryMb);
-  const size = file ? fileSize(file.path) : 0;
+  const size = file ? fileSizeOf(file.path) : 0;
   const progress = file ? new JudgeProgress((p) => post({ progress: p }), size, () => file.bytesRead(), data.progressEveryMs) : null;
   const forecast = file && data.memoryMb !== undefined ? new JudgeFileForecast((m) => post({ warning: m }), data.memoryMb, size, () => file.bytesRead(), data.forecastAfter) : null;
   return {
@@ -85,14 +84,6 @@ function watched(source: AsyncIterable<HistoryRecord> & { batches(): AsyncIterab
       }
     },
   };
-}
-
-function fileSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
 }
 
 async function main(): Promise<void> {
