@@ -11,9 +11,10 @@ import { basename, join } from 'node:path';
 import { EXIT, PaystormError, type Summary } from '../spec/index.ts';
 import { HISTORY_FILES, historyFileIn, notAHistory, readHistory } from '../history/index.ts';
 import { check, checkUnjudged, type CheckOptions, type Unjudged } from '../oracle/index.ts';
-import { judgeFileOnThread, scenarioThresholdsOf } from './live/live-judge.ts';
+import { judgeFileOnThread, K6FollowingJudge, scenarioThresholdsOf } from './live/live-judge.ts';
+import { k6SourceOf, type K6Source } from '../history/k6-history.ts';
 import { JudgeOutOfMemory } from './live/judge-memory.ts';
-import { judgeProgressLine, type JudgeProgressReport } from './live/judge-progress.ts';
+import { judgeProgressLine, k6ReadProgress, type JudgeProgressReport } from './live/judge-progress.ts';
 import { SCENARIOS } from '../../scenarios/index.ts';
 
 export interface JudgeRunOptions extends CheckOptions {
@@ -78,4 +79,29 @@ export async function judgeHistoryFile(historyPath: string, judging: FileJudging
     const scenarioThresholds = (name: string) => (Object.hasOwn(options.scenarioThresholds, name) ? options.scenarioThresholds[name] : []);
     return unjudgedRecords(readHistory(historyPath, { onWarning: () => {} }), e.unjudged(historyPath), { ...options, scenarioThresholds }, stderr);
   }
+}
+
+/**
+ * k6 output judged as it is read (src/history/k6-history.ts): on a judge thread while the file
+ * is read, when the reader can foresee the run record and the order; else after the read, here.
+ * A judge thread out of memory leaves the metrics and thresholds judged here, every invariant
+ * `error` (as judgeHistoryFile does for a history file). null: the file is not k6 output.
+ */
+export async function judgeK6Output(
+  path: string,
+  judging: CheckOptions,
+  opts: { write: boolean; memoryMb?: number; stderr?: (text: string) => void },
+): Promise<{ k6: K6Source; summary: Summary } | null> {
+  const stderr = opts.stderr ?? ((t: string) => void process.stderr.write(t));
+  const following = new K6FollowingJudge(path, judging, opts.memoryMb);
+  let k6: K6Source | null = null;
+  try {
+    k6 = await k6SourceOf(path, { write: opts.write, onWarning: (m) => stderr(`paystorm: ${m}\n`), follower: following, onRead: k6ReadProgress(path) });
+  } finally {
+    // Judged here after all (not k6 output, or refused): the thread is not needed.
+    if (!k6) await following.cancel();
+  }
+  if (!k6) return null;
+  const summary = (await following.summary()) ?? (following.outOfMemory ? await unjudgedRecords(k6.records, following.outOfMemory.unjudged(path), judging, stderr) : await judgeRecords(k6.records, judging));
+  return { k6, summary };
 }

@@ -7,11 +7,13 @@
  * soak's live judge fell back to judging the file on the run's own thread, which took the run down.
  */
 import { describe, expect, it } from 'vitest';
-import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeSyntheticHistory } from '../../bench/lib/synthetic-history.ts';
-import { judgeHistoryFile } from '../../src/cli/judge-run.ts';
+import { syntheticHistory as syntheticRecords, writeSyntheticHistory } from '../../bench/lib/synthetic-history.ts';
+import { k6Lines, readSample } from '../../bench/lib/k6-output.ts';
+import { judgeHistoryFile, judgeK6Output } from '../../src/cli/judge-run.ts';
+import { itWithShared, sharedPath } from '../shared-files.ts';
 import { defaultJudgeMemoryMb, HeapWatch, JudgeFileForecast, judgeMemoryMbOf, JudgeOutOfMemory, JUDGE_MEMORY_MIN_MB, machineMemoryMb, nodeHeapLimitMb } from '../../src/cli/live/judge-memory.ts';
 import { judgeFileOnThread } from '../../src/cli/live/live-judge.ts';
 import { readRunSettings } from '../../src/cli/run-steps/settings.ts';
@@ -169,6 +171,33 @@ describe('a judge out of memory', () => {
   }, 60_000);
 });
 
+describe('a k6 judge out of memory', () => {
+  const SAMPLE = 'samples/k6/mixed-30s-clean.k6.json.gz';
+  // k6 output judged as it is read, on a thread that runs out: `check` keeps what k6 measured.
+  itWithShared([SAMPLE], 'check of k6 output: the metrics and thresholds kept, every invariant error, the fix named', async () => {
+    // 20,000 exchanges of k6 output as the scripts write it, modelled on a real k6 v1.3.0 recording.
+    const lines = [...k6Lines(readSample(sharedPath(SAMPLE)), syntheticRecords(40_000), 20_000, 'rebuilt')].map((l) => l.line);
+    const file = join(mkdtempSync(join(tmpdir(), 'paystorm-judge-memory-k6-')), 'fleet.k6.json');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const judging = { thresholds: ['http_req_duration: p(99) < 1'], scenarioThresholds: () => [] };
+    let stderr = '';
+    const starved = await judgeK6Output(file, judging, { write: false, memoryMb: TOO_SMALL_MB, stderr: (t) => (stderr += t) });
+    const judged = await judgeK6Output(file, judging, { write: false, stderr: () => {} });
+    expect(starved && judged).toBeTruthy();
+    expect(judged!.summary.invariants.some((i) => i.status === 'pass')).toBe(true);
+    expect(stderr).toMatch(new RegExp(`the judge ran out of memory \\(its limit is ${TOO_SMALL_MB} MB\\), so no invariant was judged.*--judge-memory 32`));
+    const s = starved!.summary;
+    expect(s.verdict).toBe('fail');
+    expect(s.exitCode).toBe(EXIT.violation);
+    expect(s.invariants.map((i) => i.id).sort()).toEqual(INVARIANTS.map((i) => i.id).sort());
+    for (const i of s.invariants) expect(i.status, i.id).toBe('error');
+    // Nothing k6 measured is lost.
+    expect(s.metrics).toEqual(judged!.summary.metrics);
+    expect(s.thresholds).toEqual(judged!.summary.thresholds);
+    expect(s.thresholds).toHaveLength(1);
+  }, 120_000);
+});
+
 describe('a merge judge out of memory', () => {
   it('the merged history is written, its metrics kept, every invariant error, the fix named', async () => {
     const file = await syntheticHistory(20_000);
@@ -202,14 +231,14 @@ describe('JudgeFileForecast', () => {
   it('foretells the file\'s records from the first ones and the share of the file they took, and warns once when they would not fit', () => {
     const said: string[] = [];
     let read = 0;
-    // 1,000 MB limit: 80% holds about 1.8 million records at 460 B.
+    // 1,000 MB limit: 80% holds about 2.0 million records at 415 B.
     const f = new JudgeFileForecast((m) => said.push(m), 1000, 4_000_000_000, () => read, 100_000);
     read = 10_000_000;
     f.judged(99_999);
     expect(said).toEqual([]);
     f.judged(1); // 100,000 records in 1/400 of the file: about 40 million in all
     expect(said).toHaveLength(1);
-    expect(said[0]).toMatch(/^this history holds about 40\.0 million records \(from the first 100,000 and the share of the file they took\); the judge keeps about 460 bytes a record \(docs\/oracle\.md, Memory\): about 17 GB, more than it can use of its 1000 MB limit \(--judge-memory 1000\)\. It would stop at about 1\.8 million and judge no invariant; to judge them, stop now and give it --judge-memory 2193\d\.$/);
+    expect(said[0]).toMatch(/^this history holds about 40\.0 million records \(from the first 100,000 and the share of the file they took\); the judge keeps about 415 bytes a record \(docs\/oracle\.md, Memory\): about 15 GB, more than it can use of its 1000 MB limit \(--judge-memory 1000\)\. It would stop at about 2\.0 million and judge no invariant; to judge them, stop now and give it --judge-memory 1978\d\.$/);
     f.judged(100_000);
     expect(said).toHaveLength(1);
     const fits: string[] = [];

@@ -1,14 +1,11 @@
 /** `paystorm check <run-dir | history file | k6 output>`: re-runs the oracle over a saved history, or judges a k6 run. */
 import { dirname } from 'node:path';
 import type { PaystormCommand } from './types.ts';
-import { historyFileOf, judgeHistoryFile, judgeRecords, unjudgedRecords } from '../judge-run.ts';
+import { historyFileOf, judgeHistoryFile, judgeK6Output } from '../judge-run.ts';
 import { judgeMemoryMbOf } from '../live/judge-memory.ts';
 import { writeReports, renderConsole } from '../../report/index.ts';
 import { scenarioByName } from '../../../scenarios/index.ts';
-import { K6FollowingJudge } from '../live/live-judge.ts';
-import { k6SourceOf } from '../../history/k6-history.ts';
 import { makeDirsSync } from '../../history/dirs.ts';
-import { k6ReadProgress } from '../live/judge-progress.ts';
 
 export const checkCommand: PaystormCommand = {
   command: 'check <path>',
@@ -20,7 +17,7 @@ export const checkCommand: PaystormCommand = {
       .option('baseline', { type: 'string', describe: 'Compare with a baseline (a --save-baseline directory, a baseline.json or a run directory); regression thresholds as in paystorm run (docs/baselines.md)' })
       .option('trend-window', { type: 'string', describe: 'Window of the drift figures and trend() thresholds (default 60s)' })
       .option('write', { type: 'boolean', default: true, describe: 'Rewrite the reports beside the history (--no-write to only print)' })
-      .option('judge-memory', { type: 'number', describe: "The judge's memory limit in MB (default three quarters of the machine's): a long soak's history needs about 2.6 kB per payment made" })
+      .option('judge-memory', { type: 'number', describe: "The judge's memory limit in MB (default three quarters of the machine's): a long soak's history needs about 2.4 kB per payment made" })
       .option('save-history', { type: 'boolean', default: false, describe: 'k6 output: also write the converted history (history.bin.gz) beside the reports; it is written anyway when the run has violations (their repro scripts are made from it)' })
       .example('$0 check reports/latest', 'Judge the latest run again')
       .example('$0 check run.k6.json.gz', 'Judge a k6 run (k6 run --out json=run.k6.json.gz dist/k6/mixed.js); reports go to run.k6.paystorm/'),
@@ -34,20 +31,13 @@ export const checkCommand: PaystormCommand = {
       ...(args.baseline !== undefined ? { baseline: { baseline: loadBaseline(args.baseline), source: args.baseline } } : {}),
       ...(args.trendWindow !== undefined ? { trendWindowMs: parseDuration(args.trendWindow, '--trend-window') } : {}),
     };
-    // k6 output is recognised by its content and judged as it is read (src/history/k6-history.ts):
-    // on a second core while the file is read, when the reader can foresee the run record and the order.
-    const following = new K6FollowingJudge(args.path, judging, memoryMb);
-    let k6;
-    try {
-      k6 = await k6SourceOf(args.path, { write: args.write, onWarning: (m) => process.stderr.write(`paystorm: ${m}\n`), follower: following, onRead: k6ReadProgress(args.path) });
-    } finally {
-      // Judged here after all (not k6 output, or refused): the thread is not needed.
-      if (!k6) await following.cancel();
-    }
+    // k6 output is recognised by its content and judged as it is read (judgeK6Output).
+    const k6Judged = await judgeK6Output(args.path, judging, { write: args.write, memoryMb });
     let summary;
     let runDir: string;
-    if (k6) {
-      summary = (await following.summary()) ?? (following.outOfMemory ? await unjudgedRecords(k6.records, following.outOfMemory.unjudged(args.path), judging) : await judgeRecords(k6.records, judging));
+    if (k6Judged) {
+      const { k6 } = k6Judged;
+      summary = k6Judged.summary;
       runDir = k6.reportDir ?? '';
       // The repro scripts of violations are made from the converted history: written then, or when asked.
       const violated = summary.invariants.some((i) => i.violations > 0);
