@@ -14,6 +14,8 @@ import { ServerClock } from '../history/server-clock.ts';
 /** Per key, one row per authenticated API answer (and per request that got none): NaN where a header was absent. */
 export const RATE_COLUMNS = ['seq', 'tStart', 'tEnd', 'status', 'limit', 'remaining', 'reset', 'retryAfter'] as const;
 export type RateColumn = (typeof RATE_COLUMNS)[number];
+/** Rate columns of small integers (a status, header counts, seconds to wait): 32-bit while they fit (lib/columns.ts). */
+const NARROW_RATE_COLUMNS: readonly RateColumn[] = ['status', 'limit', 'remaining', 'retryAfter'];
 
 /** One POST that carried an Idempotency-Key, as idempotency rules need it. */
 export interface IdemRequest {
@@ -40,6 +42,66 @@ export interface IdemRequest {
   group: string | undefined;
   /** For a 4xx answer: status, code, param and message, to tell a kept error replayed under a new request_id. */
   errorSig: string | undefined;
+}
+
+/** What few idempotent requests carry (an error, a refund path, a probe's marks, a retry): kept only when one does. */
+interface IdemRare {
+  code: string | null;
+  type: string | null;
+  requestId: string | undefined;
+  refundPath: 'payment' | 'refunds' | undefined;
+  merchantReference: unknown;
+  badInput: boolean;
+  group: string | undefined;
+  errorSig: string | undefined;
+  attempt: number;
+}
+
+/**
+ * The ledger's IdemRequest: one per POST with an Idempotency-Key, so a soak holds millions. Most
+ * are a first 2xx create with none of the rarer fields, which live in one shared-shape object
+ * only when set (nine fields fewer per request).
+ */
+class IdemEntry implements IdemRequest {
+  constructor(
+    readonly seq: number,
+    readonly key: string,
+    readonly scope: string,
+    readonly idemKey: string,
+    readonly digest: string | undefined,
+    readonly tStart: number,
+    readonly tEnd: number,
+    readonly status: number,
+    readonly objectId: string | undefined,
+    private readonly rare: IdemRare | undefined,
+  ) {}
+  get code(): string | null {
+    return this.rare?.code ?? null;
+  }
+  get type(): string | null {
+    return this.rare?.type ?? null;
+  }
+  get requestId(): string | undefined {
+    return this.rare?.requestId;
+  }
+  get refundPath(): 'payment' | 'refunds' | undefined {
+    return this.rare?.refundPath;
+  }
+  get merchantReference(): unknown {
+    return this.rare?.merchantReference;
+  }
+  get badInput(): boolean {
+    return this.rare?.badInput ?? false;
+  }
+  get group(): string | undefined {
+    return this.rare?.group;
+  }
+  get errorSig(): string | undefined {
+    return this.rare?.errorSig;
+  }
+  get attempt(): number {
+    return this.rare?.attempt ?? 0;
+  }
 }
 
 /** One refund request, by the payment it targets. */
@@ -82,7 +144,7 @@ export function idemDigestOf(x: Pick<ExchangeRecord, 'op' | 'sent' | 'bodyDigest
 }
 
 /** The row of a rate column set holding `seq` (rows mostly arrive in seq order), or -1. */
-function rowOfSeq(seqs: Float64Array, length: number, seq: number): number {
+function rowOfSeq(seqs: ArrayLike<number>, length: number, seq: number): number {
   let lo = 0, hi = length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
@@ -396,7 +458,7 @@ export class Ledger {
   /** `earlier`: the requests of the exchange's idempotency tuple before it (none without an Idempotency-Key). */
   private addRateSample(x: ExchangeRecord, earlier: readonly IdemRequest[] | undefined): void {
     let cols = this.rate.get(x.key);
-    if (!cols) this.rate.set(x.key, (cols = new Columns(RATE_COLUMNS)));
+    if (!cols) this.rate.set(x.key, (cols = new Columns(RATE_COLUMNS, NARROW_RATE_COLUMNS)));
     const r = x.rate;
     // A merged shard's records sit on the merged clock only to within its clock slack: the row
     // spans every time the request may truly have been sent and answered.
@@ -454,30 +516,22 @@ export class Ledger {
     this.valueGroups = null;
     this.repeated = null;
     const rid = x.error?.request_id;
-    const req: IdemRequest = {
-      seq: x.seq,
-      key: x.key,
-      scope,
-      idemKey,
-      // Both refund paths are one operation (src/spec/refund.ts) and send literally different
-      // bodies for one refund: the client's refund calls compare as (payment, amount).
-      digest: idemDigestOf(x),
-      tStart: x.tStart,
-      tEnd: x.tEnd,
-      status: x.status,
-      code: errorCode(x),
-      type: typeof x.error?.type === 'string' ? x.error.type : null,
-      requestId: typeof rid === 'string' ? rid : undefined,
-      objectId: createdObjectId(x),
-      attempt: x.attempt ?? 0,
-      // Always present (undefined when not a refund): one object shape for every request.
-      refundPath: x.op === 'refund' ? 'payment' : x.op === 'refund_create' ? 'refunds' : undefined,
-      // A bad-input probe's reference is not one the service keeps (IDEM-10 compares real creates).
-      merchantReference: x.sent.badInput ? undefined : x.sent.merchantReference,
-      badInput: x.sent.badInput !== undefined,
-      group: x.group,
-      errorSig: x.status >= 400 && x.status < 500 ? `${x.status}\u0000${errorCode(x) ?? ''}\u0000${String(x.error?.param ?? '')}\u0000${String(x.error?.message ?? '')}` : undefined,
-    };
+    const code = errorCode(x);
+    const type = typeof x.error?.type === 'string' ? x.error.type : null;
+    const requestId = typeof rid === 'string' ? rid : undefined;
+    const refundPath: IdemRare['refundPath'] = x.op === 'refund' ? 'payment' : x.op === 'refund_create' ? 'refunds' : undefined;
+    // A bad-input probe's reference is not one the service keeps (IDEM-10 compares real creates).
+    const merchantReference = x.sent.badInput ? undefined : x.sent.merchantReference;
+    const badInput = x.sent.badInput !== undefined;
+    const errorSig = x.status >= 400 && x.status < 500 ? `${x.status}\u0000${code ?? ''}\u0000${String(x.error?.param ?? '')}\u0000${String(x.error?.message ?? '')}` : undefined;
+    const attempt = x.attempt ?? 0;
+    const rare =
+      code !== null || type !== null || requestId !== undefined || refundPath !== undefined || merchantReference !== undefined || badInput || x.group !== undefined || errorSig !== undefined || attempt !== 0
+        ? { code, type, requestId, refundPath, merchantReference, badInput, group: x.group, errorSig, attempt }
+        : undefined;
+    // Both refund paths are one operation (src/spec/refund.ts) and send literally different
+    // bodies for one refund: the client's refund calls compare as (payment, amount).
+    const req: IdemRequest = new IdemEntry(x.seq, x.key, scope, idemKey, idemDigestOf(x), x.tStart, x.tEnd, x.status, createdObjectId(x), rare);
     // Most keys are used once: a one-element array literal has no room reserved for pushes.
     if (list) list.push(req);
     else byValue.set(idemKey, (list = [req]));

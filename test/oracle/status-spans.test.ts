@@ -18,12 +18,17 @@ interface Obs {
 const rng = seededRandom;
 
 describe('StatusSpans', () => {
-  it('answers every question as a model keeping all observations does, across table pages', () => {
+  // Seqs are kept in 32 bits until one does not fit: the second case crosses 2^32 half way.
+  it.each([
+    ['small seqs', 0],
+    ['seqs past 2^32', 2 ** 32 - 20_000],
+  ])('answers every question as a model keeping all observations does, across table pages (%s)', (_, base) => {
     const rnd = rng(7);
     const spans = new StatusSpans<S>(STATUSES);
     const model = new Map<string, Obs[]>();
     const ENTITIES = 9_000; // more than two pages of 4,096 rows
-    for (let seq = 1; seq <= 40_000; seq++) {
+    for (let n = 1; n <= 40_000; n++) {
+      const seq = base + n;
       const id = `pay_${Math.floor(rnd() * ENTITIES)}`;
       const status = STATUSES[Math.floor(rnd() * STATUSES.length)];
       // Creation-time observations start at -Infinity, as the ledger records them.

@@ -1,41 +1,63 @@
-/** A growable table of numbers, one Float64Array per column: compact for a million rows. */
+/** A column's numbers: 64-bit, or 32-bit while every value fits exactly (columns of small integers). */
+export type NumberColumn = Float64Array | Float32Array;
+
+/**
+ * A growable table of numbers, one typed array per column: compact for a million rows. Columns
+ * named `narrow` hold 32-bit floats while every value pushed fits one exactly (status codes, header
+ * counts, NaN for absent) and become 64-bit for good at the first that does not, so what is read
+ * back is always what was pushed.
+ */
 export class Columns<K extends string> {
   length = 0;
   private cap = 64;
   /** The columns in `names` order: pushes index them by position, not by name (a keyed lookup per value). */
-  private readonly arrays: Float64Array[];
+  private readonly arrays: NumberColumn[];
   /** Column name -> position in `arrays`. */
   private readonly position: Record<K, number>;
 
-  constructor(readonly names: readonly K[]) {
-    this.arrays = names.map(() => new Float64Array(this.cap));
+  constructor(readonly names: readonly K[], narrow: readonly K[] = []) {
+    this.arrays = names.map((n) => (narrow.includes(n) ? new Float32Array(this.cap) : new Float64Array(this.cap)));
     this.position = Object.fromEntries(names.map((n, i) => [n, i])) as Record<K, number>;
   }
 
   push(row: Record<K, number>): void {
     this.reserve();
-    for (let i = 0; i < this.names.length; i++) this.arrays[i][this.length] = row[this.names[i]];
+    for (let i = 0; i < this.names.length; i++) this.set(i, row[this.names[i]]);
     this.length++;
   }
 
   /** Appends a row given in column order (no row object: for hot paths). */
   pushValues(...values: number[]): void {
     this.reserve();
-    for (let i = 0; i < values.length; i++) this.arrays[i][this.length] = values[i];
+    for (let i = 0; i < values.length; i++) this.set(i, values[i]);
     this.length++;
   }
 
+  private set(i: number, v: number): void {
+    const a = this.arrays[i];
+    a[this.length] = v;
+    // A 32-bit column keeps v only when it reads back the same (NaN reads back NaN).
+    if (a instanceof Float32Array && a[this.length] !== v && !Number.isNaN(v)) {
+      const wide = new Float64Array(this.cap);
+      wide.set(a);
+      wide[this.length] = v;
+      this.arrays[i] = wide;
+    }
+  }
+
+  /** Grows by half: a doubling table holds up to twice the rows in use (a quarter more on average). */
   private reserve(): void {
     if (this.length < this.cap) return;
-    this.cap *= 2;
+    this.cap = Math.ceil(this.cap * 1.5);
     for (let i = 0; i < this.arrays.length; i++) {
-      const next = new Float64Array(this.cap);
-      next.set(this.arrays[i]);
+      const old = this.arrays[i];
+      const next = old instanceof Float32Array ? new Float32Array(this.cap) : new Float64Array(this.cap);
+      next.set(old);
       this.arrays[i] = next;
     }
   }
 
-  col(name: K): Float64Array {
+  col(name: K): NumberColumn {
     return this.arrays[this.position[name]];
   }
 

@@ -30,19 +30,25 @@ export class StatusSpans<S extends string> {
    * One pooled table rather than an array per entity (a million small typed arrays would each
    * carry an external buffer the garbage collector has to account for), in pages of PAGE_ROWS
    * rows: a doubling array would hold up to twice the rows in use, and three times while it grows.
-   * Row layout: [minEnd x n][minEndSeq x n][maxStart x n][maxStartSeq x n].
+   * Times: [minEnd x n][maxStart x n]; their seqs, in pages of their own: [minEndSeq x n][maxStartSeq x n],
+   * 32-bit while every seq fits (a history of fewer than 4 billion records), else 64-bit.
    */
   private readonly pages: Float64Array[] = [];
+  private readonly seqPages: (Uint32Array | Float64Array)[] = [];
   private used = 0;
 
   constructor(readonly statuses: readonly S[]) {
     this.n = statuses.length;
-    this.width = this.n * 4;
+    this.width = this.n * 2;
     this.index = new Map(statuses.map((s, i) => [s, i]));
   }
 
   private page(r: number): Float64Array {
     return this.pages[r >>> PAGE_SHIFT];
+  }
+
+  private seqPage(r: number): Uint32Array | Float64Array {
+    return this.seqPages[r >>> PAGE_SHIFT];
   }
 
   private offset(r: number): number {
@@ -53,16 +59,29 @@ export class StatusSpans<S extends string> {
     let r = this.rows.get(id);
     if (r !== undefined) return r;
     r = this.used++;
-    if (r >>> PAGE_SHIFT >= this.pages.length) this.pages.push(new Float64Array(this.width * PAGE_ROWS));
+    if (r >>> PAGE_SHIFT >= this.pages.length) {
+      this.pages.push(new Float64Array(this.width * PAGE_ROWS));
+      this.seqPages.push(this.wideSeqs ? new Float64Array(this.width * PAGE_ROWS) : new Uint32Array(this.width * PAGE_ROWS));
+    }
     this.rows.set(id, r);
     const p = this.page(r);
     const o = this.offset(r);
     const n = this.n;
     for (let k = 0; k < n; k++) {
       p[o + k] = Infinity;
-      p[o + 2 * n + k] = -Infinity;
+      p[o + n + k] = -Infinity;
     }
     return r;
+  }
+
+  /** Seqs are kept in 64 bits from the first that a 32-bit page would not give back. */
+  private wideSeqs = false;
+  private setSeq(r: number, at: number, seq: number): void {
+    if (!this.wideSeqs && !(seq >= 0 && seq <= 0xffffffff && Number.isInteger(seq))) {
+      this.wideSeqs = true;
+      for (let i = 0; i < this.seqPages.length; i++) this.seqPages[i] = Float64Array.from(this.seqPages[i]);
+    }
+    this.seqPage(r)[at] = seq;
   }
 
   add(id: string, status: S, tStart: number, tEnd: number, seq: number): void {
@@ -74,11 +93,11 @@ export class StatusSpans<S extends string> {
     const n = this.n;
     if (tEnd < p[o + i]) {
       p[o + i] = tEnd;
-      p[o + n + i] = seq;
+      this.setSeq(r, o + i, seq);
     }
-    if (tStart > p[o + 2 * n + i]) {
-      p[o + 2 * n + i] = tStart;
-      p[o + 3 * n + i] = seq;
+    if (tStart > p[o + n + i]) {
+      p[o + n + i] = tStart;
+      this.setSeq(r, o + n + i, seq);
     }
   }
 
@@ -104,9 +123,8 @@ export class StatusSpans<S extends string> {
     const r = this.rows.get(id);
     const i = this.index.get(status)!;
     if (r === undefined) return { t: Infinity, seq: -1 };
-    const p = this.page(r);
     const o = this.offset(r);
-    return { t: p[o + i], seq: p[o + this.n + i] };
+    return { t: this.page(r)[o + i], seq: this.seqPage(r)[o + i] };
   }
 
   /** Latest start of an observation in `status` (-Infinity when never seen, or only seen at creation). */
@@ -114,9 +132,8 @@ export class StatusSpans<S extends string> {
     const r = this.rows.get(id);
     const i = this.index.get(status)!;
     if (r === undefined) return { t: -Infinity, seq: -1 };
-    const p = this.page(r);
     const o = this.offset(r);
-    return { t: p[o + 2 * this.n + i], seq: p[o + 3 * this.n + i] };
+    return { t: this.page(r)[o + this.n + i], seq: this.seqPage(r)[o + this.n + i] };
   }
 
   /** The entity's row (undefined while it was never observed): rows never move, so a caller may keep it. */
@@ -140,7 +157,7 @@ export class StatusSpans<S extends string> {
       const i = this.index.get(s)!;
       if (p[o + i] < bestT) (bestT = p[o + i]), (best = i);
     }
-    return best < 0 ? null : { status: this.statuses[best], t: bestT, seq: p[o + this.n + best] };
+    return best < 0 ? null : { status: this.statuses[best], t: bestT, seq: this.seqPage(r)[o + best] };
   }
 
   /** Statuses observed for the entity. */
@@ -157,15 +174,16 @@ export class StatusSpans<S extends string> {
     const r = this.rows.get(id);
     if (r === undefined) return [];
     const p = this.page(r);
+    const q = this.seqPage(r);
     const o = this.offset(r);
     const out: OrderedPair<S>[] = [];
     const n = this.n;
     for (let a = 0; a < n; a++) {
       if (p[o + a] === Infinity) continue;
       for (let b = 0; b < n; b++) {
-        if (a === b || p[o + 2 * n + b] === -Infinity) continue;
-        if (p[o + a] < p[o + 2 * n + b]) {
-          out.push({ from: this.statuses[a], to: this.statuses[b], fromSeq: p[o + n + a], fromEnd: p[o + a], toSeq: p[o + 3 * n + b], toStart: p[o + 2 * n + b] });
+        if (a === b || p[o + n + b] === -Infinity) continue;
+        if (p[o + a] < p[o + n + b]) {
+          out.push({ from: this.statuses[a], to: this.statuses[b], fromSeq: q[o + a], fromEnd: p[o + a], toSeq: q[o + n + b], toStart: p[o + n + b] });
         }
       }
     }
