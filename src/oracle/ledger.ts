@@ -14,8 +14,8 @@ import { ServerClock } from '../history/server-clock.ts';
 /** Per key, one row per authenticated API answer (and per request that got none): NaN where a header was absent. */
 export const RATE_COLUMNS = ['seq', 'tStart', 'tEnd', 'status', 'limit', 'remaining', 'reset', 'retryAfter'] as const;
 export type RateColumn = (typeof RATE_COLUMNS)[number];
-/** Rate columns of small integers (a status, header counts, seconds to wait): 32-bit while they fit (lib/columns.ts). */
-const NARROW_RATE_COLUMNS: readonly RateColumn[] = ['status', 'limit', 'remaining', 'retryAfter'];
+/** Rate columns of integers below 2^24 (seqs of most histories, a status, header counts, seconds to wait): 32-bit while they fit (lib/columns.ts). */
+const NARROW_RATE_COLUMNS: readonly RateColumn[] = ['seq', 'status', 'limit', 'remaining', 'retryAfter'];
 
 /** One POST that carried an Idempotency-Key, as idempotency rules need it. */
 export interface IdemRequest {
@@ -103,6 +103,9 @@ class IdemEntry implements IdemRequest {
     return this.rare?.attempt ?? 0;
   }
 }
+
+/** The requests of one idempotency tuple: the request alone while its key was used once (most are), else the list. */
+type IdemTuple = IdemRequest | IdemRequest[];
 
 /** One refund request, by the payment it targets. */
 export interface RefundRequest {
@@ -220,7 +223,7 @@ export class Ledger {
    * POSTs with an Idempotency-Key, by API key label, then scope, then Idempotency-Key: nested
    * rather than by one `key / scope / Idempotency-Key` string, which would cost a string per key.
    */
-  private readonly idem = new Map<string, Map<string, Map<string, IdemRequest[]>>>();
+  private readonly idem = new Map<string, Map<string, Map<string, IdemTuple>>>();
   /** Refund requests by payment id. */
   readonly refundRequests = new Map<string, RefundRequest[]>();
   /** Every refund request in arrival order (what the refund-path tally reads incrementally). */
@@ -261,40 +264,38 @@ export class Ledger {
   }
 
   /**
-   * Lets go of the lists made for the checks' conclusions (the tuples, the payments by key): they
+   * Lets go of the lists made for the checks' conclusions (the repeated tuples, the payments by key): they
    * are made again when asked. After a run's snapshot (an interim judgement), so that what it
    * listed is not held until the next one.
    */
   dropConclusionLists(): void {
-    this.tuples = null;
     this.repeated = null;
     this.valueGroups = null;
     this.byKeyCache = null;
   }
 
-  private tuples: IdemRequest[][] | null = null;
   /**
-   * The idempotency tuples, each sorted by start (listed and sorted once, on first use after the
-   * records are in): an array, since several checks walk every tuple.
+   * The idempotency tuples, each sorted by start, walked in the order their keys were first used.
+   * A key used once is kept as its one request (most are): its list is made for the walk and let
+   * go after it, so a walk holds no list of every tuple.
    */
-  idemTuples(): readonly IdemRequest[][] {
-    if (this.tuples === null) {
-      const out: IdemRequest[][] = [];
-      for (const byScope of this.idem.values()) {
-        for (const byValue of byScope.values()) {
-          for (const reqs of byValue.values()) {
-            if (reqs.length > 1) reqs.sort((a, b) => a.tStart - b.tStart || a.seq - b.seq);
-            out.push(reqs);
-          }
-        }
+  *idemTuples(): Generator<IdemRequest[]> {
+    this.sortTuples();
+    for (const byScope of this.idem.values()) {
+      for (const byValue of byScope.values()) {
+        for (const t of byValue.values()) yield Array.isArray(t) ? t : [t];
       }
-      this.tuples = out;
     }
-    return this.tuples;
+  }
+  /** Tuples that got a request since they were last sorted by start (a sort per walk would redo them all). */
+  private readonly unsorted = new Set<IdemRequest[]>();
+  private sortTuples(): void {
+    for (const t of this.unsorted) t.sort((a, b) => a.tStart - b.tStart || a.seq - b.seq);
+    this.unsorted.clear();
   }
 
   /** The Idempotency-Key values used so far under one API key and scope, each with its requests. */
-  private idemValuesOf(key: string, scope: string): Map<string, IdemRequest[]> {
+  private idemValuesOf(key: string, scope: string): Map<string, IdemTuple> {
     let byScope = this.idem.get(key);
     if (!byScope) this.idem.set(key, (byScope = new Map()));
     let byValue = byScope.get(scope);
@@ -306,10 +307,11 @@ export class Ledger {
   idemRequests(key: string, scope: string, idemKey: string): readonly IdemRequest[] | undefined {
     // Checks mostly ask for the tuple of the record just observed.
     if (idemKey === this.lastTuple.idemKey && key === this.lastTuple.key && scope === this.lastTuple.scope) return this.lastTuple.requests;
-    return this.idem.get(key)?.get(scope)?.get(idemKey);
+    const t = this.idem.get(key)?.get(scope)?.get(idemKey);
+    return t === undefined || Array.isArray(t) ? t : [t];
   }
 
-  /** The tuple addIdem last added to (its requests are the list in `idem`, so it stays current). */
+  /** The tuple addIdem last added to, as a list (for a key used once, a list of its one request, not kept in `idem`). */
   private readonly lastTuple: { key: string; scope: string; idemKey: string | undefined; requests: IdemRequest[] } = { key: '', scope: '', idemKey: undefined, requests: [] };
 
   private repeated: IdemRequest[][] | null = null;
@@ -327,14 +329,15 @@ export class Ledger {
   /** Idempotency-Key values used in more than one tuple (another API key or operation), with those tuples. */
   idemSharedValues(): ReadonlyMap<string, IdemRequest[][]> {
     if (!this.valueGroups) {
-      const seen = new Map<string, IdemRequest[] | IdemRequest[][]>();
+      // Only the values met again keep their tuples (a one-request tuple is noted as its request meanwhile).
+      const seen = new Map<string, IdemTuple>();
       const shared = new Map<string, IdemRequest[][]>();
       for (const reqs of this.idemTuples()) {
         const v = reqs[0].idemKey;
         const prev = seen.get(v);
-        if (prev === undefined) seen.set(v, reqs);
+        if (prev === undefined) seen.set(v, reqs.length === 1 ? reqs[0] : reqs);
         else if (shared.has(v)) shared.get(v)!.push(reqs);
-        else shared.set(v, [prev as IdemRequest[], reqs]);
+        else shared.set(v, [Array.isArray(prev) ? prev : [prev], reqs]);
       }
       this.valueGroups = shared;
     }
@@ -427,10 +430,11 @@ export class Ledger {
     const scope = scopeOf(x);
     // The request's Idempotency-Key values and its tuple so far, looked up once for the rate replay check and addIdem.
     const idemValues = scope && x.idemKey !== undefined ? this.idemValuesOf(x.key, scope) : undefined;
-    const earlier = idemValues?.get(x.idemKey!);
+    const tuple = idemValues?.get(x.idemKey!);
+    const earlier = tuple === undefined || Array.isArray(tuple) ? tuple : [tuple];
     if (isApiCall(x) && authVariant(x) === 'ok' && x.status !== 401) this.addRateSample(x, earlier);
     if (x.date !== undefined && isApiCall(x)) this.serverClock.add(x);
-    if (idemValues) this.addIdem(x, scope!, x.idemKey!, idemValues, earlier);
+    if (idemValues) this.addIdem(x, scope!, x.idemKey!, idemValues, tuple);
     if (scope === 'refund_create' && x.sent.paymentId) this.addRefundRequest(x, x.sent.paymentId);
     // Any scope is a payment create or a refund create.
     const creation = scope !== undefined && x.status >= 200 && x.status < 300;
@@ -511,8 +515,7 @@ export class Ledger {
   }
 
   /** `byValue`: the tuples of the exchange's key and scope; `list`: its tuple so far (undefined: a first use). */
-  private addIdem(x: ExchangeRecord, scope: string, idemKey: string, byValue: Map<string, IdemRequest[]>, list: IdemRequest[] | undefined): void {
-    this.tuples = null;
+  private addIdem(x: ExchangeRecord, scope: string, idemKey: string, byValue: Map<string, IdemTuple>, tuple: IdemTuple | undefined): void {
     this.valueGroups = null;
     this.repeated = null;
     const rid = x.error?.request_id;
@@ -532,9 +535,19 @@ export class Ledger {
     // Both refund paths are one operation (src/spec/refund.ts) and send literally different
     // bodies for one refund: the client's refund calls compare as (payment, amount).
     const req: IdemRequest = new IdemEntry(x.seq, x.key, scope, idemKey, idemDigestOf(x), x.tStart, x.tEnd, x.status, createdObjectId(x), rare);
-    // Most keys are used once: a one-element array literal has no room reserved for pushes.
-    if (list) list.push(req);
-    else byValue.set(idemKey, (list = [req]));
+    // Most keys are used once: kept as the request alone, a list from the second on.
+    let list: IdemRequest[];
+    if (tuple === undefined) {
+      byValue.set(idemKey, req);
+      list = [req];
+    } else if (Array.isArray(tuple)) {
+      tuple.push(req);
+      this.unsorted.add(tuple);
+      list = tuple;
+    } else {
+      byValue.set(idemKey, (list = [tuple, req]));
+      this.unsorted.add(list);
+    }
     const last = this.lastTuple;
     last.key = x.key;
     last.scope = scope;

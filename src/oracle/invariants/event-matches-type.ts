@@ -169,8 +169,8 @@ interface PaymentMilestones {
   refunded: Frontier;
   refunds: Frontier;
   refundedAt?: Seen;
-  /** Per refund id, when it was first seen succeeded or failed. */
-  final: Map<string, Seen>;
+  /** Per refund id, when it was first seen succeeded or failed: a list (a payment has few refunds), not a map per payment. */
+  final: (Seen & { id: string })[];
 }
 
 /**
@@ -186,7 +186,7 @@ class Milestones {
 
   private of(id: string): PaymentMilestones {
     let m = this.byPayment.get(id);
-    if (!m) this.byPayment.set(id, (m = { refunded: [], refunds: [], final: new Map() }));
+    if (!m) this.byPayment.set(id, (m = { refunded: [], refunds: [], final: [] }));
     return m;
   }
 
@@ -210,7 +210,9 @@ class Milestones {
 
   private refundFinal(m: PaymentMilestones, r: CanonicalRefund, t: number, seq: number): void {
     if (r.status === 'pending') return;
-    if (earlier(m.final.get(r.id), t)) m.final.set(r.id, { t, seq });
+    const known = m.final.find((x) => x.id === r.id);
+    if (!known) m.final.push({ id: r.id, t, seq });
+    else if (t < known.t) (known.t = t), (known.seq = seq);
   }
 
   /** What `p` shows earlier than an answer that ended before `cutoff` did, or null. */
@@ -223,7 +225,7 @@ class Milestones {
     if (count && p.refunds !== null && p.refunds < count.v) return { shows: `${p.refunds} refund(s)`, seen: `an answer had shown ${count.v}`, seq: count.seq };
     if (m.refundedAt && m.refundedAt.t < cutoff && p.refundedAtUnset) return { shows: 'refunded_at null', seen: 'an answer had shown it set', seq: m.refundedAt.seq };
     for (const id of p.pending) {
-      const fin = m.final.get(id);
+      const fin = m.final.find((x) => x.id === id);
       if (fin && fin.t < cutoff) return { shows: `refund ${id} pending`, seen: 'an answer had shown it final', seq: fin.seq };
     }
     return null;

@@ -21,7 +21,7 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     /** Accepted refunds per payment: id (when the answer named one), the request's key and Idempotency-Key, and when the answer came. */
-    const accepted = new Map<string, { id: string | undefined; tuple: string; tStart: number; tEnd: number; seq: number }[]>();
+    const accepted = new Map<string, { id: string | undefined; key: string; idem: string; tStart: number; tEnd: number; seq: number }[]>();
     return {
       kinds: ['exchange'],
       onRecord(rec) {
@@ -36,8 +36,9 @@ const invariant: Invariant = {
           if (pid) {
             let list = accepted.get(pid);
             if (!list) accepted.set(pid, (list = []));
-            const tuple = `${rec.key}\u0000${rec.idemKey ?? `#${rec.seq}`}`;
-            if (!list.some((a) => a.tuple === tuple || (r && a.id === r.id))) list.push({ id: r?.id, tuple, tStart: rec.tStart, tEnd: rec.tEnd, seq: rec.seq });
+            // The request's (key, Idempotency-Key), its own when it sent none; the record's strings, no new one.
+            const idem = rec.idemKey ?? `#${rec.seq}`;
+            if (!list.some((a) => (a.key === rec.key && a.idem === idem) || (r && a.id === r.id))) list.push({ id: r?.id, key: rec.key, idem, tStart: rec.tStart, tEnd: rec.tEnd, seq: rec.seq });
           }
           return;
         }

@@ -17,8 +17,8 @@ const invariant: Invariant = {
   rules: ['WH-5'],
   create(ctx) {
     const f = new Findings();
-    /** refund id -> event type -> the payment_id each carried (ids may repeat across payments). */
-    const events = new Map<string, Map<string, { paymentId: string; seq: number }[]>>();
+    /** refund id -> each event type and payment_id it came with, first seen (ids may repeat across payments): a list, not a map per refund (most have one event). */
+    const events = new Map<string, { type: string; paymentId: string; seq: number }[]>();
     /** Events whose refund payload has no id: `payment id|type` -> how many (event ids counted once). */
     const anonymous = new Map<string, Set<string>>();
     const merchants = new EventMerchants(ctx);
@@ -33,11 +33,10 @@ const invariant: Invariant = {
           (anonymous.get(k) ?? anonymous.set(k, new Set()).get(k)!).add(rec.eventId ?? `seq:${rec.seq}`);
           return;
         }
-        let m = events.get(rec.refund.id);
-        if (!m) events.set(rec.refund.id, (m = new Map()));
-        const list = m.get(rec.type);
-        if (!list) m.set(rec.type, [{ paymentId: rec.refund.paymentId, seq: rec.seq }]);
-        else if (!list.some((e) => e.paymentId === rec.refund!.paymentId)) list.push({ paymentId: rec.refund.paymentId, seq: rec.seq });
+        const list = events.get(rec.refund.id);
+        const seen = { type: rec.type, paymentId: rec.refund.paymentId, seq: rec.seq };
+        if (!list) events.set(rec.refund.id, [seen]);
+        else if (!list.some((e) => e.type === seen.type && e.paymentId === seen.paymentId)) list.push(seen);
       },
       finish() {
         if (!ctx.webhooks?.wired) return f.outcome('the webhook receiver is not wired to the target, so no event could be expected');
@@ -59,7 +58,7 @@ const invariant: Invariant = {
           if (!end || end.t > dueBy || !merchants.expects(owner.merchant)) continue;
           f.check();
           const type = REFUND_EVENT_FOR_STATUS[end.status]!;
-          const sent = events.get(r.id)?.get(type);
+          const sent = events.get(r.id)?.filter((e) => e.type === type);
           const got = sent?.find((e) => e.paymentId === r.paymentId) ?? ((idPayments.get(r.id) ?? 0) > 1 ? undefined : sent?.[0]);
           const anon = got ? undefined : anonymous.get(`${r.paymentId}|${type}`);
           if (anon && anon.size > (spent.get(anon) ?? 0)) {

@@ -15,18 +15,9 @@ export type IdemCheck = ((reqs: readonly IdemRequest[], f: Findings) => void) & 
   needsTwo?: boolean;
 };
 
-/** Per list of all tuples (a new one once more records came in), its tuples of some scopes: several checks ask for the same scopes. */
-const tuplesOfScopes = new WeakMap<readonly IdemRequest[][], Map<ReadonlySet<string>, IdemRequest[][]>>();
-
-/** Tuples with requests sorted by start, optionally only some scopes. */
-export function idemTuples(ctx: OracleContext, scopes?: ReadonlySet<string>): readonly IdemRequest[][] {
-  const all = ctx.ledger.idemTuples();
-  if (!scopes) return all;
-  let byScopes = tuplesOfScopes.get(all);
-  if (!byScopes) tuplesOfScopes.set(all, (byScopes = new Map()));
-  let some = byScopes.get(scopes);
-  if (!some) byScopes.set(scopes, (some = all.filter((reqs) => scopes.has(reqs[0].scope))));
-  return some;
+/** Tuples with requests sorted by start, optionally only some scopes, walked as the ledger keeps them (no list of every tuple is made). */
+export function* idemTuples(ctx: OracleContext, scopes?: ReadonlySet<string>): Generator<IdemRequest[]> {
+  for (const reqs of ctx.ledger.idemTuples()) if (!scopes || scopes.has(reqs[0].scope)) yield reqs;
 }
 
 export function idemEvidence(message: string, reqs: readonly IdemRequest[]): Evidence {
