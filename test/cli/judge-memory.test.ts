@@ -231,14 +231,14 @@ describe('JudgeFileForecast', () => {
   it('foretells the file\'s records from the first ones and the share of the file they took, and warns once when they would not fit', () => {
     const said: string[] = [];
     let read = 0;
-    // 1,000 MB limit: 80% holds about 2.0 million records at 415 B.
+    // 1,000 MB limit: 80% holds about 2.2 million records at 390 B.
     const f = new JudgeFileForecast((m) => said.push(m), 1000, 4_000_000_000, () => read, 100_000);
     read = 10_000_000;
     f.judged(99_999);
     expect(said).toEqual([]);
     f.judged(1); // 100,000 records in 1/400 of the file: about 40 million in all
     expect(said).toHaveLength(1);
-    expect(said[0]).toMatch(/^this history holds about 40\.0 million records \(from the first 100,000 and the share of the file they took\); the judge keeps about 415 bytes a record \(docs\/oracle\.md, Memory\): about 15 GB, more than it can use of its 1000 MB limit \(--judge-memory 1000\)\. It would stop at about 2\.0 million and judge no invariant; to judge them, stop now and give it --judge-memory 1978\d\.$/);
+    expect(said[0]).toMatch(/^this history holds about 40\.0 million records \(from the first 100,000 and the share of the file they took\); the judge keeps about 390 bytes a record \(docs\/oracle\.md, Memory\): about 15 GB, more than it can use of its 1000 MB limit \(--judge-memory 1000\)\. It would stop at about 2\.2 million and judge no invariant; to judge them, stop now and give it --judge-memory 1859\d\.$/);
     f.judged(100_000);
     expect(said).toHaveLength(1);
     const fits: string[] = [];

@@ -1,6 +1,6 @@
 /**
  * How much memory a judge thread may use. The oracle keeps something for every payment a run
- * made (docs/oracle.md, Memory: about 2.4 kB a payment on the synthetic history), so a soak's
+ * made (docs/oracle.md, Memory: about 2.2 kB a payment on the synthetic history), so a soak's
  * judge outgrows Node's default heap limit (about 4 GB) long before it outgrows the machine:
  * with it, `paystorm check` of 16M synthetic records (some two hours at 2,000 requests a second)
  * ended in a V8 abort after 10 minutes, and 8M took about twice as long as with room, the
@@ -73,7 +73,7 @@ export class JudgeOutOfMemory extends Error {
   /** Why nothing was judged and what the user can do: judge the kept history again with more memory. */
   unjudged(historyPath: string): Unjudged {
     const how = this.recheck(historyPath);
-    return { short: this.message, full: `${this.message}, so no invariant was judged. The oracle keeps about 2.4 kB per payment made (docs/oracle.md, Memory). The history is kept: ${how}` };
+    return { short: this.message, full: `${this.message}, so no invariant was judged. The oracle keeps about 2.2 kB per payment made (docs/oracle.md, Memory). The history is kept: ${how}` };
   }
 }
 
@@ -128,12 +128,12 @@ export class HeapWatch {
 
 /**
  * What the judge holds per request of a run, measured on the synthetic history (bench/oracle-memory.ts:
- * 414.1 MB of live state at 1,000,000 records, 786,861 of them requests). Until the oracle's memory is
+ * 389.6 MB of live state at 1,000,000 records, 786,861 of them requests). Until the oracle's memory is
  * bounded (docs/oracle.md, Memory), a run's length is bounded by it.
  */
-export const JUDGE_BYTES_PER_REQUEST = 530;
-/** The same per record of a history (webhook deliveries and fault windows are records too): 414.1 MB at 1,000,000. */
-export const JUDGE_BYTES_PER_RECORD = 415;
+export const JUDGE_BYTES_PER_REQUEST = 500;
+/** The same per record of a history (webhook deliveries and fault windows are records too): 389.6 MB at 1,000,000. */
+export const JUDGE_BYTES_PER_RECORD = 390;
 
 /**
  * Said before the load of a run planned to make more requests than its judge can hold (80% of its
