@@ -57,4 +57,3 @@ export const checkCommand: PaystormCommand = {
     return summary.exitCode;
   },
 };
-

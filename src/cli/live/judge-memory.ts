@@ -142,12 +142,10 @@ export const JUDGE_BYTES_PER_RECORD = 390;
 export function judgeMemoryForecast(requests: number, limitMb: number, machineMb = machineMemoryMb()): string | null {
   const over = overLimit(requests, JUDGE_BYTES_PER_REQUEST, limitMb);
   if (!over) return null;
-  const gb = sizeOfMb;
-  const count = countOf;
-  const fix = over.wantMb <= machineMb ? `give it --judge-memory ${over.wantMb}` : `this machine has ${gb(machineMb)}: run it on one with about ${gb(over.wantMb)} or more, or make it shorter`;
+  const fix = over.wantMb <= machineMb ? `give it --judge-memory ${over.wantMb}` : `this machine has ${sizeOfMb(machineMb)}: run it on one with about ${sizeOfMb(over.wantMb)} or more, or make it shorter`;
   return (
-    `this run plans about ${count(requests)} requests, and the judge keeps about ${JUDGE_BYTES_PER_REQUEST} bytes a request (docs/oracle.md, Memory): about ${gb(over.needMb)}, ` +
-    `more than it can use of its ${gb(limitMb)} limit (--judge-memory). Past about ${count(over.fits)} requests it would stop, and the invariants would be "error" (the metrics are kept): ${fix}.`
+    `this run plans about ${countOf(requests)} requests, and the judge keeps about ${JUDGE_BYTES_PER_REQUEST} bytes a request (docs/oracle.md, Memory): about ${sizeOfMb(over.needMb)}, ` +
+    `more than it can use of its ${sizeOfMb(limitMb)} limit (--judge-memory). Past about ${countOf(over.fits)} requests it would stop, and the invariants would be "error" (the metrics are kept): ${fix}.`
   );
 }
 
@@ -190,11 +188,9 @@ export class JudgeFileForecast {
     const total = (this.records * this.fileBytes) / Math.min(read, this.fileBytes);
     const over = overLimit(total, JUDGE_BYTES_PER_RECORD, this.limitMb);
     if (!over) return;
-    const gb = sizeOfMb;
-    const count = countOf;
     this.warn(
-      `this history holds about ${count(total)} records (from the first ${this.records.toLocaleString('en')} and the share of the file they took); the judge keeps about ${JUDGE_BYTES_PER_RECORD} bytes a record (docs/oracle.md, Memory): about ${gb(over.needMb)}, ` +
-        `more than it can use of its ${gb(this.limitMb)} limit (--judge-memory ${this.limitMb}). It would stop at about ${count(over.fits)} and judge no invariant; to judge them, stop now and give it --judge-memory ${over.wantMb}${over.wantMb > machineMemoryMb() ? ' on a machine with that much' : ''}.`,
+      `this history holds about ${countOf(total)} records (from the first ${this.records.toLocaleString('en')} and the share of the file they took); the judge keeps about ${JUDGE_BYTES_PER_RECORD} bytes a record (docs/oracle.md, Memory): about ${sizeOfMb(over.needMb)}, ` +
+        `more than it can use of its ${sizeOfMb(this.limitMb)} limit (--judge-memory ${this.limitMb}). It would stop at about ${countOf(over.fits)} and judge no invariant; to judge them, stop now and give it --judge-memory ${over.wantMb}${over.wantMb > machineMemoryMb() ? ' on a machine with that much' : ''}.`,
     );
   }
 }
