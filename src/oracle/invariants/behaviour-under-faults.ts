@@ -2,7 +2,7 @@ import type { Evidence } from '../../spec/index.ts';
 import { type FaultRecord } from '../../history/index.ts';
 import type { Invariant } from '../types.ts';
 import { authVariant, errorCode, isApiCall, isAuthenticatedAnswer, is2xx } from '../lib/exchange.ts';
-import { Columns } from '../lib/columns.ts';
+import { SpillColumns } from '../lib/spill.ts';
 import { faultOverlapping } from '../lib/faults.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
 import { cachedResponse, idemEvidence, idemTuples, inUseJustAfter, sameBody } from '../lib/idempotency.ts';
@@ -23,9 +23,10 @@ const invariant: Invariant = {
     const f = new Findings();
     /**
      * Everything judged once the fault windows are known: spans of all, and of the wrong ones what
-     * is wrong (the same few texts, each kept once) and their evidence, not the whole record.
+     * is wrong (the same few texts, each kept once) and their evidence, not the whole record. The
+     * spans, one per answer, are kept on disk (lib/spill.ts).
      */
-    const spans = new Columns(['tStart', 'tEnd'] as const);
+    const spans = new SpillColumns(['tStart', 'tEnd'] as const);
     const wrong: { tStart: number; tEnd: number; problem: string; ev: Evidence }[] = [];
     const problems = new Map<string, string>();
     const note = (rec: Rec & { tStart: number; tEnd: number }, problem: string | null) => {
@@ -54,9 +55,10 @@ const invariant: Invariant = {
       finish() {
         const upstream: FaultRecord[] = ctx.ledger.faults.filter((x) => x.link === 'upstream');
         if (upstream.length === 0) return f.outcome('the run injected no upstream fault');
-        const ts = spans.col('tStart');
-        const te = spans.col('tEnd');
-        for (let i = 0; i < spans.length; i++) if (faultOverlapping(upstream, ts[i], te[i])) f.check();
+        for (const { cols, n } of spans.chunks()) {
+          const [ts, te] = cols;
+          for (let i = 0; i < n; i++) if (faultOverlapping(upstream, ts[i], te[i])) f.check();
+        }
         for (const w of wrong) if (faultOverlapping(upstream, w.tStart, w.tEnd)) f.violation({ ...w.ev, message: `during an upstream fault: ${w.problem}` });
         for (const reqs of idemTuples(ctx)) {
           const c = cachedResponse(reqs);

@@ -2,7 +2,7 @@ import type { Evidence, IdempotencyScope } from '../../spec/index.ts';
 import type { FaultRecord } from '../../history/index.ts';
 import type { Invariant } from '../types.ts';
 import { errorCode, errorType, is2xx, isCreate, isInconclusive, scopeOf } from '../lib/exchange.ts';
-import { Columns } from '../lib/columns.ts';
+import { SpillColumns } from '../lib/spill.ts';
 import { faultOverlapping } from '../lib/faults.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
 
@@ -26,12 +26,13 @@ interface Declined5xx {
 }
 
 /** How many rows of a span table overlap no fault window. */
-function calmRows(spans: Columns<'tStart' | 'tEnd'>, faults: readonly FaultRecord[]): number {
-  const ts = spans.col('tStart');
-  const te = spans.col('tEnd');
-  let n = 0;
-  for (let i = 0; i < spans.length; i++) if (!faultOverlapping(faults, ts[i], te[i])) n++;
-  return n;
+function calmRows(spans: SpillColumns<'tStart' | 'tEnd'>, faults: readonly FaultRecord[]): number {
+  let calm = 0;
+  for (const { cols, n } of spans.chunks()) {
+    const [ts, te] = cols;
+    for (let i = 0; i < n; i++) if (!faultOverlapping(faults, ts[i], te[i])) calm++;
+  }
+  return calm;
 }
 
 /** The evidence of several records, each taken with evidence('', [rec]): what evidence(message, recs) would give. */
@@ -75,11 +76,12 @@ const invariant: Invariant = {
     /**
      * Spans of test-mode decline-card creates answered with a decision (2xx or 4xx), and of the
      * other test-mode creates answered 2xx or 5xx: all that is judged of them is how many fall
-     * outside every fault window, known only at the end, so two numbers a row.
+     * outside every fault window, known only at the end, so two numbers a row, kept on disk
+     * (lib/spill.ts).
      */
-    const declinedDecided = new Columns(['tStart', 'tEnd'] as const);
-    const othersOk = new Columns(['tStart', 'tEnd'] as const);
-    const others5xx = new Columns(['tStart', 'tEnd'] as const);
+    const declinedDecided = new SpillColumns(['tStart', 'tEnd'] as const);
+    const othersOk = new SpillColumns(['tStart', 'tEnd'] as const);
+    const others5xx = new SpillColumns(['tStart', 'tEnd'] as const);
     const judgeServerErrors = () => {
       const faults = ctx.ledger.faults;
       const answeredOtherwise = (r5: Declined5xx) => {

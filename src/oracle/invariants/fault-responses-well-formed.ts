@@ -4,6 +4,7 @@ import type { IdemRequest, Ledger } from '../ledger.ts';
 import type { Invariant, InvariantOutcome } from '../types.ts';
 import { errorCode, is2xx, isCreate, scopeOf } from '../lib/exchange.ts';
 import { Columns } from '../lib/columns.ts';
+import { SpillColumns } from '../lib/spill.ts';
 import { faultOverlapping, hardFaultCovering } from '../lib/faults.ts';
 import { Findings } from '../lib/findings.ts';
 import { FaultReach } from '../lib/fault-reach.ts';
@@ -34,9 +35,10 @@ const invariant: Invariant = {
     const f = new Findings();
     /**
      * Spans of the creates not in `opened` (whose notes carry their own): with those, every create,
-     * to count the ones that ran during a fault once the windows are known. Numbers only.
+     * to count the ones that ran during a fault once the windows are known. Numbers only, kept on
+     * disk (lib/spill.ts).
      */
-    const spans = new Columns(['tStart', 'tEnd'] as const);
+    const spans = new SpillColumns(['tStart', 'tEnd'] as const);
     /**
      * The creates that are wrong whatever the fault (no answer, not JSON, a 5xx other than a full
      * 503), or wrong under a hard fault they did not replay through (`settled`: a Direct API create
@@ -66,9 +68,10 @@ const invariant: Invariant = {
       const upstream = faults.filter((x) => x.link === 'upstream');
       if (upstream.length === 0) return f.outcome('the run injected no upstream fault');
       const judgedSpan = (tStart: number, tEnd: number) => faultOverlapping(upstream, tStart, tEnd) && !faultOverlapping(faults, tStart, tEnd, 'client');
-      const sts = spans.col('tStart');
-      const ste = spans.col('tEnd');
-      for (let i = 0; i < spans.length; i++) if (judgedSpan(sts[i], ste[i])) f.check();
+      for (const { cols, n } of spans.chunks()) {
+        const [sts, ste] = cols;
+        for (let i = 0; i < n; i++) if (judgedSpan(sts[i], ste[i])) f.check();
+      }
       for (const o of opened) if (judgedSpan(o.tStart, o.tEnd)) f.check();
       const seq = suspects.col('seq');
       const ts = suspects.col('tStart');

@@ -4,16 +4,21 @@ import type { Invariant } from '../types.ts';
 import { isAuthenticatedAnswer } from '../lib/exchange.ts';
 import { Findings, MAX_EXAMPLES, evidence, show } from '../lib/findings.ts';
 import { resetToleranceMs, windowMsOf } from '../lib/rate.ts';
+import { SpillColumns } from '../lib/spill.ts';
 import type { ServerClockEstimate } from '../../history/server-clock.ts';
 
-/** The few records furthest in one direction, kept while streaming (a million records, five kept). */
+/**
+ * The few records furthest in one direction, kept while streaming (a million records, five kept),
+ * and every value, on disk (lib/spill.ts): how many are beyond the limit is known only once the
+ * server-clock offset is final.
+ */
 class Extremes {
-  readonly values: number[] = [];
+  private readonly values = new SpillColumns(['v'] as const);
   private readonly kept: { v: number; rec: ExchangeRecord }[] = [];
   /** `sign` 1 keeps the largest values, -1 the smallest. */
   constructor(private readonly sign: 1 | -1) {}
   add(v: number, rec: ExchangeRecord): void {
-    this.values.push(v);
+    this.values.pushValues(v);
     const k = this.kept;
     if (k.length === MAX_EXAMPLES && (v - k[k.length - 1].v) * this.sign <= 0) return;
     k.push({ v, rec });
@@ -23,7 +28,10 @@ class Extremes {
   /** Values beyond `limit` (in the kept direction), and the kept records among them. */
   beyond(limit: number): { count: number; recs: { v: number; rec: ExchangeRecord }[] } {
     let count = 0;
-    for (const v of this.values) if ((v - limit) * this.sign > 0) count++;
+    for (const { cols, n } of this.values.chunks()) {
+      const v = cols[0];
+      for (let i = 0; i < n; i++) if ((v[i] - limit) * this.sign > 0) count++;
+    }
     return { count, recs: this.kept.filter((x) => (x.v - limit) * this.sign > 0) };
   }
 }

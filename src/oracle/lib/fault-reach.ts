@@ -14,7 +14,7 @@
 import type { Finding } from '../../spec/index.ts';
 import type { ExchangeRecord, FaultRecord, RunRecord } from '../../history/index.ts';
 import type { OracleContext } from '../types.ts';
-import { Columns } from './columns.ts';
+import { SpillColumns } from './spill.ts';
 
 const COLS = ['seq', 'tStart', 'tEnd', 'failed'] as const;
 /** Fewer fault-free creates than this and there is no baseline to compare a window with. */
@@ -32,7 +32,8 @@ const secs = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
 export class FaultReach {
-  private readonly creates = new Columns(COLS);
+  /** Every create's times, read once per fault window at the end: kept on disk (lib/spill.ts). */
+  private readonly creates = new SpillColumns(COLS);
 
   /** One create (payment or hosted), as the judge hands it over. */
   observe(rec: ExchangeRecord): void {
@@ -52,10 +53,6 @@ export class FaultReach {
     const faults = ledger.faults;
     if (faults.length === 0) return out;
 
-    const ts = this.creates.col('tStart');
-    const te = this.creates.col('tEnd');
-    const failed = this.creates.col('failed');
-    const seq = this.creates.col('seq');
     const inAnyFault = (a: number, b: number) => faults.some((f) => f.tStart <= b && f.tEnd >= a);
     // The baseline leaves out the recovery after each window too (a backlog draining, retries
     // backing off): the settle bound is how long the spec allows for that (FT-2).
@@ -65,10 +62,13 @@ export class FaultReach {
     // Fault-free baseline: create durations and settle delays of payments created away from every window.
     const baseDur: number[] = [];
     let baseFailed = 0;
-    for (let i = 0; i < this.creates.length; i++) {
-      if (nearFault(ts[i], te[i])) continue;
-      baseDur.push(te[i] - ts[i]);
-      baseFailed += failed[i];
+    for (const { cols, n } of this.creates.chunks()) {
+      const [, ts, te, failed] = cols;
+      for (let i = 0; i < n; i++) {
+        if (nearFault(ts[i], te[i])) continue;
+        baseDur.push(te[i] - ts[i]);
+        baseFailed += failed[i];
+      }
     }
     baseDur.sort((a, b) => a - b);
     const baseSettle: number[] = [];
@@ -108,13 +108,16 @@ export class FaultReach {
       let nFailed = 0;
       let nSlow = 0;
       const seqs: number[] = [];
-      for (let i = 0; i < this.creates.length; i++) {
-        if (ts[i] < f.tStart || ts[i] > f.tEnd) continue;
-        n++;
-        const slow = te[i] - ts[i] > slowMs;
-        nFailed += failed[i];
-        if (slow) nSlow++;
-        if ((failed[i] || slow) && seqs.length < 5) seqs.push(seq[i]);
+      for (const chunk of this.creates.chunks()) {
+        const [seq, ts, te, failed] = chunk.cols;
+        for (let i = 0; i < chunk.n; i++) {
+          if (ts[i] < f.tStart || ts[i] > f.tEnd) continue;
+          n++;
+          const slow = te[i] - ts[i] > slowMs;
+          nFailed += failed[i];
+          if (slow) nSlow++;
+          if ((failed[i] || slow) && seqs.length < 5) seqs.push(seq[i]);
+        }
       }
       let nPay = 0;
       let nLate = 0;

@@ -1,0 +1,134 @@
+/**
+ * A table of numbers appended once per API answer or create and read only at the end, in order:
+ * what an invariant keeps until end-of-run facts (the fault windows, the final server-clock
+ * estimate) tell how to judge each row. Only the last chunk stays in memory; full chunks are
+ * written to a scratch file, so a soak's rows cost disk, not the judge's heap. Values are kept as
+ * 64-bit floats: what is read back is exactly what was pushed, so a verdict cannot depend on
+ * where a row was kept.
+ *
+ * The scratch file is unlinked as soon as it is opened: it is gone when the judge's process
+ * ends, however it ends, and its descriptor is closed once the table is collected.
+ */
+import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { threadId } from 'node:worker_threads';
+
+/**
+ * Rows per chunk: 65,536 rows of two columns are 1 MB in memory. `PAYSTORM_SPILL_CHUNK_ROWS`
+ * sets it (tests and the regression corpus run with tiny chunks to spill every history).
+ */
+export const spillSettings = { chunkRows: chunkRowsFromEnv() ?? 65_536 };
+
+function chunkRowsFromEnv(): number | undefined {
+  const v = process.env.PAYSTORM_SPILL_CHUNK_ROWS;
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`PAYSTORM_SPILL_CHUNK_ROWS: expected a whole number of rows of at least 1 (e.g. 65536), got ${JSON.stringify(v)}`);
+  return n;
+}
+
+/** Closes a collected table's scratch file (its disk space is freed then: the file was unlinked at open). */
+const closeOnCollect = new FinalizationRegistry<number>((fd) => {
+  closeSync(fd);
+});
+
+let files = 0;
+
+/** Scratch files opened by this thread so far (tests: a table that should have spilled did). */
+export function scratchFilesOpened(): number {
+  return files;
+}
+
+export class SpillColumns<K extends string> {
+  /** Rows pushed. */
+  length = 0;
+  private readonly rows: number;
+  /** The chunk being filled, column-major: column c's rows at [c * rows, (c + 1) * rows). */
+  private readonly chunk: Float64Array;
+  private inChunk = 0;
+  private spilled = 0;
+  private fd: number | null = null;
+  private readonly position: Record<K, number>;
+
+  constructor(
+    readonly names: readonly K[],
+    rows = spillSettings.chunkRows,
+  ) {
+    this.rows = rows;
+    this.chunk = new Float64Array(rows * names.length);
+    this.position = Object.fromEntries(names.map((n, i) => [n, i])) as Record<K, number>;
+  }
+
+  /** Appends a row given in column order. */
+  pushValues(...values: number[]): void {
+    const c = this.chunk;
+    const n = this.rows;
+    for (let i = 0; i < values.length; i++) c[i * n + this.inChunk] = values[i];
+    this.length++;
+    if (++this.inChunk === n) this.spill();
+  }
+
+  /** Where a column is in the arrays `chunks()` gives. */
+  index(name: K): number {
+    return this.position[name];
+  }
+
+  /** Rows held in memory now (at most one chunk). */
+  get residentRows(): number {
+    return this.inChunk;
+  }
+
+  /**
+   * Every row in push order, a chunk at a time: `cols[index(name)]` holds the chunk's `n` values of
+   * that column. The arrays are reused for the next chunk: read them before asking for it.
+   * Reading does not consume: a table can be read again (an interim judgement, then the final one)
+   * and pushed to after.
+   */
+  *chunks(): Generator<{ cols: readonly Float64Array[]; n: number }> {
+    const width = this.names.length;
+    const n = this.rows;
+    if (this.spilled > 0) {
+      const scratch = new Float64Array(n * width);
+      const bytes = new Uint8Array(scratch.buffer);
+      const cols = this.names.map((_, i) => scratch.subarray(i * n, (i + 1) * n));
+      for (let k = 0; k < this.spilled; k++) {
+        let got = 0;
+        while (got < bytes.length) {
+          const r = readSync(this.fd!, bytes, got, bytes.length - got, k * bytes.length + got);
+          if (r === 0) throw new Error(`the judge's scratch file ended early (chunk ${k + 1} of ${this.spilled}): it was truncated while the judge ran`);
+          got += r;
+        }
+        yield { cols, n };
+      }
+    }
+    if (this.inChunk > 0) yield { cols: this.names.map((_, i) => this.chunk.subarray(i * n, i * n + this.inChunk)), n: this.inChunk };
+  }
+
+  private spill(): void {
+    if (this.fd === null) this.fd = openScratch(this);
+    const bytes = new Uint8Array(this.chunk.buffer);
+    const at = this.spilled * bytes.length;
+    try {
+      let put = 0;
+      while (put < bytes.length) put += writeSync(this.fd, bytes, put, bytes.length - put, at + put);
+    } catch (e) {
+      throw new Error(`the judge could not write its scratch file in ${tmpdir()} (${(e as Error).message}): free some space there, or set TMPDIR to a directory with room (about 16 bytes per API answer)`, { cause: e });
+    }
+    this.spilled++;
+    this.inChunk = 0;
+  }
+}
+
+function openScratch(owner: object): number {
+  const path = join(tmpdir(), `paystorm-judge-${process.pid}-${threadId}-${++files}.spill`);
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx+');
+  } catch (e) {
+    throw new Error(`the judge could not open a scratch file in ${tmpdir()} (${(e as Error).message}): set TMPDIR to a directory it can write`, { cause: e });
+  }
+  unlinkSync(path);
+  closeOnCollect.register(owner, fd);
+  return fd;
+}
