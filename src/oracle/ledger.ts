@@ -7,15 +7,12 @@
 import { PAYMENT_STATUSES, REFUND_STATUSES, TERMINAL_STATUSES, type CanonicalPayment, type CanonicalRefund, type CardOutcome, type PaymentStatus, type RefundStatus } from '../spec/index.ts';
 import { type EndRecord, type ExchangeRecord, type FaultRecord, type HistoryRecord, type KeyInfo } from '../history/index.ts';
 import { authVariant, createdObjectId, errorCode, is2xx, isApiCall, scopeOf, withoutQuery } from './lib/exchange.ts';
-import { Columns } from './lib/columns.ts';
+import type { Columns } from './lib/columns.ts';
+import { RateTable, type RateColumn } from './lib/rate-table.ts';
 import { StatusSpans } from './lib/status-spans.ts';
 import { ServerClock } from '../history/server-clock.ts';
 
-/** Per key, one row per authenticated API answer (and per request that got none): NaN where a header was absent. */
-export const RATE_COLUMNS = ['seq', 'tStart', 'tEnd', 'status', 'limit', 'remaining', 'reset', 'retryAfter'] as const;
-export type RateColumn = (typeof RATE_COLUMNS)[number];
-/** Rate columns of integers below 2^24 (seqs of most histories, a status, header counts, seconds to wait): 32-bit while they fit (lib/columns.ts). */
-const NARROW_RATE_COLUMNS: readonly RateColumn[] = ['seq', 'status', 'limit', 'remaining', 'retryAfter'];
+export { RATE_COLUMNS, type RateColumn } from './lib/rate-table.ts';
 
 /** One POST that carried an Idempotency-Key, as idempotency rules need it. */
 export interface IdemRequest {
@@ -146,19 +143,6 @@ export function idemDigestOf(x: Pick<ExchangeRecord, 'op' | 'sent' | 'bodyDigest
   return (x.op === 'refund' || x.op === 'refund_create') && x.sent.paymentId ? `refund:${x.sent.paymentId}:${String(x.sent.amount ?? '')}` : x.bodyDigest;
 }
 
-/** The row of a rate column set holding `seq` (rows mostly arrive in seq order), or -1. */
-function rowOfSeq(seqs: ArrayLike<number>, length: number, seq: number): number {
-  let lo = 0, hi = length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (seqs[mid] < seq) lo = mid + 1;
-    else hi = mid;
-  }
-  if (lo < length && seqs[lo] === seq) return lo;
-  for (let i = length - 1; i >= 0; i--) if (seqs[i] === seq) return i;
-  return -1;
-}
-
 /** The refund path an exchange took: by the path sent (raw requests), else by its operation. */
 export function refundPathOf(x: Pick<ExchangeRecord, 'op' | 'sent'>): 'payment' | 'refunds' {
   const path = withoutQuery(x.sent.path ?? '');
@@ -215,8 +199,8 @@ export class Ledger {
   /** Every status observed per refund, by refundKey (payment and refund id). */
   readonly refundSpans = new StatusSpans<RefundStatus>(REFUND_STATUSES);
   readonly faults: FaultRecord[] = [];
-  /** Rate-limit samples per key label. */
-  readonly rate = new Map<string, Columns<RateColumn>>();
+  /** Rate-limit samples per key label, on disk but for their last chunk: read them with rateTables(). */
+  readonly rate = new Map<string, RateTable>();
   /** The server's clock offset from ours, from the API answers' Date headers. */
   readonly serverClock = new ServerClock();
   /**
@@ -461,8 +445,8 @@ export class Ledger {
 
   /** `earlier`: the requests of the exchange's idempotency tuple before it (none without an Idempotency-Key). */
   private addRateSample(x: ExchangeRecord, earlier: readonly IdemRequest[] | undefined): void {
-    let cols = this.rate.get(x.key);
-    if (!cols) this.rate.set(x.key, (cols = new Columns(RATE_COLUMNS, NARROW_RATE_COLUMNS)));
+    let table = this.rate.get(x.key);
+    if (!table) this.rate.set(x.key, (table = new RateTable()));
     const r = x.rate;
     // A merged shard's records sit on the merged clock only to within its clock slack: the row
     // spans every time the request may truly have been sent and answered.
@@ -470,11 +454,10 @@ export class Ledger {
     if (s > 0 && s > (this.rateSlack.get(x.key) ?? 0)) this.rateSlack.set(x.key, s);
     // A replay carrying the original answer's rate headers says nothing about the current window:
     // its row counts as unplaced (no headers), like an answer without them.
-    const replayed = earlier !== undefined && this.replaysRate(x, cols, earlier);
+    const replayed = earlier !== undefined && this.replaysRate(x, table, earlier);
     if (replayed) this.replayedRate.add(x.seq);
-    // In RATE_COLUMNS order.
-    if (replayed) cols.pushValues(x.seq, x.tStart - s, x.tEnd + s, x.status, NaN, NaN, NaN, x.retryAfter ?? NaN);
-    else cols.pushValues(x.seq, x.tStart - s, x.tEnd + s, x.status, r?.limit ?? NaN, r?.remaining ?? NaN, r?.reset ?? NaN, x.retryAfter ?? NaN);
+    if (replayed) table.push(x.seq, x.tStart - s, x.tEnd + s, x.status, NaN, NaN, NaN, x.retryAfter ?? NaN);
+    else table.push(x.seq, x.tStart - s, x.tEnd + s, x.status, r?.limit ?? NaN, r?.remaining ?? NaN, r?.reset ?? NaN, x.retryAfter ?? NaN);
   }
 
   /** Seqs of answers whose rate headers repeat those of the earlier 2xx they replay (few: kept as a set). */
@@ -498,20 +481,25 @@ export class Ledger {
     return this.rateSlack.get(key) ?? 0;
   }
 
-  private replaysRate(x: ExchangeRecord, cols: Columns<RateColumn>, earlier: readonly IdemRequest[]): boolean {
+  private replaysRate(x: ExchangeRecord, table: RateTable, earlier: readonly IdemRequest[]): boolean {
     const r = x.rate;
     if (!r || r.limit === null || r.remaining === null || r.reset === null || !is2xx(x.status)) return false;
     const digest = idemDigestOf(x);
-    const seqs = cols.col('seq');
-    const lim = cols.col('limit');
-    const rem = cols.col('remaining');
-    const reset = cols.col('reset');
     for (const q of earlier) {
       if (q.seq === x.seq || !is2xx(q.status) || q.digest !== digest) continue;
-      const i = rowOfSeq(seqs, cols.length, q.seq);
-      if (i >= 0 && lim[i] === r.limit && rem[i] === r.remaining && reset[i] === r.reset) return true;
+      const h = table.headersOfSeq(q.seq);
+      if (h && h[0] === r.limit && h[1] === r.remaining && h[2] === r.reset) return true;
     }
     return false;
+  }
+
+  /**
+   * Each key's rate samples as one table in memory, a key at a time, in the order the keys were
+   * first used: the table of one key is let go when the next is asked for, so the end of a soak
+   * holds one key's rows, not every key's.
+   */
+  *rateTables(): Generator<[key: string, rows: Columns<RateColumn>]> {
+    for (const [key, table] of this.rate) yield [key, table.load()];
   }
 
   /** `byValue`: the tuples of the exchange's key and scope; `list`: its tuple so far (undefined: a first use). */

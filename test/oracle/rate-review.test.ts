@@ -166,7 +166,7 @@ describe('idempotent replay repeating the original rate headers', () => {
     const ledger = new Ledger(new Map());
     for (const r of recs) ledger.observe(r);
     expect([1, 2, 3].map((s) => ledger.isReplayedRate(s))).toEqual([false, false, true]);
-    const c = ledger.rate.get(K.test)!;
+    const c = new Map(ledger.rateTables()).get(K.test)!;
     expect(Number.isNaN(c.col('reset')[2])).toBe(true);
     expect(c.col('status')[2]).toBe(201);
   });

@@ -57,6 +57,19 @@ describe('SpillColumns', () => {
     }
   });
 
+  it('grows the chunk in memory from a few rows to a whole one without losing a row', () => {
+    const t = new SpillColumns(['a', 'b'] as const, 1_000);
+    const rows: number[][] = [];
+    for (let i = 0; i < 2_500; i++) {
+      rows.push([i, -i / 3]);
+      t.pushValues(i, -i / 3);
+      // Read while it grows (256, 512, 1,000 rows) and after each spill.
+      if ([255, 256, 511, 700, 999, 1_000, 2_100].includes(i)) expect(readAll(t)).toEqual(rows);
+    }
+    expect(readAll(t)).toEqual(rows);
+    expect(t.residentRows).toBe(500);
+  });
+
   it('never touches the disk while the rows fit one chunk', () => {
     const opened = scratchFilesOpened();
     const t = new SpillColumns(['v'] as const, 64);

@@ -18,7 +18,7 @@ const invariant: Invariant = {
     return {
       finish() {
         const W = windowMsOf(ctx);
-        for (const [key, c] of ctx.ledger.rate) {
+        for (const [key, c] of ctx.ledger.rateTables()) {
           const rows: number[] = [];
           for (let i = 0; i < c.length; i++) if (isCounted(c, i)) rows.push(i);
           const limit = limitOf(c, rows, ctx);

@@ -23,10 +23,9 @@ const invariant: Invariant = {
         const W = windowMsOf(ctx);
         // Exhausted periods per key, in epoch ms: from its first 429 of a window to that window's reset.
         const exhausted: { key: string; from: number; to: number }[] = [];
-        const groups = new Map<string, Map<number, number[]>>();
-        for (const [key, c] of ctx.ledger.rate) {
+        // Two passes over the keys, each key's rows read anew (ledger.rateTables): the first keeps only the exhausted periods.
+        for (const [key, c] of ctx.ledger.rateTables()) {
           const g = groupByReset(c);
-          groups.set(key, g);
           const status = c.col('status');
           const ts = c.col('tStart');
           for (const [R, rows] of g) {
@@ -34,7 +33,7 @@ const invariant: Invariant = {
             if (first429 < Infinity) exhausted.push({ key, from: sEpoch(first429), to: R * 1000 });
           }
         }
-        for (const [key, c] of ctx.ledger.rate) {
+        for (const [key, c] of ctx.ledger.rateTables()) {
           const others = exhausted.filter((e) => e.key !== key);
           if (others.length === 0) continue;
           const status = c.col('status');
@@ -47,7 +46,7 @@ const invariant: Invariant = {
           for (let i = 0; i < c.length; i++) {
             if (others.some((e) => sEpoch(ts[i]) >= e.from && sEpoch(ts[i]) <= e.to)) f.check();
           }
-          for (const [R, rows] of groups.get(key)!) {
+          for (const [R, rows] of groupByReset(c)) {
             const refused = rows.filter((i) => status[i] === 429);
             if (refused.length === 0) continue;
             const opened = R * 1000 - W;

@@ -34,7 +34,7 @@ const invariant: Invariant = {
         const sEpoch = (t: number) => ctx.epochMs(t) + offset;
         const observed: Finding[] = [];
         let sharedWindows = 0;
-        for (const [key, c] of ctx.ledger.rate) {
+        for (const [key, c] of ctx.ledger.rateTables()) {
           const shared = ctx.keys.get(key)?.shared === true;
           const status = c.col('status');
           const remaining = c.col('remaining');

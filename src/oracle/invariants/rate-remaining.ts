@@ -16,7 +16,7 @@ const invariant: Invariant = {
     const f = new Findings();
     return {
       finish() {
-        for (const [key, c] of ctx.ledger.rate) {
+        for (const [key, c] of ctx.ledger.rateTables()) {
           const rem = c.col('remaining');
           const ts = c.col('tStart');
           const te = c.col('tEnd');

@@ -19,7 +19,7 @@ const invariant: Invariant = {
       finish() {
         const W = windowMsOf(ctx);
         let fullest = 0;
-        for (const [key, c] of ctx.ledger.rate) {
+        for (const [key, c] of ctx.ledger.rateTables()) {
           const status = c.col('status');
           const tStart = c.col('tStart');
           const tEnd = c.col('tEnd');

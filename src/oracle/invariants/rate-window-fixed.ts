@@ -28,7 +28,7 @@ const invariant: Invariant = {
         const W = windowMsOf(ctx);
         const tol = resetToleranceMs(ctx);
         const gapSlack = ctx.run?.target.embedded ? 0 : 1000;
-        for (const [key, c] of ctx.ledger.rate) {
+        for (const [key, c] of ctx.ledger.rateTables()) {
           const shared = ctx.keys.get(key)?.shared === true;
           const tStart = c.col('tStart');
           const tEnd = c.col('tEnd');

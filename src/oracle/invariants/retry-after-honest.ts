@@ -21,7 +21,7 @@ const invariant: Invariant = {
         const sEpoch = (t: number) => ctx.epochMs(t) + offset;
         const tol = resetToleranceMs(ctx);
         const slack = retryAfterSlackMs(!!ctx.run?.target.embedded);
-        for (const [key, c] of ctx.ledger.rate) {
+        for (const [key, c] of ctx.ledger.rateTables()) {
           const status = c.col('status');
           const ra = c.col('retryAfter');
           const reset = c.col('reset');

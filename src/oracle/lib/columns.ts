@@ -15,7 +15,9 @@ export class Columns<K extends string> {
   /** Column name -> position in `arrays`. */
   private readonly position: Record<K, number>;
 
-  constructor(readonly names: readonly K[], narrow: readonly K[] = []) {
+  /** `capacity`: rows to make room for at once (a table whose length is known: nothing to copy as it fills). */
+  constructor(readonly names: readonly K[], narrow: readonly K[] = [], capacity = 64) {
+    this.cap = Math.max(1, capacity);
     this.arrays = names.map((n) => (narrow.includes(n) ? new Float32Array(this.cap) : new Float64Array(this.cap)));
     this.position = Object.fromEntries(names.map((n, i) => [n, i])) as Record<K, number>;
   }
@@ -31,6 +33,15 @@ export class Columns<K extends string> {
     this.reserve();
     for (let i = 0; i < values.length; i++) this.set(i, values[i]);
     this.length++;
+  }
+
+  /** Appends `n` rows given as one array per column, in `names` order (a table read back from disk). */
+  pushChunk(cols: readonly ArrayLike<number>[], n: number): void {
+    for (let r = 0; r < n; r++) {
+      this.reserve();
+      for (let i = 0; i < cols.length; i++) this.set(i, cols[i][r]);
+      this.length++;
+    }
   }
 
   private set(i: number, v: number): void {

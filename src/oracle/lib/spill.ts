@@ -44,8 +44,12 @@ export class SpillColumns<K extends string> {
   /** Rows pushed. */
   length = 0;
   private readonly rows: number;
-  /** The chunk being filled, column-major: column c's rows at [c * rows, (c + 1) * rows). */
-  private readonly chunk: Float64Array;
+  /**
+   * The chunk being filled, column-major: column c's rows at [c * cap, (c + 1) * cap). It starts
+   * small and doubles up to a chunk, so a short history's tables cost little.
+   */
+  private chunk: Float64Array;
+  private cap: number;
   private inChunk = 0;
   private spilled = 0;
   private fd: number | null = null;
@@ -56,22 +60,62 @@ export class SpillColumns<K extends string> {
     rows = spillSettings.chunkRows,
   ) {
     this.rows = rows;
-    this.chunk = new Float64Array(rows * names.length);
+    this.cap = Math.min(rows, 256);
+    this.chunk = new Float64Array(this.cap * names.length);
     this.position = Object.fromEntries(names.map((n, i) => [n, i])) as Record<K, number>;
   }
 
   /** Appends a row given in column order. */
   pushValues(...values: number[]): void {
+    if (this.inChunk === this.cap) this.grow();
     const c = this.chunk;
-    const n = this.rows;
+    const n = this.cap;
     for (let i = 0; i < values.length; i++) c[i * n + this.inChunk] = values[i];
     this.length++;
-    if (++this.inChunk === n) this.spill();
+    if (++this.inChunk === this.rows) this.spill();
+  }
+
+  /** Doubles the chunk being filled, up to a whole chunk (once, the first time the table gets that long). */
+  private grow(): void {
+    const cap = Math.min(this.rows, this.cap * 2);
+    const next = new Float64Array(cap * this.names.length);
+    for (let c = 0; c < this.names.length; c++) next.set(this.chunk.subarray(c * this.cap, c * this.cap + this.inChunk), c * cap);
+    this.chunk = next;
+    this.cap = cap;
   }
 
   /** Where a column is in the arrays `chunks()` gives. */
   index(name: K): number {
     return this.position[name];
+  }
+
+  /** Rows a chunk holds: row r is in chunk floor(r / chunkRows). */
+  get chunkRows(): number {
+    return this.rows;
+  }
+
+  /** One value, by row (push order) and column position: from memory or one read of the scratch file. */
+  valueAt(row: number, column: number): number {
+    const n = this.rows;
+    const k = Math.floor(row / n);
+    const at = row - k * n;
+    if (k === this.spilled) return this.chunk[column * this.cap + at];
+    const one = new Float64Array(1);
+    const bytes = new Uint8Array(one.buffer);
+    const got = readSync(this.fd!, bytes, 0, 8, (k * n * this.names.length + column * n + at) * 8);
+    if (got !== 8) throw new Error(`the judge's scratch file ended early (row ${row} of ${this.length}): it was truncated while the judge ran`);
+    return one[0];
+  }
+
+  /** One column of chunk `k` (its rows in push order): from memory, or one read of the scratch file. */
+  columnOfChunk(k: number, column: number): Float64Array {
+    const n = this.rows;
+    if (k === this.spilled) return this.chunk.slice(column * this.cap, column * this.cap + this.inChunk);
+    const out = new Float64Array(n);
+    const bytes = new Uint8Array(out.buffer);
+    const got = readSync(this.fd!, bytes, 0, bytes.length, (k * n * this.names.length + column * n) * 8);
+    if (got !== bytes.length) throw new Error(`the judge's scratch file ended early (chunk ${k + 1} of ${this.spilled}): it was truncated while the judge ran`);
+    return out;
   }
 
   /** Rows held in memory now (at most one chunk). */
@@ -102,7 +146,8 @@ export class SpillColumns<K extends string> {
         yield { cols, n };
       }
     }
-    if (this.inChunk > 0) yield { cols: this.names.map((_, i) => this.chunk.subarray(i * n, i * n + this.inChunk)), n: this.inChunk };
+    const cap = this.cap;
+    if (this.inChunk > 0) yield { cols: this.names.map((_, i) => this.chunk.subarray(i * cap, i * cap + this.inChunk)), n: this.inChunk };
   }
 
   private spill(): void {
