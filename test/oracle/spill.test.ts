@@ -85,3 +85,25 @@ describe('SpillColumns', () => {
     expect(() => t.pushValues(3)).toThrow(/could not open a scratch file in .*paystorm-no-such-dir.*set TMPDIR to a directory it can write/);
   });
 });
+
+describe('a judge that cannot write its scratch files', () => {
+  it('fails the verdict with every invariant "error" naming the directory and the fix, and keeps the metrics', async () => {
+    const { judgeFile, REPO_ROOT } = await import('../../scripts/corpus/corpus.ts');
+    const { spillSettings } = await import('../../src/oracle/lib/spill.ts');
+    const history = join(REPO_ROOT, 'test', 'fixtures', 'oracle-corpus', 'clean-A', 'history.bin.gz');
+    const chunkRows = spillSettings.chunkRows;
+    spillSettings.chunkRows = 3;
+    process.env.TMPDIR = join(tmpdir(), 'paystorm-no-such-dir');
+    try {
+      const summary = await judgeFile(history);
+      expect(summary.verdict).toBe('fail');
+      expect(summary.invariants.length).toBeGreaterThan(50);
+      expect(summary.invariants.filter((i) => i.status !== 'error').map((i) => i.id)).toEqual([]);
+      // The ledger's rate table spills first: every invariant names why, where, and what to do.
+      for (const i of summary.invariants) expect(i.error ?? '', i.id).toMatch(/could not open a scratch file in .*paystorm-no-such-dir.*set TMPDIR to a directory it can write/);
+      expect(summary.metrics.requests).toBeGreaterThan(100);
+    } finally {
+      spillSettings.chunkRows = chunkRows;
+    }
+  }, 60_000);
+});
