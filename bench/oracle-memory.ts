@@ -3,9 +3,10 @@
  * Writes the synthetic history (bench/lib/synthetic-history.ts: the set of payments still being
  * polled stays about the same size however long it runs) at several lengths, then judges each
  * in a fresh process and measures, after a full garbage collection at the end of the pass (the
- * moment the oracle holds the most), the live heap plus typed-array memory, and the process's
- * peak RSS. It prints bytes per record and per payment, the growth between lengths, and what
- * the oracle's ledger holds, field by field, for the longest history.
+ * moment the oracle holds the most), the live heap plus typed-array memory, the process's peak
+ * RSS, and what it wrote to its scratch files (lib/spill.ts). It prints bytes per record and per
+ * payment, the growth between lengths, and what the oracle's ledger holds, field by field, for
+ * the longest history.
  *
  *   npx tsx bench/oracle-memory.ts [--lengths 250000,500000,1000000] [--rounds 1]
  *   npx tsx bench/oracle-memory.ts --per-invariant [--lengths 250000]
@@ -24,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { INVARIANTS, judge, type Invariant, type OracleContext } from '../src/oracle/index.ts';
 import { readHistory, type HistoryRecord } from '../src/history/index.ts';
 import { writeSyntheticHistory } from './lib/synthetic-history.ts';
+import { scratchBytesWritten } from '../src/oracle/lib/spill.ts';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, dflt: string) => {
@@ -37,6 +39,8 @@ interface Measure {
   /** Live heap + array buffers after a full GC at the end of the pass, MB. */
   liveMb: number;
   peakRssMb: number;
+  /** Written to the judge's scratch files (lib/spill.ts), MB: what waits for the end on disk, not in the heap. */
+  scratchMb: number;
   /** Ledger fields, MB (only with --fields). */
   fields: Record<string, number>;
 }
@@ -79,7 +83,7 @@ async function measure(file: string, fields: boolean, only?: readonly string[]):
       prev = now;
     }
   }
-  return { records: result.records, payments, liveMb: (atEnd - base) / MB, peakRssMb: process.resourceUsage().maxRSS / 1024, fields: out };
+  return { records: result.records, payments, liveMb: (atEnd - base) / MB, peakRssMb: process.resourceUsage().maxRSS / 1024, scratchMb: scratchBytesWritten() / MB, fields: out };
 }
 
 function child(file: string, fields: boolean, only?: readonly string[]): Measure {
@@ -129,7 +133,7 @@ if (argv[0] === '--measure') {
       const m = { ...ms[0], liveMb: live, peakRssMb: rss };
       rows.push(m);
       console.log(
-        `${m.records.toLocaleString('en').padStart(9)} records, ${m.payments.toLocaleString('en').padStart(7)} payments: live state ${live.toFixed(1)} MB (${((live * MB) / m.records).toFixed(0)} B/record, ${((live * MB) / Math.max(1, m.payments)).toFixed(0)} B/payment), peak RSS ${rss.toFixed(0)} MB`,
+        `${m.records.toLocaleString('en').padStart(9)} records, ${m.payments.toLocaleString('en').padStart(7)} payments: live state ${live.toFixed(1)} MB (${((live * MB) / m.records).toFixed(0)} B/record, ${((live * MB) / Math.max(1, m.payments)).toFixed(0)} B/payment), peak RSS ${rss.toFixed(0)} MB, scratch files ${m.scratchMb.toFixed(1)} MB`,
       );
     }
     for (let i = 1; i < rows.length; i++) {

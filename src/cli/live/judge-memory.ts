@@ -1,6 +1,6 @@
 /**
  * How much memory a judge thread may use. The oracle keeps something for every payment a run
- * made (docs/oracle.md, Memory: about 2.2 kB a payment on the synthetic history), so a soak's
+ * made (docs/oracle.md, Memory: about 1.8 kB a payment on the synthetic history), so a soak's
  * judge outgrows Node's default heap limit (about 4 GB) long before it outgrows the machine:
  * with it, `paystorm check` of 16M synthetic records (some two hours at 2,000 requests a second)
  * ended in a V8 abort after 10 minutes, and 8M took about twice as long as with room, the
@@ -10,7 +10,8 @@
  * runs out of it is reported, not fatal: the run's other figures are kept, and its history can
  * be judged again with more.
  */
-import { totalmem } from 'node:os';
+import { statfsSync } from 'node:fs';
+import { tmpdir, totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import { EXIT, PaystormError } from '../../spec/index.ts';
 import type { Unjudged } from '../../oracle/index.ts';
@@ -73,7 +74,7 @@ export class JudgeOutOfMemory extends Error {
   /** Why nothing was judged and what the user can do: judge the kept history again with more memory. */
   unjudged(historyPath: string): Unjudged {
     const how = this.recheck(historyPath);
-    return { short: this.message, full: `${this.message}, so no invariant was judged. The oracle keeps about 2.2 kB per payment made (docs/oracle.md, Memory). The history is kept: ${how}` };
+    return { short: this.message, full: `${this.message}, so no invariant was judged. The oracle keeps about 1.8 kB per payment made (docs/oracle.md, Memory). The history is kept: ${how}` };
   }
 }
 
@@ -128,12 +129,55 @@ export class HeapWatch {
 
 /**
  * What the judge holds per request of a run, measured on the synthetic history (bench/oracle-memory.ts:
- * 389.6 MB of live state at 1,000,000 records, 786,861 of them requests). Until the oracle's memory is
- * bounded (docs/oracle.md, Memory), a run's length is bounded by it.
+ * 315.6 MB of live state at 1,000,000 records, 786,861 of them requests: 401 B), with room for the
+ * rows of one key read back at the end (about 56 B a request when all are on one key). Until the
+ * oracle's memory is bounded (docs/oracle.md, Memory), a run's length is bounded by it.
  */
-export const JUDGE_BYTES_PER_REQUEST = 500;
-/** The same per record of a history (webhook deliveries and fault windows are records too): 389.6 MB at 1,000,000. */
-export const JUDGE_BYTES_PER_RECORD = 390;
+export const JUDGE_BYTES_PER_REQUEST = 460;
+/** The same per record of a history (webhook deliveries and fault windows are records too): 315.6 MB at 1,000,000, and the read-back. */
+export const JUDGE_BYTES_PER_RECORD = 360;
+/**
+ * What the judge writes to its scratch files per request (lib/spill.ts: the rate samples and spans
+ * kept for the end), measured on the same history: 79.0 MB at 1,000,000 records (105 B a request),
+ * and each table's last chunk.
+ */
+export const JUDGE_SCRATCH_BYTES_PER_REQUEST = 110;
+/** The same per record: 79.0 MB at 1,000,000 (83 B), and each table's last chunk. */
+export const JUDGE_SCRATCH_BYTES_PER_RECORD = 85;
+/** The share of a directory's free space the scratch files may take before it is said. */
+const SCRATCH_WARN_SHARE = 0.9;
+
+/** Bytes free to this process in the file system holding `dir`, or null when it cannot be read (no such directory). */
+export function freeBytesOf(dir: string): number | null {
+  try {
+    const s = statfsSync(dir);
+    return s.bavail * s.bsize;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Said before the load of a run (or early in the `check` of a long history) whose judge's scratch
+ * files would not fit in the free space of the temporary directory: a judge that cannot write them
+ * fails every invariant it reads them for ("error", never a pass), so a soak should learn it now.
+ * `what`: "this run plans about N requests" or the like; null when they fit.
+ */
+function scratchForecast(what: string, n: number, bytesEach: number, unit: string, dir: string, free: number | null): string | null {
+  if (free === null) return `${what}, and the judge writes its scratch files in ${dir} (TMPDIR), which it cannot read: set TMPDIR to a directory it can write, with room for about ${bytesEach} bytes a ${unit}.`;
+  const needMb = (n * bytesEach) / MB;
+  if (n * bytesEach <= SCRATCH_WARN_SHARE * free) return null;
+  const fits = Math.floor((SCRATCH_WARN_SHARE * free) / bytesEach);
+  return (
+    `${what}, and the judge writes about ${bytesEach} bytes a ${unit} of scratch files (docs/oracle.md, Memory): about ${sizeOfMb(needMb)} in ${dir}, which has ${sizeOfMb(free / MB)} free. ` +
+    `Past about ${countOf(fits)} ${unit}s its invariants would be "error" (the metrics are kept): free some space there, or set TMPDIR to a directory with room.`
+  );
+}
+
+/** judgeScratchForecast for a run's plan: null when its judge's scratch files fit in `dir` (default the temporary directory). */
+export function judgeScratchForecast(requests: number, dir = tmpdir(), free = freeBytesOf(dir)): string | null {
+  return scratchForecast(`this run plans about ${countOf(requests)} requests`, requests, JUDGE_SCRATCH_BYTES_PER_REQUEST, 'request', dir, free);
+}
 
 /**
  * Said before the load of a run planned to make more requests than its judge can hold (80% of its
@@ -177,6 +221,8 @@ export class JudgeFileForecast {
     private readonly bytesRead: () => number,
     /** Records read before the share of the file is trusted to foretell the rest. */
     private readonly after = 100_000,
+    /** Where the judge writes its scratch files (lib/spill.ts), and how to learn its free bytes. */
+    private readonly scratch: { dir: string; free: (dir: string) => number | null } = { dir: tmpdir(), free: freeBytesOf },
   ) {}
 
   judged(n: number): void {
@@ -186,6 +232,8 @@ export class JudgeFileForecast {
     if (read <= 0) return;
     this.said = true;
     const total = (this.records * this.fileBytes) / Math.min(read, this.fileBytes);
+    const scratch = scratchForecast(`this history holds about ${countOf(total)} records`, total, JUDGE_SCRATCH_BYTES_PER_RECORD, 'record', this.scratch.dir, this.scratch.free(this.scratch.dir));
+    if (scratch) this.warn(scratch);
     const over = overLimit(total, JUDGE_BYTES_PER_RECORD, this.limitMb);
     if (!over) return;
     this.warn(

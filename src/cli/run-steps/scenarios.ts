@@ -18,7 +18,7 @@ import { EMBEDDED_WEBHOOK_BASE_PATH, RUN_DEFAULTS, WEBHOOK_FAIL_SHARE_DEFAULT, t
 import type { RunIo, RunScope } from './scope.ts';
 import type { OpenedChaos } from './chaos.ts';
 import type { ProbedTarget } from './probe.ts';
-import { judgeMemoryForecast } from '../live/judge-memory.ts';
+import { judgeMemoryForecast, judgeScratchForecast } from '../live/judge-memory.ts';
 import { snapshotEveryMs, type RunJudge } from './judge.ts';
 
 export interface PreparedScenarios {
@@ -73,6 +73,9 @@ export function prepareScenarios(s: RunSettings, target: ProbedTarget, receiver:
   // A soak longer than its judge can hold: said now, not hours in (HeapWatch warns at 80% on the way).
   const memory = judgeMemoryForecast(plan.requests, s.judgeMemoryMb);
   if (memory) io.stderr.write(`paystorm: ${memory}\n`);
+  // The same for the disk its scratch files go to (TMPDIR): a judge that cannot write them judges nothing.
+  const scratch = judgeScratchForecast(plan.requests);
+  if (scratch) io.stderr.write(`paystorm: ${scratch}\n`);
   const settleBoundMs = cfg.settleBound !== undefined ? parseDuration(cfg.settleBound, '--settle-bound') : defaultSettleBoundMs(embedded, timeScale);
   // Embedded: the service's own challenge expiry, scaled.
   const challengeTimeoutMs =

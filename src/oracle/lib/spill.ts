@@ -34,10 +34,16 @@ const closeOnCollect = new FinalizationRegistry<number>((fd) => {
 });
 
 let files = 0;
+let written = 0;
 
 /** Scratch files opened by this thread so far (tests: a table that should have spilled did). */
 export function scratchFilesOpened(): number {
   return files;
+}
+
+/** Bytes written to scratch files by this thread so far (what a judge's scratch files take: bench/oracle-memory.ts). */
+export function scratchBytesWritten(): number {
+  return written;
 }
 
 export class SpillColumns<K extends string> {
@@ -162,6 +168,7 @@ export class SpillColumns<K extends string> {
     }
     this.spilled++;
     this.inChunk = 0;
+    written += bytes.length;
   }
 }
 
