@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkEntry, corpusEntries, readJson, REPO_ROOT, type SourceFile } from '../../scripts/corpus/corpus.ts';
 import { describeDifference } from '../../scripts/corpus/fingerprint.ts';
 import { scratchFilesOpened, spillSettings } from '../../src/oracle/lib/spill.ts';
+import { quietNotesWritten } from '../../src/oracle/lib/quiet-store.ts';
 
 const SAMPLE = join(REPO_ROOT, 'test', 'fixtures', 'oracle-corpus');
 const entries = corpusEntries(SAMPLE);
@@ -27,17 +28,21 @@ describe('oracle regression corpus sample', () => {
   }
 });
 
-describe('oracle regression corpus sample, every table kept on disk', () => {
-  // Chunks of three rows: every table of lib/spill.ts that gets more than three rows is read back from its scratch file.
-  let chunkRows = 0;
+describe('oracle regression corpus sample, every table and note kept on disk', () => {
+  // Chunks of three rows: every table of lib/spill.ts that gets more than three rows is read back from its scratch file;
+  // and every note of a lib/quiet-store.ts store not used by the very last use is written out and read back.
+  let saved = { ...spillSettings };
   let opened = 0;
+  let noted = 0;
   beforeAll(() => {
-    chunkRows = spillSettings.chunkRows;
+    saved = { ...spillSettings };
     spillSettings.chunkRows = 3;
+    spillSettings.quietAfter = 1;
     opened = scratchFilesOpened();
+    noted = quietNotesWritten();
   });
   afterAll(() => {
-    spillSettings.chunkRows = chunkRows;
+    Object.assign(spillSettings, saved);
   });
 
   for (const name of entries) {
@@ -49,5 +54,6 @@ describe('oracle regression corpus sample, every table kept on disk', () => {
 
   it('spilled', () => {
     expect(scratchFilesOpened() - opened).toBeGreaterThan(entries.length);
+    expect(quietNotesWritten() - noted).toBeGreaterThan(1_000);
   });
 });

@@ -1,3 +1,4 @@
+import { QuietStore } from '../lib/quiet-store.ts';
 import { EVENT_TYPES, statusOfEvent, type CanonicalPayment, type CanonicalRefund, type EventType } from '../../spec/index.ts';
 
 /** Status each event type stands for, computed once. */
@@ -182,7 +183,8 @@ interface PaymentMilestones {
  * current at delivery time only if nothing changed.
  */
 class Milestones {
-  private readonly byPayment = new Map<string, PaymentMilestones>();
+  /** In the heap while the payment is in play (lib/quiet-store.ts); a note is changed in place only before the store's next use. */
+  private readonly byPayment = new QuietStore<PaymentMilestones>();
 
   private of(id: string): PaymentMilestones {
     let m = this.byPayment.get(id);

@@ -2,6 +2,7 @@ import type { Invariant } from '../types.ts';
 import { currencyEq, is2xx, isCreate, scopeOf } from '../lib/exchange.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
 import { observedPayment } from '../lib/observations.ts';
+import { QuietStore } from '../lib/quiet-store.ts';
 
 interface Expect {
   amount: number | undefined;
@@ -44,7 +45,8 @@ const invariant: Invariant = {
   rules: ['PAY-8'],
   create() {
     const f = new Findings();
-    const expected = new Map<string, Expect>();
+    // Every payment's sent values, for as long as any later answer may show it: in the heap while it is in play (lib/quiet-store.ts).
+    const expected = new QuietStore<Expect>();
     return {
       answers: 'payments',
       onRecord(rec) {

@@ -10,6 +10,7 @@ import { errorCode, is2xx, isRefundRequest, withoutBodies } from './exchange.ts'
 import { faultOverlapping } from './faults.ts';
 import { Findings, evidence, show } from './findings.ts';
 import { observedPayment } from './observations.ts';
+import { QuietStore } from './quiet-store.ts';
 import { onUnservedRefundPath, servedPath } from './refund-paths.ts';
 import { refundEvidence } from './refunds.ts';
 import { refundPathOf } from '../ledger.ts';
@@ -52,7 +53,8 @@ const MAX_EFFECT_PAYMENTS = 200_000;
  * so a payment holds a handful.
  */
 class RefundEffects {
-  private readonly rows = new Map<string, number[]>();
+  /** In the heap while the payment is in play (lib/quiet-store.ts). */
+  private readonly rows = new QuietStore<number[]>();
 
   add(id: string, t: number, refunds: number, total: number, seq: number): void {
     let r = this.rows.get(id);
@@ -67,8 +69,9 @@ class RefundEffects {
     this.rows.set(id, kept);
   }
 
+  /** Read at the end: a payment gone quiet is read back for the look, not brought back into the heap. */
   of(id: string): readonly number[] {
-    return this.rows.get(id) ?? [];
+    return this.rows.peek(id) ?? [];
   }
 }
 

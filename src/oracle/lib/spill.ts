@@ -18,7 +18,20 @@ import { threadId } from 'node:worker_threads';
  * Rows per chunk: 65,536 rows of two columns are 1 MB in memory. `PAYSTORM_SPILL_CHUNK_ROWS`
  * sets it (tests and the regression corpus run with tiny chunks to spill every history).
  */
-export const spillSettings = { chunkRows: chunkRowsFromEnv() ?? 65_536 };
+export const spillSettings = { chunkRows: chunkRowsFromEnv() ?? 65_536, quietAfter: quietAfterFromEnv() ?? 100_000 };
+
+/**
+ * Uses of a lib/quiet-store.ts store after which a note unused since leaves the heap: 100,000
+ * (about as many records of a soak, a minute or two of it). `PAYSTORM_QUIET_AFTER` sets it (the
+ * regression corpus runs with 1, every note written out and read back).
+ */
+function quietAfterFromEnv(): number | undefined {
+  const v = process.env.PAYSTORM_QUIET_AFTER;
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`PAYSTORM_QUIET_AFTER: expected a whole number of uses of at least 1 (e.g. 100000), got ${JSON.stringify(v)}`);
+  return n;
+}
 
 function chunkRowsFromEnv(): number | undefined {
   const v = process.env.PAYSTORM_SPILL_CHUNK_ROWS;
