@@ -27,7 +27,7 @@ const invariant: Invariant = {
   rules: ['WH-7'],
   create(ctx) {
     const f = new Findings();
-    const seen = new Milestones();
+    const seen = new Milestones(ctx.ledger);
     /** Verified deliveries whose data.payment may be stale, judged with the final clock estimate. */
     const suspects: Suspect[] = [];
     return {
@@ -184,7 +184,12 @@ interface PaymentMilestones {
  */
 class Milestones {
   /** In the heap while the payment is in play (lib/quiet-store.ts); a note is changed in place only before the store's next use. */
-  private readonly byPayment = new QuietStore<PaymentMilestones>();
+  private readonly byPayment: QuietStore<PaymentMilestones>;
+
+  /** `clock`: the records judged so far (the ledger). */
+  constructor(clock: { readonly records: number }) {
+    this.byPayment = new QuietStore(clock);
+  }
 
   private of(id: string): PaymentMilestones {
     let m = this.byPayment.get(id);

@@ -43,10 +43,10 @@ const invariant: Invariant = {
   id: 'payment-echoes-input',
   title: 'A payment carries the amount, currency, description and metadata sent; they never change later',
   rules: ['PAY-8'],
-  create() {
+  create(ctx) {
     const f = new Findings();
     // Every payment's sent values, for as long as any later answer may show it: in the heap while it is in play (lib/quiet-store.ts).
-    const expected = new QuietStore<Expect>();
+    const expected = new QuietStore<Expect>(ctx.ledger);
     return {
       answers: 'payments',
       onRecord(rec) {

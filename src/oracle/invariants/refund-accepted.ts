@@ -25,7 +25,7 @@ const invariant: Invariant = {
      * Accepted refunds per payment: id (when the answer named one), the request's key and
      * Idempotency-Key, and when the answer came; in the heap while the payment is in play (lib/quiet-store.ts).
      */
-    const accepted = new QuietStore<{ id: string | undefined; key: string; idem: string; tStart: number; tEnd: number; seq: number }[]>();
+    const accepted = new QuietStore<{ id: string | undefined; key: string; idem: string; tStart: number; tEnd: number; seq: number }[]>(ctx.ledger);
     return {
       kinds: ['exchange'],
       onRecord(rec) {

@@ -18,7 +18,7 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     /** Payment id -> the event types delivered about it, in the heap while the payment is in play (lib/quiet-store.ts). */
-    const events = new QuietStore<string | string[]>();
+    const events = new QuietStore<string | string[]>(ctx.ledger);
     const merchants = new EventMerchants(ctx);
     return {
       kinds: ['webhook'],

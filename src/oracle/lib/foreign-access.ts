@@ -54,7 +54,12 @@ const MAX_EFFECT_PAYMENTS = 200_000;
  */
 class RefundEffects {
   /** In the heap while the payment is in play (lib/quiet-store.ts). */
-  private readonly rows = new QuietStore<number[]>();
+  private readonly rows: QuietStore<number[]>;
+
+  /** `clock`: the records judged so far (the ledger). */
+  constructor(clock: { readonly records: number }) {
+    this.rows = new QuietStore(clock);
+  }
 
   add(id: string, t: number, refunds: number, total: number, seq: number): void {
     let r = this.rows.get(id);
@@ -135,7 +140,7 @@ export function foreignAccessInvariant(def: {
       /** Listed ids whose payment was not yet known: `listing key label | payment id` -> the list that showed it. */
       const listed = new Map<string, { seq: number; t: number; key: string; id: string }>();
       let listsJudged = 0;
-      const effects = new RefundEffects();
+      const effects = new RefundEffects(ctx.ledger);
       /** Earliest start of a refund request that named no payment and was not refused: it may have refunded any payment. */
       let unattributedFrom = Infinity;
 

@@ -1,6 +1,6 @@
 /**
  * A map of notes by payment id that keeps in the heap only the notes used lately: a note not read
- * or written in the store's last `quietAfter` uses goes to a scratch file, and comes back the
+ * or written in the last `quietAfter` records judged goes to a scratch file, and comes back the
  * next time its payment is named (a late read, a list, a retry). Most payments of a soak go quiet
  * for good once settled, so the heap holds about the payments still in play, and an index entry
  * (id and file offset) for each of the others.
@@ -29,7 +29,7 @@ export function quietNotesWritten(): number {
 
 interface Held<V> {
   note: V;
-  /** The store's use count when the note was last read or written. */
+  /** The records judged when the note was last read or written. */
   used: number;
 }
 
@@ -38,13 +38,18 @@ export class QuietStore<V> {
   private readonly notes = new Map<string, Held<V> | number>();
   /** The notes in the heap, by last use, oldest first (a note used again moves to the back). */
   private readonly held = new Map<string, Held<V>>();
-  private uses = 0;
   private fd: number | null = null;
   private end = 0;
   private readonly quietAfter: number;
 
-  /** `quietAfter`: uses of the store after which an unused note leaves the heap (default spillSettings.quietAfter). */
-  constructor(quietAfter = spillSettings.quietAfter) {
+  /**
+   * `clock`: the records judged so far (the ledger's count), by which a note's last use is told;
+   * `quietAfter`: records after which a note unused since leaves the heap (default spillSettings.quietAfter).
+   */
+  constructor(
+    private readonly clock: { readonly records: number },
+    quietAfter = spillSettings.quietAfter,
+  ) {
     this.quietAfter = Math.max(1, quietAfter);
   }
 
@@ -59,10 +64,10 @@ export class QuietStore<V> {
 
   /**
    * The note of a payment (read back from the file if it had gone quiet), or undefined. It may be
-   * changed in place until the store's next use; after that, change it only by `set`.
+   * changed in place while the same record is judged; after that, change it only by `set`.
    */
   get(id: string): V | undefined {
-    const use = ++this.uses;
+    const use = this.clock.records;
     const slot = this.notes.get(id);
     if (slot === undefined) return undefined;
     if (typeof slot !== 'number') {
@@ -77,7 +82,7 @@ export class QuietStore<V> {
   }
 
   set(id: string, note: V): void {
-    const use = ++this.uses;
+    const use = this.clock.records;
     const slot = this.notes.get(id);
     if (slot !== undefined && typeof slot !== 'number') {
       slot.note = note;
@@ -115,9 +120,9 @@ export class QuietStore<V> {
     this.letQuietGo();
   }
 
-  /** Writes out the notes unused for `quietAfter` uses, from the oldest (the front of the queue). */
+  /** Writes out the notes unused for `quietAfter` records, from the oldest (the front of the queue). */
   private letQuietGo(): void {
-    const before = this.uses - this.quietAfter;
+    const before = this.clock.records - this.quietAfter;
     for (const [id, h] of this.held) {
       if (h.used > before) return;
       this.held.delete(id);

@@ -18,18 +18,19 @@ import { threadId } from 'node:worker_threads';
  * Rows per chunk: 65,536 rows of two columns are 1 MB in memory. `PAYSTORM_SPILL_CHUNK_ROWS`
  * sets it (tests and the regression corpus run with tiny chunks to spill every history).
  */
-export const spillSettings = { chunkRows: chunkRowsFromEnv() ?? 65_536, quietAfter: quietAfterFromEnv() ?? 100_000 };
+export const spillSettings = { chunkRows: chunkRowsFromEnv() ?? 65_536, quietAfter: quietAfterFromEnv() ?? 50_000 };
 
 /**
- * Uses of a lib/quiet-store.ts store after which a note unused since leaves the heap: 100,000
- * (about as many records of a soak, a minute or two of it). `PAYSTORM_QUIET_AFTER` sets it (the
- * regression corpus runs with 1, every note written out and read back).
+ * Records judged after which a note of a lib/quiet-store.ts store unused since leaves the heap:
+ * 50,000 (25 s of a soak at 2,000 requests a second, half an hour at the soak scenario's own
+ * pace). `PAYSTORM_QUIET_AFTER` sets it (the regression corpus runs with 1: every note not used by
+ * the record being judged is written out, and read back when used again).
  */
 function quietAfterFromEnv(): number | undefined {
   const v = process.env.PAYSTORM_QUIET_AFTER;
   if (v === undefined || v === '') return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`PAYSTORM_QUIET_AFTER: expected a whole number of uses of at least 1 (e.g. 100000), got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`PAYSTORM_QUIET_AFTER: expected a whole number of records of at least 1 (e.g. 50000), got ${JSON.stringify(v)}`);
   return n;
 }
 
