@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { threadId } from 'node:worker_threads';
-import { spillSettings } from './spill.ts';
+import { countScratchBytes, spillSettings } from './spill.ts';
 
 const closeOnCollect = new FinalizationRegistry<number>((fd) => closeSync(fd));
 let files = 0;
@@ -145,6 +145,7 @@ export class QuietStore<V> {
     }
     this.end += out.length;
     noted++;
+    countScratchBytes(out.length);
     return at;
   }
 

@@ -55,9 +55,14 @@ export function scratchFilesOpened(): number {
   return files;
 }
 
-/** Bytes written to scratch files by this thread so far (what a judge's scratch files take: bench/oracle-memory.ts). */
+/** Bytes written to scratch files by this thread so far, here and by lib/quiet-store.ts (what a judge's scratch files take: bench/oracle-memory.ts). */
 export function scratchBytesWritten(): number {
   return written;
+}
+
+/** Counts bytes another kind of scratch file wrote (lib/quiet-store.ts). */
+export function countScratchBytes(n: number): void {
+  written += n;
 }
 
 export class SpillColumns<K extends string> {
