@@ -31,4 +31,23 @@ describe('Columns', () => {
     expect(read).toEqual(rows);
     expect([...cols.order('status')].slice(0, 3).map((i) => rows[i][1])).toEqual([0, 0, 0]);
   });
+
+  it('pushChunk gives back what rows pushed one by one give, a narrow column widening mid-chunk included', () => {
+    const rnd = seededRandom(9);
+    const one = new Columns(['t', 'n'] as const, ['n'], 10);
+    const bulk = new Columns(['t', 'n'] as const, ['n'], 10);
+    for (let chunk = 0; chunk < 5; chunk++) {
+      const n = 1 + Math.floor(rnd() * 300);
+      const t = Float64Array.from({ length: n }, () => rnd() * 1e9);
+      // Whole numbers and NaN, but a fraction in the middle of the fourth chunk.
+      const v = Float64Array.from({ length: n }, (_, i) => (chunk === 3 && i === Math.floor(n / 2) ? 0.1 : i % 11 === 0 ? NaN : i));
+      for (let i = 0; i < n; i++) one.pushValues(t[i], v[i]);
+      bulk.pushChunk([t, v], n);
+      if (chunk === 2) expect(bulk.col('n').constructor.name).toBe('Float32Array');
+    }
+    expect(bulk.length).toBe(one.length);
+    expect(bulk.col('n').constructor.name).toBe('Float64Array');
+    expect([...bulk.col('t').subarray(0, bulk.length)]).toEqual([...one.col('t').subarray(0, one.length)]);
+    expect([...bulk.col('n').subarray(0, bulk.length)]).toEqual([...one.col('n').subarray(0, one.length)]);
+  });
 });

@@ -37,11 +37,30 @@ export class Columns<K extends string> {
 
   /** Appends `n` rows given as one array per column, in `names` order (a table read back from disk). */
   pushChunk(cols: readonly ArrayLike<number>[], n: number): void {
-    for (let r = 0; r < n; r++) {
-      this.reserve();
-      for (let i = 0; i < cols.length; i++) this.set(i, cols[i][r]);
-      this.length++;
+    while (this.cap < this.length + n) this.reserve(true);
+    const at = this.length;
+    for (let i = 0; i < cols.length; i++) {
+      const a = this.arrays[i];
+      const c = cols[i];
+      if (a instanceof Float64Array) {
+        for (let r = 0; r < n; r++) a[at + r] = c[r];
+        continue;
+      }
+      // A narrow column takes the values while each fits 32 bits exactly, then widens (as set() does).
+      let r = 0;
+      for (; r < n; r++) {
+        const v = c[r];
+        a[at + r] = v;
+        if (a[at + r] !== v && v === v) break;
+      }
+      if (r < n) {
+        const wide = new Float64Array(this.cap);
+        wide.set(a.subarray(0, at + r));
+        for (; r < n; r++) wide[at + r] = c[r];
+        this.arrays[i] = wide;
+      }
     }
+    this.length += n;
   }
 
   private set(i: number, v: number): void {
@@ -57,8 +76,8 @@ export class Columns<K extends string> {
   }
 
   /** Grows by half: a doubling table holds up to twice the rows in use (a quarter more on average). */
-  private reserve(): void {
-    if (this.length < this.cap) return;
+  private reserve(force = false): void {
+    if (!force && this.length < this.cap) return;
     this.cap = Math.ceil(this.cap * 1.5);
     for (let i = 0; i < this.arrays.length; i++) {
       const old = this.arrays[i];

@@ -21,6 +21,7 @@ import { countScratchBytes, spillSettings } from './spill.ts';
 const closeOnCollect = new FinalizationRegistry<number>((fd) => closeSync(fd));
 let files = 0;
 let noted = 0;
+const EMPTY = Buffer.alloc(0);
 
 /** Notes written out to scratch files by this thread so far (tests: a store that should have let notes go did). */
 export function quietNotesWritten(): number {
@@ -36,8 +37,15 @@ interface Held<V> {
 export class QuietStore<V> {
   /** Every note, in the order it was first set: in the heap (its Held) or in the file (the offset of its length-prefixed bytes). */
   private readonly notes = new Map<string, Held<V> | number>();
-  /** The notes in the heap, by last use, oldest first (a note used again moves to the back). */
-  private readonly held = new Map<string, Held<V>>();
+  /**
+   * The uses of notes in the heap, oldest first: (id, record) pairs, one per note and record that
+   * used it. A pair whose note was used again since is passed over when it comes up. An array with
+   * a moving head, not a Map kept in use order: a Map's deleted entries stay as holes that every
+   * walk from its start steps over again.
+   */
+  private queueIds: string[] = [];
+  private queueUsed: number[] = [];
+  private head = 0;
   private fd: number | null = null;
   private end = 0;
   private readonly quietAfter: number;
@@ -76,7 +84,7 @@ export class QuietStore<V> {
     }
     const h: Held<V> = { note: this.read(slot), used: use };
     this.notes.set(id, h);
-    this.held.set(id, h);
+    this.queue(id, use);
     this.letQuietGo();
     return h.note;
   }
@@ -89,9 +97,8 @@ export class QuietStore<V> {
       this.use(id, slot, use);
       return;
     }
-    const h: Held<V> = { note, used: use };
-    this.notes.set(id, h);
-    this.held.set(id, h);
+    this.notes.set(id, { note, used: use });
+    this.queue(id, use);
     this.letQuietGo();
   }
 
@@ -112,49 +119,109 @@ export class QuietStore<V> {
     for (const [id, slot] of this.notes) yield [id, typeof slot === 'number' ? this.read(slot) : slot.note];
   }
 
-  /** A held note used: to the back of the queue. */
+  /** A held note used: queued again, once per record that uses it. */
   private use(id: string, h: Held<V>, use: number): void {
-    h.used = use;
-    this.held.delete(id);
-    this.held.set(id, h);
+    if (h.used !== use) {
+      h.used = use;
+      this.queue(id, use);
+    }
     this.letQuietGo();
   }
 
-  /** Writes out the notes unused for `quietAfter` records, from the oldest (the front of the queue). */
+  private queue(id: string, use: number): void {
+    this.queueIds.push(id);
+    this.queueUsed.push(use);
+  }
+
+  /** Writes out the notes unused for `quietAfter` records, from the oldest use queued. */
   private letQuietGo(): void {
     const before = this.clock.records - this.quietAfter;
-    for (const [id, h] of this.held) {
-      if (h.used > before) return;
-      this.held.delete(id);
-      this.notes.set(id, this.write(h.note));
+    const ids = this.queueIds;
+    const used = this.queueUsed;
+    let head = this.head;
+    while (head < ids.length && used[head] <= before) {
+      const id = ids[head];
+      const slot = this.notes.get(id);
+      // Still in the heap, and not used since this use: quiet.
+      if (slot !== undefined && typeof slot !== 'number' && slot.used === used[head]) this.notes.set(id, this.write(slot.note));
+      head++;
     }
+    // The consumed front is dropped once it is most of the queue (amortized: each pair is copied at most once per halving).
+    if (head > 4096 && head * 2 > ids.length) {
+      this.queueIds = ids.slice(head);
+      this.queueUsed = used.slice(head);
+      head = 0;
+    }
+    this.head = head;
   }
+
+  /**
+   * Notes are appended to a buffer written out a megabyte at a time (a write a note was most of
+   * the store's cost), and read back through a window of the file read 256 kB at a time (the end
+   * of a run looks up quiet notes about in the order they were written).
+   */
+  private pending = EMPTY;
+  private pendingBytes = 0;
+  /** Bytes of the file written out; `end` counts the pending ones too. */
+  private flushed = 0;
+  private window: Buffer | null = null;
+  private windowAt = 0;
+  private windowBytes = 0;
 
   private write(note: V): number {
     if (this.fd === null) this.fd = openScratch(this);
     const body = serialize(note);
-    const out = Buffer.allocUnsafe(4 + body.length);
-    out.writeUInt32LE(body.length, 0);
-    body.copy(out, 4);
-    const at = this.end;
-    try {
-      let put = 0;
-      while (put < out.length) put += writeSync(this.fd, out, put, out.length - put, at + put);
-    } catch (e) {
-      throw new Error(`the judge could not write its scratch file in ${tmpdir()} (${(e as Error).message}): free some space there, or set TMPDIR to a directory with room`, { cause: e });
+    const size = 4 + body.length;
+    if (this.pendingBytes + size > this.pending.length) {
+      this.flush();
+      // Made at the first note written: a store that never lets a note go costs no buffer.
+      if (size > this.pending.length) this.pending = Buffer.allocUnsafe(Math.max(size, 1 << 20));
     }
-    this.end += out.length;
+    this.pending.writeUInt32LE(body.length, this.pendingBytes);
+    body.copy(this.pending, this.pendingBytes + 4);
+    this.pendingBytes += size;
+    const at = this.end;
+    this.end += size;
     noted++;
-    countScratchBytes(out.length);
+    countScratchBytes(size);
     return at;
   }
 
+  private flush(): void {
+    if (this.pendingBytes === 0) return;
+    try {
+      let put = 0;
+      while (put < this.pendingBytes) put += writeSync(this.fd!, this.pending, put, this.pendingBytes - put, this.flushed + put);
+    } catch (e) {
+      throw new Error(`the judge could not write its scratch file in ${tmpdir()} (${(e as Error).message}): free some space there, or set TMPDIR to a directory with room`, { cause: e });
+    }
+    this.flushed += this.pendingBytes;
+    this.pendingBytes = 0;
+  }
+
   private read(at: number): V {
-    const head = Buffer.alloc(4);
-    readExactly(this.fd!, head, at);
-    const body = Buffer.alloc(head.readUInt32LE(0));
-    readExactly(this.fd!, body, at + 4);
-    return deserialize(body) as V;
+    // Still in the buffer: no read at all.
+    if (at >= this.flushed) {
+      const o = at - this.flushed;
+      const len = this.pending.readUInt32LE(o);
+      return deserialize(this.pending.subarray(o + 4, o + 4 + len)) as V;
+    }
+    const head = this.bytesAt(at, 4);
+    const len = head.readUInt32LE(0);
+    return deserialize(this.bytesAt(at + 4, len)) as V;
+  }
+
+  /** `n` bytes of the written-out file at `at`, through the read window (refilled from `at` when it does not hold them). */
+  private bytesAt(at: number, n: number): Buffer {
+    if (this.window === null || at < this.windowAt || at + n > this.windowAt + this.windowBytes) {
+      const want = Math.max(n, 1 << 18);
+      if (this.window === null || this.window.length < want) this.window = Buffer.allocUnsafe(want);
+      const bytes = Math.min(want, this.flushed - at);
+      readExactly(this.fd!, this.window.subarray(0, bytes), at);
+      this.windowAt = at;
+      this.windowBytes = bytes;
+    }
+    return this.window.subarray(at - this.windowAt, at - this.windowAt + n);
   }
 }
 
