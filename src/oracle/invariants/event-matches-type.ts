@@ -1,4 +1,3 @@
-import { QuietStore } from '../lib/quiet-store.ts';
 import { EVENT_TYPES, statusOfEvent, type CanonicalPayment, type CanonicalRefund, type EventType } from '../../spec/index.ts';
 
 /** Status each event type stands for, computed once. */
@@ -27,7 +26,7 @@ const invariant: Invariant = {
   rules: ['WH-7'],
   create(ctx) {
     const f = new Findings();
-    const seen = new Milestones(ctx.ledger);
+    const seen = new Milestones();
     /** Verified deliveries whose data.payment may be stale, judged with the final clock estimate. */
     const suspects: Suspect[] = [];
     return {
@@ -183,13 +182,7 @@ interface PaymentMilestones {
  * current at delivery time only if nothing changed.
  */
 class Milestones {
-  /** In the heap while the payment is in play (lib/quiet-store.ts); a note is changed in place only before the store's next use. */
-  private readonly byPayment: QuietStore<PaymentMilestones>;
-
-  /** `clock`: the records judged so far (the ledger). */
-  constructor(clock: { readonly records: number }) {
-    this.byPayment = new QuietStore(clock);
-  }
+  private readonly byPayment = new Map<string, PaymentMilestones>();
 
   private of(id: string): PaymentMilestones {
     let m = this.byPayment.get(id);

@@ -1,4 +1,3 @@
-import { QuietStore } from '../lib/quiet-store.ts';
 import type { CanonicalRefund } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
 import { is2xx, isRefundRequest } from '../lib/exchange.ts';
@@ -21,11 +20,8 @@ const invariant: Invariant = {
   rules: ['REF-1'],
   create(ctx) {
     const f = new Findings();
-    /**
-     * Accepted refunds per payment: id (when the answer named one), the request's key and
-     * Idempotency-Key, and when the answer came; in the heap while the payment is in play (lib/quiet-store.ts).
-     */
-    const accepted = new QuietStore<{ id: string | undefined; key: string; idem: string; tStart: number; tEnd: number; seq: number }[]>(ctx.ledger);
+    /** Accepted refunds per payment: id (when the answer named one), the request's key and Idempotency-Key, and when the answer came. */
+    const accepted = new Map<string, { id: string | undefined; key: string; idem: string; tStart: number; tEnd: number; seq: number }[]>();
     return {
       kinds: ['exchange'],
       onRecord(rec) {

@@ -1,4 +1,3 @@
-import { QuietStore } from '../lib/quiet-store.ts';
 import { PAYMENT_EVENT_FOR_STATUS } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
@@ -17,8 +16,8 @@ const invariant: Invariant = {
   rules: ['WH-4'],
   create(ctx) {
     const f = new Findings();
-    /** Payment id -> the event types delivered about it, in the heap while the payment is in play (lib/quiet-store.ts). */
-    const events = new QuietStore<string | string[]>(ctx.ledger);
+    /** Payment id -> the event types delivered about it. */
+    const events = new Map<string, string | string[]>();
     const merchants = new EventMerchants(ctx);
     return {
       kinds: ['webhook'],
@@ -41,7 +40,7 @@ const invariant: Invariant = {
           if (!end || end.t > dueBy || !merchants.expects(p.merchant)) continue;
           f.check();
           const type = PAYMENT_EVENT_FOR_STATUS[end.status]!;
-          const got = events.peek(p.id);
+          const got = events.get(p.id);
           if (got !== type && !(Array.isArray(got) && got.includes(type))) {
             f.violation({ message: `payment ${p.id} was seen ${end.status} at ${Math.round(end.t)} ms but no ${type} event arrived by the end of the run (${Math.round(ctx.ledger.endTime())} ms)`, seqs: [p.seq, end.seq], times: [end.t], paymentIds: [p.id], keys: [p.key] });
           }

@@ -1,4 +1,3 @@
-import { QuietStore } from '../lib/quiet-store.ts';
 import type { RefundStatus } from '../../spec/index.ts';
 import { REFUND_EVENT_FOR_STATUS } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
@@ -18,12 +17,8 @@ const invariant: Invariant = {
   rules: ['WH-5'],
   create(ctx) {
     const f = new Findings();
-    /**
-     * refund id -> each event type and payment_id it came with, first seen (ids may repeat across
-     * payments): a list, not a map per refund (most have one event); in the heap while the refund is
-     * in play (lib/quiet-store.ts).
-     */
-    const events = new QuietStore<{ type: string; paymentId: string; seq: number }[]>(ctx.ledger);
+    /** refund id -> each event type and payment_id it came with, first seen (ids may repeat across payments): a list, not a map per refund (most have one event). */
+    const events = new Map<string, { type: string; paymentId: string; seq: number }[]>();
     /** Events whose refund payload has no id: `payment id|type` -> how many (event ids counted once). */
     const anonymous = new Map<string, Set<string>>();
     const merchants = new EventMerchants(ctx);
@@ -63,7 +58,7 @@ const invariant: Invariant = {
           if (!end || end.t > dueBy || !merchants.expects(owner.merchant)) continue;
           f.check();
           const type = REFUND_EVENT_FOR_STATUS[end.status]!;
-          const sent = events.peek(r.id)?.filter((e) => e.type === type);
+          const sent = events.get(r.id)?.filter((e) => e.type === type);
           const got = sent?.find((e) => e.paymentId === r.paymentId) ?? ((idPayments.get(r.id) ?? 0) > 1 ? undefined : sent?.[0]);
           const anon = got ? undefined : anonymous.get(`${r.paymentId}|${type}`);
           if (anon && anon.size > (spent.get(anon) ?? 0)) {

@@ -10,7 +10,6 @@ import { errorCode, is2xx, isRefundRequest, withoutBodies } from './exchange.ts'
 import { faultOverlapping } from './faults.ts';
 import { Findings, evidence, show } from './findings.ts';
 import { observedPayment } from './observations.ts';
-import { QuietStore } from './quiet-store.ts';
 import { onUnservedRefundPath, servedPath } from './refund-paths.ts';
 import { refundEvidence } from './refunds.ts';
 import { refundPathOf } from '../ledger.ts';
@@ -53,13 +52,7 @@ const MAX_EFFECT_PAYMENTS = 200_000;
  * so a payment holds a handful.
  */
 class RefundEffects {
-  /** In the heap while the payment is in play (lib/quiet-store.ts). */
-  private readonly rows: QuietStore<number[]>;
-
-  /** `clock`: the records judged so far (the ledger). */
-  constructor(clock: { readonly records: number }) {
-    this.rows = new QuietStore(clock);
-  }
+  private readonly rows = new Map<string, number[]>();
 
   add(id: string, t: number, refunds: number, total: number, seq: number): void {
     let r = this.rows.get(id);
@@ -74,9 +67,8 @@ class RefundEffects {
     this.rows.set(id, kept);
   }
 
-  /** Read at the end: a payment gone quiet is read back for the look, not brought back into the heap. */
   of(id: string): readonly number[] {
-    return this.rows.peek(id) ?? [];
+    return this.rows.get(id) ?? [];
   }
 }
 
@@ -140,7 +132,7 @@ export function foreignAccessInvariant(def: {
       /** Listed ids whose payment was not yet known: `listing key label | payment id` -> the list that showed it. */
       const listed = new Map<string, { seq: number; t: number; key: string; id: string }>();
       let listsJudged = 0;
-      const effects = new RefundEffects(ctx.ledger);
+      const effects = new RefundEffects();
       /** Earliest start of a refund request that named no payment and was not refused: it may have refunded any payment. */
       let unattributedFrom = Infinity;
 

@@ -18,21 +18,7 @@ import { threadId } from 'node:worker_threads';
  * Rows per chunk: 65,536 rows of two columns are 1 MB in memory. `PAYSTORM_SPILL_CHUNK_ROWS`
  * sets it (tests and the regression corpus run with tiny chunks to spill every history).
  */
-export const spillSettings = { chunkRows: chunkRowsFromEnv() ?? 65_536, quietAfter: quietAfterFromEnv() ?? 50_000 };
-
-/**
- * Records judged after which a note of a lib/quiet-store.ts store unused since leaves the heap:
- * 50,000 (25 s of a soak at 2,000 requests a second, half an hour at the soak scenario's own
- * pace). `PAYSTORM_QUIET_AFTER` sets it (the regression corpus runs with 1: every note not used by
- * the record being judged is written out, and read back when used again).
- */
-function quietAfterFromEnv(): number | undefined {
-  const v = process.env.PAYSTORM_QUIET_AFTER;
-  if (v === undefined || v === '') return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`PAYSTORM_QUIET_AFTER: expected a whole number of records of at least 1 (e.g. 50000), got ${JSON.stringify(v)}`);
-  return n;
-}
+export const spillSettings = { chunkRows: chunkRowsFromEnv() ?? 65_536 };
 
 function chunkRowsFromEnv(): number | undefined {
   const v = process.env.PAYSTORM_SPILL_CHUNK_ROWS;
@@ -55,14 +41,9 @@ export function scratchFilesOpened(): number {
   return files;
 }
 
-/** Bytes written to scratch files by this thread so far, here and by lib/quiet-store.ts (what a judge's scratch files take: bench/oracle-memory.ts). */
+/** Bytes written to scratch files by this thread so far (what a judge's scratch files take: bench/oracle-memory.ts). */
 export function scratchBytesWritten(): number {
   return written;
-}
-
-/** Counts bytes another kind of scratch file wrote (lib/quiet-store.ts). */
-export function countScratchBytes(n: number): void {
-  written += n;
 }
 
 export class SpillColumns<K extends string> {
