@@ -6,6 +6,7 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { scratchFilesOpened, SpillColumns } from '../../src/oracle/lib/spill.ts';
 import { seededRandom } from '../../src/spec/random.ts';
@@ -106,4 +107,18 @@ describe('a judge that cannot write its scratch files', () => {
       spillSettings.chunkRows = chunkRows;
     }
   }, 60_000);
+});
+
+describe('PAYSTORM_SPILL_CHUNK_ROWS', () => {
+  it('sets the chunk; a value that is not a row count is said on stderr and the default kept', () => {
+    const read = (value: string) => {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', "import('./src/oracle/lib/spill.ts').then((m) => process.stdout.write(String(m.spillSettings.chunkRows)))"], {
+        env: { ...process.env, PAYSTORM_SPILL_CHUNK_ROWS: value },
+        encoding: 'utf8',
+      });
+      return { rows: r.stdout, said: r.stderr.trim(), status: r.status };
+    };
+    expect(read('7')).toEqual({ rows: '7', said: '', status: 0 });
+    expect(read('1.5')).toEqual({ rows: '65536', said: 'paystorm: PAYSTORM_SPILL_CHUNK_ROWS: expected a whole number of rows of at least 1 (e.g. 65536), got "1.5"; using 65536', status: 0 });
+  }, 30_000);
 });
