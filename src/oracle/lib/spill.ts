@@ -166,7 +166,7 @@ export class SpillColumns<K extends string> {
       let put = 0;
       while (put < bytes.length) put += writeSync(this.fd, bytes, put, bytes.length - put, at + put);
     } catch (e) {
-      throw new Error(`the judge could not write its scratch file in ${tmpdir()} (${(e as Error).message}): free some space there, or set TMPDIR to a directory with room (about 16 bytes per API answer)`, { cause: e });
+      throw new Error(`the judge could not write its scratch file in ${tmpdir()} (${(e as Error).message}): free some space there, or set TMPDIR to a directory with room (docs/run.md, Scratch files)`, { cause: e });
     }
     this.spilled++;
     this.inChunk = 0;
