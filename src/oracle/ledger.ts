@@ -10,9 +10,12 @@ import { authVariant, createdObjectId, errorCode, is2xx, isApiCall, scopeOf, wit
 import type { Columns } from './lib/columns.ts';
 import { RateTable, type RateColumn } from './lib/rate-table.ts';
 import { StatusSpans } from './lib/status-spans.ts';
+import { PaymentRows } from './lib/payment-rows.ts';
+import { PaymentTable, type PaymentFacts } from './lib/payment-table.ts';
 import { ServerClock } from '../history/server-clock.ts';
 
 export { RATE_COLUMNS, type RateColumn } from './lib/rate-table.ts';
+export type { PaymentFacts } from './lib/payment-table.ts';
 
 /** One POST that carried an Idempotency-Key, as idempotency rules need it. */
 export interface IdemRequest {
@@ -150,28 +153,6 @@ export function refundPathOf(x: Pick<ExchangeRecord, 'op' | 'sent'>): 'payment' 
   return x.op === 'refund_create' ? 'refunds' : 'payment';
 }
 
-export interface PaymentFacts {
-  id: string;
-  /** Label of the key whose create answered with it. */
-  key: string;
-  merchant: string | undefined;
-  mode: 'test' | 'live' | undefined;
-  /** Created on the hosted page (POST /v1/payments/hpp). */
-  hosted: boolean;
-  /** The create exchange that first answered with it. */
-  seq: number;
-  tStart: number;
-  tEnd: number;
-  /** Amount sent (or, failing that, returned). */
-  amount: number | null;
-  cardOutcome: CardOutcome | undefined;
-  cardLast4: string | undefined;
-  /** `created` (Unix seconds) as first returned. */
-  created: number | null;
-  /** Its row in the ledger's paymentSpans once firstTerminalOf found it (rows never move): several checks ask for every payment. */
-  spansRow?: number;
-}
-
 /**
  * The ledger's key of a refund: its payment and its id. The spec does not show refund ids, so they
  * may be unique only within their payment (a sequence number, say): refund "1" of two payments
@@ -192,10 +173,13 @@ export interface RefundFacts {
 }
 
 export class Ledger {
-  readonly payments = new Map<string, PaymentFacts>();
+  /** One row per payment id, shared by `payments` and `paymentSpans` (one map from id to row for both). */
+  readonly paymentRows = new PaymentRows();
+  /** The run's payments: those a create of the run answered with. */
+  readonly payments = new PaymentTable(this.paymentRows);
   readonly refunds = new Map<string, RefundFacts>();
   /** Every status observed per payment id (also payments the run did not create). */
-  readonly paymentSpans = new StatusSpans<PaymentStatus>(PAYMENT_STATUSES);
+  readonly paymentSpans = new StatusSpans<PaymentStatus>(PAYMENT_STATUSES, this.paymentRows);
   /** Every status observed per refund, by refundKey (payment and refund id). */
   readonly refundSpans = new StatusSpans<RefundStatus>(REFUND_STATUSES);
   readonly faults: FaultRecord[] = [];
@@ -350,8 +334,7 @@ export class Ledger {
 
   /** firstTerminal of one of the run's payments, its status row looked up once for all the checks that ask. */
   firstTerminalOf(p: PaymentFacts): { status: PaymentStatus; t: number; seq: number } | null {
-    if (p.spansRow === undefined) p.spansRow = this.paymentSpans.rowIndex(p.id);
-    return p.spansRow === undefined ? null : this.paymentSpans.earliestEndAt(p.spansRow, TERMINAL_LIST);
+    return this.paymentSpans.earliestEndAtRow(p.row, TERMINAL_LIST);
   }
 
   private byKeyCache: { payments: number; map: Map<string, PaymentFacts[]> } | null = null;
@@ -383,8 +366,7 @@ export class Ledger {
     if (!f || this.hostedCardUnknown.has(id)) return;
     if (x.status === 0) {
       if (f.cardOutcome === undefined && f.cardLast4 === undefined) {
-        f.cardOutcome = x.sent.cardOutcome;
-        f.cardLast4 = x.sent.cardLast4;
+        this.payments.setCard(id, x.sent.cardOutcome, x.sent.cardLast4);
         this.unansweredSubmit.add(id);
       }
       return;
@@ -392,16 +374,14 @@ export class Ledger {
     if (x.status >= 400) return;
     if (this.unansweredSubmit.delete(id)) {
       if (f.cardOutcome !== x.sent.cardOutcome || f.cardLast4 !== x.sent.cardLast4) {
-        f.cardOutcome = undefined;
-        f.cardLast4 = undefined;
+        this.payments.setCard(id, undefined, undefined);
         this.hostedCardUnknown.add(id);
       }
       this.acceptedCard.add(id);
       return;
     }
     if (this.acceptedCard.has(id)) return;
-    f.cardOutcome = x.sent.cardOutcome;
-    f.cardLast4 = x.sent.cardLast4;
+    this.payments.setCard(id, x.sent.cardOutcome, x.sent.cardLast4);
     this.acceptedCard.add(id);
   }
   /** Hosted payments whose card so far comes only from a submit that got no answer. */
@@ -574,8 +554,7 @@ export class Ledger {
   private registerPayment(x: ExchangeRecord, p: CanonicalPayment, scope: string): void {
     if (this.payments.has(p.id)) return;
     const info = this.keys.get(x.key);
-    this.payments.set(p.id, {
-      id: p.id,
+    this.payments.register(p.id, {
       key: x.key,
       merchant: info?.merchant,
       mode: info?.mode,
@@ -587,7 +566,6 @@ export class Ledger {
       cardOutcome: x.sent.cardOutcome,
       cardLast4: x.sent.cardLast4,
       created: p.created,
-      spansRow: undefined,
     });
   }
 

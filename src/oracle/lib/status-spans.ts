@@ -15,6 +15,9 @@ export interface OrderedPair<S extends string> {
   toStart: number;
 }
 
+import { PaymentRows } from './payment-rows.ts';
+import { Uint8Column } from './paged-column.ts';
+
 /** Rows per page of the pooled table: pages are never copied or over-allocated by more than one page. */
 const PAGE_SHIFT = 12;
 const PAGE_ROWS = 1 << PAGE_SHIFT;
@@ -24,8 +27,14 @@ export class StatusSpans<S extends string> {
   private readonly n: number;
   private readonly width: number;
   private readonly index: Map<S, number>;
-  /** Entity id -> row number. */
-  private readonly rows = new Map<string, number>();
+  /**
+   * Entity id -> row number: the table's own, or one shared with other tables of the same
+   * entities (the ledger's payments), whose rows it may never be given a status for.
+   */
+  private readonly rows: PaymentRows;
+  /** 1 for a row some status was added for: only those are entities this table has seen. */
+  private readonly present = new Uint8Column();
+  private count = 0;
   /**
    * One pooled table rather than an array per entity (a million small typed arrays would each
    * carry an external buffer the garbage collector has to account for), in pages of PAGE_ROWS
@@ -35,9 +44,13 @@ export class StatusSpans<S extends string> {
    */
   private readonly pages: Float64Array[] = [];
   private readonly seqPages: (Uint32Array | Float64Array)[] = [];
-  private used = 0;
 
-  constructor(readonly statuses: readonly S[]) {
+  /** `rows`: a row index shared with other tables (rows this table never saw cost it their page space only). */
+  constructor(
+    readonly statuses: readonly S[],
+    rows?: PaymentRows,
+  ) {
+    this.rows = rows ?? new PaymentRows();
     this.n = statuses.length;
     this.width = this.n * 2;
     this.index = new Map(statuses.map((s, i) => [s, i]));
@@ -56,14 +69,14 @@ export class StatusSpans<S extends string> {
   }
 
   private rowOf(id: string): number {
-    let r = this.rows.get(id);
-    if (r !== undefined) return r;
-    r = this.used++;
-    if (r >>> PAGE_SHIFT >= this.pages.length) {
+    const r = this.rows.rowOf(id);
+    if (this.present.get(r) === 1) return r;
+    while (r >>> PAGE_SHIFT >= this.pages.length) {
       this.pages.push(new Float64Array(this.width * PAGE_ROWS));
       this.seqPages.push(this.wideSeqs ? new Float64Array(this.width * PAGE_ROWS) : new Uint32Array(this.width * PAGE_ROWS));
     }
-    this.rows.set(id, r);
+    this.present.set(r, 1);
+    this.count++;
     const p = this.page(r);
     const o = this.offset(r);
     const n = this.n;
@@ -101,26 +114,33 @@ export class StatusSpans<S extends string> {
     }
   }
 
-  has(id: string): boolean {
-    return this.rows.has(id);
+  /** The entity's row if some status was added for it. */
+  private find(id: string): number | undefined {
+    const r = this.rows.find(id);
+    return r !== undefined && this.present.get(r) === 1 ? r : undefined;
   }
-  ids(): IterableIterator<string> {
-    return this.rows.keys();
+
+  has(id: string): boolean {
+    return this.find(id) !== undefined;
+  }
+  /** The entities seen, in the order their rows were given. */
+  *ids(): IterableIterator<string> {
+    for (let r = 0; r < this.rows.size; r++) if (this.present.get(r) === 1) yield this.rows.idAt(r);
   }
   get size(): number {
-    return this.rows.size;
+    return this.count;
   }
 
   /** Whether the entity was ever observed in `status`. */
   seen(id: string, status: S): boolean {
-    const r = this.rows.get(id);
+    const r = this.find(id);
     const i = this.index.get(status);
     return r !== undefined && i !== undefined && this.page(r)[this.offset(r) + i] !== Infinity;
   }
 
   /** Earliest end of an observation in `status` (Infinity when never seen), with its seq. */
   firstEnd(id: string, status: S): { t: number; seq: number } {
-    const r = this.rows.get(id);
+    const r = this.find(id);
     const i = this.index.get(status)!;
     if (r === undefined) return { t: Infinity, seq: -1 };
     const o = this.offset(r);
@@ -129,26 +149,25 @@ export class StatusSpans<S extends string> {
 
   /** Latest start of an observation in `status` (-Infinity when never seen, or only seen at creation). */
   lastStart(id: string, status: S): { t: number; seq: number } {
-    const r = this.rows.get(id);
+    const r = this.find(id);
     const i = this.index.get(status)!;
     if (r === undefined) return { t: -Infinity, seq: -1 };
     const o = this.offset(r);
     return { t: this.page(r)[o + this.n + i], seq: this.seqPage(r)[o + this.n + i] };
   }
 
-  /** The entity's row (undefined while it was never observed): rows never move, so a caller may keep it. */
-  rowIndex(id: string): number | undefined {
-    return this.rows.get(id);
-  }
-
   /** The earliest-ending observation in any of `statuses` (null when none), with one lookup. */
   earliestEndOf(id: string, statuses: readonly S[]): { status: S; t: number; seq: number } | null {
-    const r = this.rows.get(id);
+    const r = this.find(id);
     return r === undefined ? null : this.earliestEndAt(r, statuses);
   }
 
-  /** earliestEndOf by the entity's row (rowIndex). */
-  earliestEndAt(r: number, statuses: readonly S[]): { status: S; t: number; seq: number } | null {
+  /** earliestEndOf by the entity's row in the shared index (null when no status was added for it). */
+  earliestEndAtRow(r: number, statuses: readonly S[]): { status: S; t: number; seq: number } | null {
+    return this.present.get(r) === 1 ? this.earliestEndAt(r, statuses) : null;
+  }
+
+  private earliestEndAt(r: number, statuses: readonly S[]): { status: S; t: number; seq: number } | null {
     const p = this.page(r);
     const o = this.offset(r);
     let best = -1;
@@ -162,7 +181,7 @@ export class StatusSpans<S extends string> {
 
   /** Statuses observed for the entity. */
   observed(id: string): S[] {
-    const r = this.rows.get(id);
+    const r = this.find(id);
     if (r === undefined) return [];
     const p = this.page(r);
     const o = this.offset(r);
@@ -171,7 +190,7 @@ export class StatusSpans<S extends string> {
 
   /** Every pair of distinct statuses where an observation of `from` certainly preceded one of `to`. */
   orderedPairs(id: string): OrderedPair<S>[] {
-    const r = this.rows.get(id);
+    const r = this.find(id);
     if (r === undefined) return [];
     const p = this.page(r);
     const q = this.seqPage(r);

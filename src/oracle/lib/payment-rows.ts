@@ -1,0 +1,33 @@
+/**
+ * One row number per payment id, shared by the ledger's tables of payments (its facts, its status
+ * spans): one map from id to row for all of them, not one per table, and rows that columns and
+ * pages can hold by number. Rows are given in the order ids are first asked for and never move.
+ */
+export class PaymentRows {
+  private readonly byId = new Map<string, number>();
+  private readonly ids: string[] = [];
+
+  /** The id's row, given it now if it has none. */
+  rowOf(id: string): number {
+    let r = this.byId.get(id);
+    if (r === undefined) {
+      r = this.ids.length;
+      this.byId.set(id, r);
+      this.ids.push(id);
+    }
+    return r;
+  }
+
+  /** The id's row, undefined while it has none. */
+  find(id: string): number | undefined {
+    return this.byId.get(id);
+  }
+
+  idAt(row: number): string {
+    return this.ids[row];
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+}
