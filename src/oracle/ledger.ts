@@ -12,100 +12,18 @@ import { RateTable, type RateColumn } from './lib/rate-table.ts';
 import { StatusSpans } from './lib/status-spans.ts';
 import { PaymentRows } from './lib/payment-rows.ts';
 import { PaymentTable, type PaymentFacts } from './lib/payment-table.ts';
+import { IdemTable, type IdemRare, type IdemRequest } from './lib/idem-table.ts';
 import { ServerClock } from '../history/server-clock.ts';
 
 export { RATE_COLUMNS, type RateColumn } from './lib/rate-table.ts';
 export type { PaymentFacts } from './lib/payment-table.ts';
-
-/** One POST that carried an Idempotency-Key, as idempotency rules need it. */
-export interface IdemRequest {
-  seq: number;
-  key: string;
-  scope: string;
-  idemKey: string;
-  digest: string | undefined;
-  tStart: number;
-  tEnd: number;
-  status: number;
-  code: string | null;
-  type: string | null;
-  requestId: string | undefined;
-  /** Payment or refund id of a 2xx answer. */
-  objectId: string | undefined;
-  /** Which refund path a refund request took (absent for other operations). */
-  refundPath?: 'payment' | 'refunds';
-  attempt: number;
-  merchantReference: unknown;
-  /** A bad-input probe (sent.badInput): its body is invalid on purpose. */
-  badInput: boolean;
-  /** The run's exchange group (paystorm's own probes name theirs, e.g. `idem-diff-payment`). */
-  group: string | undefined;
-  /** For a 4xx answer: status, code, param and message, to tell a kept error replayed under a new request_id. */
-  errorSig: string | undefined;
-}
-
-/** What few idempotent requests carry (an error, a refund path, a probe's marks, a retry): kept only when one does. */
-interface IdemRare {
-  code: string | null;
-  type: string | null;
-  requestId: string | undefined;
-  refundPath: 'payment' | 'refunds' | undefined;
-  merchantReference: unknown;
-  badInput: boolean;
-  group: string | undefined;
-  errorSig: string | undefined;
-  attempt: number;
-}
+export type { IdemRequest } from './lib/idem-table.ts';
 
 /**
- * The ledger's IdemRequest: one per POST with an Idempotency-Key, so a soak holds millions. Most
- * are a first 2xx create with none of the rarer fields, which live in one shared-shape object
- * only when set (nine fields fewer per request).
+ * The requests of one idempotency tuple, as rows of the ledger's IdemTable: the row alone while its
+ * key was used once (most are), else the list.
  */
-class IdemEntry implements IdemRequest {
-  constructor(
-    readonly seq: number,
-    readonly key: string,
-    readonly scope: string,
-    readonly idemKey: string,
-    readonly digest: string | undefined,
-    readonly tStart: number,
-    readonly tEnd: number,
-    readonly status: number,
-    readonly objectId: string | undefined,
-    private readonly rare: IdemRare | undefined,
-  ) {}
-  get code(): string | null {
-    return this.rare?.code ?? null;
-  }
-  get type(): string | null {
-    return this.rare?.type ?? null;
-  }
-  get requestId(): string | undefined {
-    return this.rare?.requestId;
-  }
-  get refundPath(): 'payment' | 'refunds' | undefined {
-    return this.rare?.refundPath;
-  }
-  get merchantReference(): unknown {
-    return this.rare?.merchantReference;
-  }
-  get badInput(): boolean {
-    return this.rare?.badInput ?? false;
-  }
-  get group(): string | undefined {
-    return this.rare?.group;
-  }
-  get errorSig(): string | undefined {
-    return this.rare?.errorSig;
-  }
-  get attempt(): number {
-    return this.rare?.attempt ?? 0;
-  }
-}
-
-/** The requests of one idempotency tuple: the request alone while its key was used once (most are), else the list. */
-type IdemTuple = IdemRequest | IdemRequest[];
+type IdemTuple = number | number[];
 
 /** One refund request, by the payment it targets. */
 export interface RefundRequest {
@@ -192,6 +110,8 @@ export class Ledger {
    * rather than by one `key / scope / Idempotency-Key` string, which would cost a string per key.
    */
   private readonly idem = new Map<string, Map<string, Map<string, IdemTuple>>>();
+  /** The requests the tuples in `idem` name by row. */
+  private readonly idemTable = new IdemTable();
   /** Refund requests by payment id. */
   readonly refundRequests = new Map<string, RefundRequest[]>();
   /** Every refund request in arrival order (what the refund-path tally reads incrementally). */
@@ -248,18 +168,30 @@ export class Ledger {
    * go after it, so a walk holds no list of every tuple.
    */
   *idemTuples(): Generator<IdemRequest[]> {
+    for (const t of this.tupleRows()) yield this.viewsOf(t);
+  }
+  /** idemTuples as rows of `idemTable`. */
+  private *tupleRows(): Generator<IdemTuple> {
     this.sortTuples();
     for (const byScope of this.idem.values()) {
-      for (const byValue of byScope.values()) {
-        for (const t of byValue.values()) yield Array.isArray(t) ? t : [t];
-      }
+      for (const byValue of byScope.values()) yield* byValue.values();
     }
   }
+  /** A tuple's requests as views, in its order. */
+  private viewsOf(t: IdemTuple): IdemRequest[] {
+    if (!Array.isArray(t)) return [this.idemTable.at(t)];
+    const out = new Array<IdemRequest>(t.length);
+    for (let i = 0; i < t.length; i++) out[i] = this.idemTable.at(t[i]);
+    return out;
+  }
   /** Tuples that got a request since they were last sorted by start (a sort per walk would redo them all). */
-  private readonly unsorted = new Set<IdemRequest[]>();
+  private readonly unsorted = new Set<number[]>();
   private sortTuples(): void {
-    for (const t of this.unsorted) t.sort((a, b) => a.tStart - b.tStart || a.seq - b.seq);
+    if (this.unsorted.size === 0) return;
+    for (const t of this.unsorted) this.idemTable.sortRows(t);
     this.unsorted.clear();
+    // The last tuple's views were made in the order before.
+    this.lastTuple.requests = null;
   }
 
   /** The Idempotency-Key values used so far under one API key and scope, each with its requests. */
@@ -273,14 +205,15 @@ export class Ledger {
 
   /** The requests of one idempotency tuple so far, in arrival order (sorted by start once idemTuples() ran). */
   idemRequests(key: string, scope: string, idemKey: string): readonly IdemRequest[] | undefined {
-    // Checks mostly ask for the tuple of the record just observed.
-    if (idemKey === this.lastTuple.idemKey && key === this.lastTuple.key && scope === this.lastTuple.scope) return this.lastTuple.requests;
+    // Checks mostly ask for the tuple of the record just observed: its views are made once.
+    const last = this.lastTuple;
+    if (idemKey === last.idemKey && key === last.key && scope === last.scope) return (last.requests ??= this.viewsOf(last.rows));
     const t = this.idem.get(key)?.get(scope)?.get(idemKey);
-    return t === undefined || Array.isArray(t) ? t : [t];
+    return t === undefined ? undefined : this.viewsOf(t);
   }
 
-  /** The tuple addIdem last added to, as a list (for a key used once, a list of its one request, not kept in `idem`). */
-  private readonly lastTuple: { key: string; scope: string; idemKey: string | undefined; requests: IdemRequest[] } = { key: '', scope: '', idemKey: undefined, requests: [] };
+  /** The tuple addIdem last added to (its views made when first asked for). */
+  private readonly lastTuple: { key: string; scope: string; idemKey: string | undefined; rows: IdemTuple; requests: IdemRequest[] | null } = { key: '', scope: '', idemKey: undefined, rows: [], requests: null };
 
   private repeated: IdemRequest[][] | null = null;
   /** The tuples used more than once, sorted: the only ones most idempotency checks can judge (most keys are used once). */
@@ -300,12 +233,12 @@ export class Ledger {
       // Only the values met again keep their tuples (a one-request tuple is noted as its request meanwhile).
       const seen = new Map<string, IdemTuple>();
       const shared = new Map<string, IdemRequest[][]>();
-      for (const reqs of this.idemTuples()) {
-        const v = reqs[0].idemKey;
+      for (const t of this.tupleRows()) {
+        const v = this.idemTable.idemKeyOf(Array.isArray(t) ? t[0] : t);
         const prev = seen.get(v);
-        if (prev === undefined) seen.set(v, reqs.length === 1 ? reqs[0] : reqs);
-        else if (shared.has(v)) shared.get(v)!.push(reqs);
-        else shared.set(v, [Array.isArray(prev) ? prev : [prev], reqs]);
+        if (prev === undefined) seen.set(v, t);
+        else if (shared.has(v)) shared.get(v)!.push(this.viewsOf(t));
+        else shared.set(v, [this.viewsOf(prev), this.viewsOf(t)]);
       }
       this.valueGroups = shared;
     }
@@ -395,8 +328,7 @@ export class Ledger {
     // The request's Idempotency-Key values and its tuple so far, looked up once for the rate replay check and addIdem.
     const idemValues = scope && x.idemKey !== undefined ? this.idemValuesOf(x.key, scope) : undefined;
     const tuple = idemValues?.get(x.idemKey!);
-    const earlier = tuple === undefined || Array.isArray(tuple) ? tuple : [tuple];
-    if (isApiCall(x) && authVariant(x) === 'ok' && x.status !== 401) this.addRateSample(x, earlier);
+    if (isApiCall(x) && authVariant(x) === 'ok' && x.status !== 401) this.addRateSample(x, tuple);
     if (x.date !== undefined && isApiCall(x)) this.serverClock.add(x);
     if (idemValues) this.addIdem(x, scope!, x.idemKey!, idemValues, tuple);
     if (scope === 'refund_create' && x.sent.paymentId) this.addRefundRequest(x, x.sent.paymentId);
@@ -424,7 +356,7 @@ export class Ledger {
   }
 
   /** `earlier`: the requests of the exchange's idempotency tuple before it (none without an Idempotency-Key). */
-  private addRateSample(x: ExchangeRecord, earlier: readonly IdemRequest[] | undefined): void {
+  private addRateSample(x: ExchangeRecord, earlier: IdemTuple | undefined): void {
     let table = this.rate.get(x.key);
     if (!table) this.rate.set(x.key, (table = new RateTable()));
     const r = x.rate;
@@ -461,17 +393,20 @@ export class Ledger {
     return this.rateSlack.get(key) ?? 0;
   }
 
-  private replaysRate(x: ExchangeRecord, table: RateTable, earlier: readonly IdemRequest[]): boolean {
+  private replaysRate(x: ExchangeRecord, table: RateTable, earlier: IdemTuple): boolean {
     const r = x.rate;
     if (!r || r.limit === null || r.remaining === null || r.reset === null || !is2xx(x.status)) return false;
     const digest = idemDigestOf(x);
-    for (const q of earlier) {
-      if (q.seq === x.seq || !is2xx(q.status) || q.digest !== digest) continue;
-      const h = table.headersOfSeq(q.seq);
+    const idem = this.idemTable;
+    const rows = Array.isArray(earlier) ? earlier : [earlier];
+    for (const q of rows) {
+      if (idem.seqOf(q) === x.seq || !is2xx(idem.statusOf(q)) || idem.digestOf(q) !== digest) continue;
+      const h = table.headersOfSeq(idem.seqOf(q));
       if (h && h[0] === r.limit && h[1] === r.remaining && h[2] === r.reset) return true;
     }
     return false;
   }
+
 
   /**
    * Each key's rate samples as one table in memory, a key at a time, in the order the keys were
@@ -502,25 +437,26 @@ export class Ledger {
         : undefined;
     // Both refund paths are one operation (src/spec/refund.ts) and send literally different
     // bodies for one refund: the client's refund calls compare as (payment, amount).
-    const req: IdemRequest = new IdemEntry(x.seq, x.key, scope, idemKey, idemDigestOf(x), x.tStart, x.tEnd, x.status, createdObjectId(x), rare);
-    // Most keys are used once: kept as the request alone, a list from the second on.
-    let list: IdemRequest[];
+    const row = this.idemTable.add(x.seq, x.key, scope, idemKey, idemDigestOf(x), x.tStart, x.tEnd, x.status, createdObjectId(x), rare);
+    // Most keys are used once: kept as the row alone, a list from the second on.
+    let rows: IdemTuple;
     if (tuple === undefined) {
-      byValue.set(idemKey, req);
-      list = [req];
+      byValue.set(idemKey, row);
+      rows = row;
     } else if (Array.isArray(tuple)) {
-      tuple.push(req);
+      tuple.push(row);
       this.unsorted.add(tuple);
-      list = tuple;
+      rows = tuple;
     } else {
-      byValue.set(idemKey, (list = [tuple, req]));
-      this.unsorted.add(list);
+      byValue.set(idemKey, (rows = [tuple, row]));
+      this.unsorted.add(rows);
     }
     const last = this.lastTuple;
     last.key = x.key;
     last.scope = scope;
     last.idemKey = idemKey;
-    last.requests = list;
+    last.rows = rows;
+    last.requests = null;
   }
 
   private addRefundRequest(x: ExchangeRecord, paymentId: string): void {

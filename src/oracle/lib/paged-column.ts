@@ -70,3 +70,19 @@ export class ValueCodes<V extends string> {
     return this.values[code];
   }
 }
+
+/** References by row (undefined where never set): strings and the odd object, in pages, never copied as they grow. */
+export class RefColumn<T> {
+  private readonly pages: (T | undefined)[][] = [];
+
+  get(row: number): T | undefined {
+    const p = this.pages[row >>> PAGE_SHIFT];
+    return p === undefined ? undefined : p[row & PAGE_MASK];
+  }
+
+  set(row: number, value: T | undefined): void {
+    const i = row >>> PAGE_SHIFT;
+    while (this.pages.length <= i) this.pages.push(new Array<T | undefined>(PAGE_ROWS).fill(undefined));
+    this.pages[i][row & PAGE_MASK] = value;
+  }
+}

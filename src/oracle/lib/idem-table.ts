@@ -1,0 +1,187 @@
+/**
+ * The ledger's POSTs with an Idempotency-Key, one row each in arrival order: a soak makes millions,
+ * most a first 2xx create. A column per field, not an object per request (about 136 bytes with its
+ * boxed times), and the rarer fields (an error, a refund path, a probe's marks, a retry) in one
+ * shared-shape object only for a request that has one. What a check is handed is a view of a row.
+ */
+import { Float64Column, RefColumn, Uint32Column, ValueCodes } from './paged-column.ts';
+
+/** One POST that carried an Idempotency-Key, as idempotency rules need it. */
+export interface IdemRequest {
+  seq: number;
+  key: string;
+  scope: string;
+  idemKey: string;
+  digest: string | undefined;
+  tStart: number;
+  tEnd: number;
+  status: number;
+  code: string | null;
+  type: string | null;
+  requestId: string | undefined;
+  /** Payment or refund id of a 2xx answer. */
+  objectId: string | undefined;
+  /** Which refund path a refund request took (absent for other operations). */
+  refundPath?: 'payment' | 'refunds';
+  attempt: number;
+  merchantReference: unknown;
+  /** A bad-input probe (sent.badInput): its body is invalid on purpose. */
+  badInput: boolean;
+  /** The run's exchange group (paystorm's own probes name theirs, e.g. `idem-diff-payment`). */
+  group: string | undefined;
+  /** For a 4xx answer: status, code, param and message, to tell a kept error replayed under a new request_id. */
+  errorSig: string | undefined;
+}
+
+/** What few idempotent requests carry (an error, a refund path, a probe's marks, a retry): kept only when one does. */
+export interface IdemRare {
+  code: string | null;
+  type: string | null;
+  requestId: string | undefined;
+  refundPath: 'payment' | 'refunds' | undefined;
+  merchantReference: unknown;
+  badInput: boolean;
+  group: string | undefined;
+  errorSig: string | undefined;
+  attempt: number;
+}
+
+export class IdemTable {
+  private count = 0;
+  private readonly seqs = new Float64Column();
+  private readonly starts = new Float64Column();
+  private readonly ends = new Float64Column();
+  private readonly statuses = new Float64Column();
+  /** API key labels and scopes: a handful of each, as codes. */
+  private readonly codes = new ValueCodes<string>();
+  private readonly keys = new Uint32Column();
+  private readonly scopes = new Uint32Column();
+  private readonly idemKeys = new RefColumn<string>();
+  private readonly digests = new RefColumn<string>();
+  private readonly objectIds = new RefColumn<string>();
+  private readonly rares = new RefColumn<IdemRare>();
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Adds a request; its row. */
+  add(seq: number, key: string, scope: string, idemKey: string, digest: string | undefined, tStart: number, tEnd: number, status: number, objectId: string | undefined, rare: IdemRare | undefined): number {
+    const r = this.count++;
+    this.seqs.set(r, seq);
+    this.keys.set(r, this.codes.codeOf(key));
+    this.scopes.set(r, this.codes.codeOf(scope));
+    this.idemKeys.set(r, idemKey);
+    this.digests.set(r, digest);
+    this.starts.set(r, tStart);
+    this.ends.set(r, tEnd);
+    this.statuses.set(r, status);
+    this.objectIds.set(r, objectId);
+    this.rares.set(r, rare);
+    return r;
+  }
+
+  /** A view of the request in `row`. */
+  at(row: number): IdemRequest {
+    return new IdemView(this, row);
+  }
+
+  /** Sorts rows by when they started (then by seq), as a tuple's requests are walked. */
+  sortRows(rows: number[]): void {
+    rows.sort((a, b) => this.starts.get(a) - this.starts.get(b) || this.seqs.get(a) - this.seqs.get(b));
+  }
+
+  /** @internal the views' reads */
+  seqOf(r: number): number {
+    return this.seqs.get(r);
+  }
+  keyOf(r: number): string {
+    return this.codes.valueOf(this.keys.get(r))!;
+  }
+  scopeOf(r: number): string {
+    return this.codes.valueOf(this.scopes.get(r))!;
+  }
+  idemKeyOf(r: number): string {
+    return this.idemKeys.get(r)!;
+  }
+  digestOf(r: number): string | undefined {
+    return this.digests.get(r);
+  }
+  startOf(r: number): number {
+    return this.starts.get(r);
+  }
+  endOf(r: number): number {
+    return this.ends.get(r);
+  }
+  statusOf(r: number): number {
+    return this.statuses.get(r);
+  }
+  objectIdOf(r: number): string | undefined {
+    return this.objectIds.get(r);
+  }
+  rareOf(r: number): IdemRare | undefined {
+    return this.rares.get(r);
+  }
+}
+
+/** One request, read from the table's columns when asked. */
+class IdemView implements IdemRequest {
+  constructor(
+    private readonly table: IdemTable,
+    private readonly row: number,
+  ) {}
+  get seq(): number {
+    return this.table.seqOf(this.row);
+  }
+  get key(): string {
+    return this.table.keyOf(this.row);
+  }
+  get scope(): string {
+    return this.table.scopeOf(this.row);
+  }
+  get idemKey(): string {
+    return this.table.idemKeyOf(this.row);
+  }
+  get digest(): string | undefined {
+    return this.table.digestOf(this.row);
+  }
+  get tStart(): number {
+    return this.table.startOf(this.row);
+  }
+  get tEnd(): number {
+    return this.table.endOf(this.row);
+  }
+  get status(): number {
+    return this.table.statusOf(this.row);
+  }
+  get objectId(): string | undefined {
+    return this.table.objectIdOf(this.row);
+  }
+  get code(): string | null {
+    return this.table.rareOf(this.row)?.code ?? null;
+  }
+  get type(): string | null {
+    return this.table.rareOf(this.row)?.type ?? null;
+  }
+  get requestId(): string | undefined {
+    return this.table.rareOf(this.row)?.requestId;
+  }
+  get refundPath(): 'payment' | 'refunds' | undefined {
+    return this.table.rareOf(this.row)?.refundPath;
+  }
+  get merchantReference(): unknown {
+    return this.table.rareOf(this.row)?.merchantReference;
+  }
+  get badInput(): boolean {
+    return this.table.rareOf(this.row)?.badInput ?? false;
+  }
+  get group(): string | undefined {
+    return this.table.rareOf(this.row)?.group;
+  }
+  get errorSig(): string | undefined {
+    return this.table.rareOf(this.row)?.errorSig;
+  }
+  get attempt(): number {
+    return this.table.rareOf(this.row)?.attempt ?? 0;
+  }
+}

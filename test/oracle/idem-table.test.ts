@@ -1,0 +1,70 @@
+/**
+ * The ledger's idempotent requests as rows of IdemTable (src/oracle/lib/idem-table.ts): what a
+ * view reads back is what was added, and the ledger's tuples keep their order (arrival order,
+ * then by start once walked), whichever of its ways a check asks by.
+ */
+import { describe, expect, it } from 'vitest';
+import { IdemTable, type IdemRare, type IdemRequest } from '../../src/oracle/lib/idem-table.ts';
+import { Ledger } from '../../src/oracle/ledger.ts';
+import { seededRandom } from '../../src/spec/random.ts';
+import { K, create, resetSeq, runRec } from './fixtures.ts';
+
+const FIELDS = ['seq', 'key', 'scope', 'idemKey', 'digest', 'tStart', 'tEnd', 'status', 'code', 'type', 'requestId', 'objectId', 'refundPath', 'attempt', 'merchantReference', 'badInput', 'group', 'errorSig'] as const;
+const plain = (r: IdemRequest) => Object.fromEntries(FIELDS.map((f) => [f, r[f]]));
+
+describe('IdemTable', () => {
+  it('reads back every field as added, across pages, and sorts rows by start then seq', () => {
+    const rnd = seededRandom(5);
+    const table = new IdemTable();
+    const model: ReturnType<typeof plain>[] = [];
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
+    for (let n = 0; n < 9_000; n++) {
+      const rare: IdemRare | undefined =
+        rnd() < 0.3 ? { code: pick([null, 'idempotency_key_in_use']), type: pick([null, 'idempotency_error']), requestId: pick([undefined, `req_${n}`]), refundPath: pick([undefined, 'payment', 'refunds'] as const), merchantReference: pick([undefined, null, 'ref', { a: 1 }]), badInput: rnd() < 0.5, group: pick([undefined, 'idem-race']), errorSig: pick([undefined, '409\u0000x']), attempt: pick([0, 1, 2]) } : undefined;
+      const r = {
+        seq: n + (n % 3) * 2 ** 33,
+        key: pick([K.test, K.live, 'merchant_b:test …0003']),
+        scope: pick(['payment_create', 'hosted_create', 'refund_create']),
+        idemKey: `idem-${Math.floor(rnd() * 3000)}`,
+        digest: pick([undefined, 'd1', 'd2']),
+        // Equal starts are common (one clock tick): the tie goes by seq.
+        tStart: Math.floor(rnd() * 500) / 4,
+        tEnd: rnd() * 1e6,
+        status: pick([0, 201, 409, 429, 503]),
+        objectId: pick([undefined, `pay_${n}`]),
+      };
+      const row = table.add(r.seq, r.key, r.scope, r.idemKey, r.digest, r.tStart, r.tEnd, r.status, r.objectId, rare);
+      expect(row).toBe(n);
+      model.push({ ...r, code: rare?.code ?? null, type: rare?.type ?? null, requestId: rare?.requestId, refundPath: rare?.refundPath, attempt: rare?.attempt ?? 0, merchantReference: rare?.merchantReference, badInput: rare?.badInput ?? false, group: rare?.group, errorSig: rare?.errorSig });
+    }
+    expect(table.size).toBe(model.length);
+    for (let r = 0; r < model.length; r++) expect(plain(table.at(r))).toEqual(model[r]);
+    const rows = model.map((_, i) => i).reverse();
+    table.sortRows(rows);
+    const want = model.map((m, i) => ({ m, i })).sort((a, b) => a.m.tStart - b.m.tStart || a.m.seq - b.m.seq).map((x) => x.i);
+    expect(rows).toEqual(want);
+  });
+});
+
+describe('the ledger\'s idempotency tuples', () => {
+  it('gives a tuple in arrival order while the run goes on and sorted by start once walked, also for the tuple just added to', () => {
+    resetSeq();
+    const ledger = new Ledger(new Map());
+    ledger.observe(runRec());
+    // Three requests under one key, answered out of start order, and one under another key.
+    const recs = [create({ t: 300, idemKey: 'k1', id: 'pay_a' }), create({ t: 100, idemKey: 'k1', id: 'pay_a' }), create({ t: 50, idemKey: 'k2', id: 'pay_b' }), create({ t: 200, idemKey: 'k1', id: 'pay_a' })];
+    for (const r of recs) ledger.observe(r);
+    const starts = (rs: readonly IdemRequest[] | undefined) => rs?.map((r) => r.tStart);
+    expect(starts(ledger.idemRequests(K.test, 'payment_create', 'k1'))).toEqual([300, 100, 200]);
+    expect(starts(ledger.idemRequests(K.test, 'payment_create', 'k2'))).toEqual([50]);
+    expect([...ledger.idemTuples()].map(starts)).toEqual([[100, 200, 300], [50]]);
+    // The tuple the last record added to is now asked for again: sorted too.
+    expect(starts(ledger.idemRequests(K.test, 'payment_create', 'k1'))).toEqual([100, 200, 300]);
+    expect(ledger.idemRepeatedTuples().map(starts)).toEqual([[100, 200, 300]]);
+    expect(ledger.idemRequests(K.test, 'payment_create', 'k3')).toBeUndefined();
+    // A value used under two operations is shared; its tuples come in walk order.
+    ledger.observe(create({ t: 400, idemKey: 'k2', id: 'pay_c', op: 'create_hpp' }));
+    const shared = ledger.idemSharedValues().get('k2');
+    expect(shared?.map((t) => t.map((r) => `${r.scope}@${r.tStart}`))).toEqual([['payment_create@50'], ['hosted_create@400']]);
+  });
+});
