@@ -41,7 +41,7 @@ describe('IdemTable', () => {
     for (let r = 0; r < model.length; r++) expect(plain(table.at(r))).toEqual(model[r]);
     const rows = model.map((_, i) => i).reverse();
     table.sortRows(rows);
-    const want = model.map((m, i) => ({ m, i })).sort((a, b) => a.m.tStart - b.m.tStart || a.m.seq - b.m.seq).map((x) => x.i);
+    const want = model.map((m, i) => ({ m, i })).sort((a, b) => (a.m.tStart as number) - (b.m.tStart as number) || (a.m.seq as number) - (b.m.seq as number)).map((x) => x.i);
     expect(rows).toEqual(want);
   });
 });

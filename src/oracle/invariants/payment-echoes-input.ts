@@ -1,15 +1,40 @@
 import type { Invariant } from '../types.ts';
+import type { PaymentRows } from '../lib/payment-rows.ts';
 import { currencyEq, is2xx, isCreate, scopeOf } from '../lib/exchange.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
 import { observedPayment } from '../lib/observations.ts';
+import { Float64Column, RefColumn, Uint8Column } from '../lib/paged-column.ts';
 
-interface Expect {
-  amount: number | undefined;
-  currency: string | undefined;
-  description: string | null | undefined;
+/**
+ * What each payment's later answers are compared with, by its row in the ledger's payment rows: a
+ * column per field, not a map entry and an object per payment (about 100 bytes each, for every
+ * payment the run makes).
+ */
+class Expected {
+  private readonly has = new Uint8Column();
+  readonly amount = new RefColumn<number>();
+  readonly currency = new RefColumn<string>();
+  readonly description = new RefColumn<string | null>();
   /** undefined: not sent and not shown, so not compared. */
-  metadata: Record<string, unknown> | null | undefined;
-  seq: number;
+  readonly metadata = new RefColumn<Record<string, unknown> | null>();
+  readonly seq = new Float64Column();
+
+  /** The row of a payment noted, or -1. */
+  rowOf(rows: PaymentRows, id: string): number {
+    const r = rows.find(id);
+    return r !== undefined && this.has.get(r) === 1 ? r : -1;
+  }
+
+  note(rows: PaymentRows, id: string, amount: number | undefined, currency: string | undefined, description: string | null | undefined, metadata: Record<string, unknown> | null | undefined, seq: number): number {
+    const r = rows.rowOf(id);
+    this.has.set(r, 1);
+    this.amount.set(r, amount);
+    this.currency.set(r, currency);
+    this.description.set(r, description);
+    this.metadata.set(r, metadata);
+    this.seq.set(r, seq);
+    return r;
+  }
 }
 
 /** Metadata compared regardless of key order. */
@@ -42,38 +67,44 @@ const invariant: Invariant = {
   id: 'payment-echoes-input',
   title: 'A payment carries the amount, currency, description and metadata sent; they never change later',
   rules: ['PAY-8'],
-  create() {
+  create(ctx) {
     const f = new Findings();
-    const expected = new Map<string, Expect>();
+    const expected = new Expected();
+    const rows = ctx.ledger.paymentRows;
     return {
       answers: 'payments',
       onRecord(rec) {
         const o = observedPayment(rec);
         if (!o) return;
         const p = o.payment;
-        let e = expected.get(p.id);
-        if (e === undefined) {
+        let r = expected.rowOf(rows, p.id);
+        if (r < 0) {
           if (rec.kind !== 'exchange' || !isCreate(rec) || !is2xx(rec.status)) return;
           const s = rec.sent;
           const metadataIsInput = scopeOf(rec) === 'payment_create' && s.inputShape !== 'A';
           const firstMetadata = p.metadata !== null ? p.metadata : undefined;
-          e = {
-            amount: typeof s.amount === 'number' ? s.amount : p.amount,
-            currency: typeof s.currency === 'string' ? s.currency : p.currency,
-            description: typeof s.description === 'string' ? s.description : s.description === undefined ? p.description : undefined,
-            metadata: (metadataIsInput && s.metadata !== undefined ? s.metadata : firstMetadata) as Record<string, unknown> | null | undefined,
-            seq: rec.seq,
-          };
-          expected.set(p.id, e);
+          r = expected.note(
+            rows,
+            p.id,
+            typeof s.amount === 'number' ? s.amount : p.amount,
+            typeof s.currency === 'string' ? s.currency : p.currency,
+            typeof s.description === 'string' ? s.description : s.description === undefined ? p.description : undefined,
+            (metadataIsInput && s.metadata !== undefined ? s.metadata : firstMetadata) as Record<string, unknown> | null | undefined,
+            rec.seq,
+          );
         }
+        const amount = expected.amount.get(r);
+        const currency = expected.currency.get(r);
+        const description = expected.description.get(r);
+        const metadata = expected.metadata.get(r);
         f.check();
         // Allocated only when something differs (most observations match).
         let diffs: string[] | null = null;
-        if (e.amount !== undefined && p.amount !== e.amount) (diffs ??= []).push(`amount ${show(p.amount)} (sent ${e.amount})`);
-        if (e.currency !== undefined && !currencyEq(p.currency, e.currency)) (diffs ??= []).push(`currency ${show(p.currency)} (sent ${e.currency})`);
-        if (e.description !== undefined && p.description !== e.description) (diffs ??= []).push(`description ${show(p.description)} (expected ${show(e.description)})`);
-        if (e.metadata !== undefined && !(p.metadata === null && p.presentation === 'A') && !sameMetadata(p.metadata, e.metadata)) (diffs ??= []).push(`metadata ${show(p.metadata)} (expected ${canon(e.metadata)})`);
-        if (diffs) f.violation(evidence(`payment ${p.id} shows ${diffs.join(', ')}`, [o], { seqs: [e.seq] }));
+        if (amount !== undefined && p.amount !== amount) (diffs ??= []).push(`amount ${show(p.amount)} (sent ${amount})`);
+        if (currency !== undefined && !currencyEq(p.currency, currency)) (diffs ??= []).push(`currency ${show(p.currency)} (sent ${currency})`);
+        if (description !== undefined && p.description !== description) (diffs ??= []).push(`description ${show(p.description)} (expected ${show(description)})`);
+        if (metadata !== undefined && !(p.metadata === null && p.presentation === 'A') && !sameMetadata(p.metadata, metadata)) (diffs ??= []).push(`metadata ${show(p.metadata)} (expected ${canon(metadata)})`);
+        if (diffs) f.violation(evidence(`payment ${p.id} shows ${diffs.join(', ')}`, [o], { seqs: [expected.seq.get(r)] }));
       },
       finish: () => f.outcome('no payment created by the run was seen'),
     };
