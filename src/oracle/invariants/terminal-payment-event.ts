@@ -2,6 +2,7 @@ import { PAYMENT_EVENT_FOR_STATUS } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
 import { deliveryGraceMs, EventMerchants } from '../lib/webhooks.ts';
+import { RefColumn } from '../lib/paged-column.ts';
 
 /**
  * WH-4: every payment that reaches succeeded, failed, canceled or expired gets an event of
@@ -16,8 +17,9 @@ const invariant: Invariant = {
   rules: ['WH-4'],
   create(ctx) {
     const f = new Findings();
-    /** Payment id -> the event types delivered about it. */
-    const events = new Map<string, string | string[]>();
+    /** By the payment's row in the ledger's payment rows, the event types delivered about it (a column, not a map entry per payment). */
+    const events = new RefColumn<string | string[]>();
+    const rows = ctx.ledger.paymentRows;
     const merchants = new EventMerchants(ctx);
     return {
       kinds: ['webhook'],
@@ -25,10 +27,11 @@ const invariant: Invariant = {
         if (rec.kind !== 'webhook') return;
         merchants.saw(rec.payment?.id ?? rec.refund?.paymentId);
         if (!rec.type || !rec.payment) return;
-        const had = events.get(rec.payment.id);
-        if (had === undefined) events.set(rec.payment.id, rec.type);
+        const row = rows.rowOf(rec.payment.id);
+        const had = events.get(row);
+        if (had === undefined) events.set(row, rec.type);
         else if (typeof had === 'string') {
-          if (had !== rec.type) events.set(rec.payment.id, [had, rec.type]);
+          if (had !== rec.type) events.set(row, [had, rec.type]);
         } else if (!had.includes(rec.type)) had.push(rec.type);
       },
       finish() {
@@ -40,7 +43,7 @@ const invariant: Invariant = {
           if (!end || end.t > dueBy || !merchants.expects(p.merchant)) continue;
           f.check();
           const type = PAYMENT_EVENT_FOR_STATUS[end.status]!;
-          const got = events.get(p.id);
+          const got = events.get(p.row);
           if (got !== type && !(Array.isArray(got) && got.includes(type))) {
             f.violation({ message: `payment ${p.id} was seen ${end.status} at ${Math.round(end.t)} ms but no ${type} event arrived by the end of the run (${Math.round(ctx.ledger.endTime())} ms)`, seqs: [p.seq, end.seq], times: [end.t], paymentIds: [p.id], keys: [p.key] });
           }
