@@ -13,6 +13,7 @@ import { observedPayment } from './observations.ts';
 import { onUnservedRefundPath, servedPath } from './refund-paths.ts';
 import { refundEvidence } from './refunds.ts';
 import { refundPathOf } from '../ledger.ts';
+import { RefColumn, Uint32Column, Uint8Column, ValueCodes } from './paged-column.ts';
 
 /** Requests answered before the create that made their payment was recorded are judged at the end (bounded). */
 const MAX_DEFERRED = 50_000;
@@ -105,6 +106,28 @@ interface DeferredRefusal {
   refundPath: 'payment' | 'refunds' | null;
 }
 
+const REFUND_PATH_CODES = [null, 'payment', 'refunds'] as const;
+
+/** Deferred refusals as columns (a payment id, a key code and a path code each), not an object each: most are unknown-id probes, one per probe. */
+class DeferredRefusals {
+  length = 0;
+  private readonly ids = new RefColumn<string>();
+  private readonly keys = new Uint32Column();
+  private readonly paths = new Uint8Column();
+  private readonly codes = new ValueCodes<string>();
+
+  push(d: DeferredRefusal): void {
+    const r = this.length++;
+    this.ids.set(r, d.paymentId);
+    this.keys.set(r, this.codes.codeOf(d.key));
+    this.paths.set(r, REFUND_PATH_CODES.indexOf(d.refundPath));
+  }
+
+  *[Symbol.iterator](): IterableIterator<DeferredRefusal> {
+    for (let r = 0; r < this.length; r++) yield { paymentId: this.ids.get(r)!, key: this.codes.valueOf(this.keys.get(r))!, refundPath: REFUND_PATH_CODES[this.paths.get(r)] };
+  }
+}
+
 export function foreignAccessInvariant(def: {
   id: string;
   title: string;
@@ -121,7 +144,7 @@ export function foreignAccessInvariant(def: {
     create(ctx: OracleContext) {
       const f = new Findings();
       const deferred: ExchangeRecord[] = [];
-      const deferredRefusals: DeferredRefusal[] = [];
+      const deferredRefusals = new DeferredRefusals();
       /**
        * 403 answers to requests naming a payment, judged at the end: a 403 is "the key lacks
        * permission for the operation", so it is silent when the same key was also refused that
