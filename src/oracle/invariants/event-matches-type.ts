@@ -146,31 +146,39 @@ interface Seen {
   t: number;
   seq: number;
 }
-/** Pairs (value, earliest time shown) where a larger value was shown only later: ascending in both. */
-type Frontier = { v: number; t: number; seq: number }[];
+/**
+ * Values shown with when (v, t, seq), none beaten by another (a larger or equal value shown no
+ * later), by t: flat triples in one array of numbers (a refunded payment holds one or two), not an
+ * object each in a list of its own.
+ */
+type Frontier = number[];
 
-function raise(fr: Frontier, v: number, t: number, seq: number): void {
-  if (fr.some((e) => e.v >= v && e.t <= t)) return;
-  for (let i = fr.length - 1; i >= 0; i--) if (fr[i].v <= v && fr[i].t >= t) fr.splice(i, 1);
+/** `fr` with (v, t, seq) added (a new array when `fr` is null: most payments never need one). */
+function raise(fr: Frontier | null, v: number, t: number, seq: number): Frontier {
+  if (fr === null) return [v, t, seq];
+  for (let i = 0; i < fr.length; i += 3) if (fr[i] >= v && fr[i + 1] <= t) return fr;
+  for (let i = fr.length - 3; i >= 0; i -= 3) if (fr[i] <= v && fr[i + 1] >= t) fr.splice(i, 3);
   let i = fr.length;
-  while (i > 0 && fr[i - 1].t > t) i--;
-  fr.splice(i, 0, { v, t, seq });
+  while (i > 0 && fr[i - 2] > t) i -= 3;
+  fr.splice(i, 0, v, t, seq);
+  return fr;
 }
 /** The largest value shown by an answer that ended before `cutoff`. */
-function shownBefore(fr: Frontier, cutoff: number): { v: number; seq: number } | null {
-  let best: { v: number; seq: number } | null = null;
-  for (const e of fr) if (e.t < cutoff) best = e;
-  return best;
+function shownBefore(fr: Frontier | null, cutoff: number): { v: number; seq: number } | null {
+  if (fr === null) return null;
+  let best = -1;
+  for (let i = 0; i < fr.length; i += 3) if (fr[i + 1] < cutoff) best = i;
+  return best < 0 ? null : { v: fr[best], seq: fr[best + 2] };
 }
 const earlier = (a: Seen | undefined, t: number) => a === undefined || t < a.t;
 
 /** What answers showed of one payment's refunds: only what can only grow. */
 interface PaymentMilestones {
-  refunded: Frontier;
-  refunds: Frontier;
+  refunded: Frontier | null;
+  refunds: Frontier | null;
   refundedAt?: Seen;
   /** Per refund id, when it was first seen succeeded or failed: a list (a payment has few refunds), not a map per payment. */
-  final: (Seen & { id: string })[];
+  final: (Seen & { id: string })[] | null;
 }
 
 /**
@@ -186,7 +194,7 @@ class Milestones {
 
   private of(id: string): PaymentMilestones {
     let m = this.byPayment.get(id);
-    if (!m) this.byPayment.set(id, (m = { refunded: [], refunds: [], final: [] }));
+    if (!m) this.byPayment.set(id, (m = { refunded: null, refunds: null, refundedAt: undefined, final: null }));
     return m;
   }
 
@@ -197,8 +205,8 @@ class Milestones {
     if (!refunded && !count && p.refundedAt === null && !final) return;
     const m = this.of(p.id);
     // Only B says its refunded_amount counts succeeded refunds alone (so it never falls); A's amount_refunded may drop when a pending refund fails.
-    if (refunded && p.presentation === 'B') raise(m.refunded, refunded, t, seq);
-    if (count) raise(m.refunds, count, t, seq);
+    if (refunded && p.presentation === 'B') m.refunded = raise(m.refunded, refunded, t, seq);
+    if (count) m.refunds = raise(m.refunds, count, t, seq);
     if (p.refundedAt !== null && earlier(m.refundedAt, t)) m.refundedAt = { t, seq };
     for (const r of p.refunds ?? []) if (r.id) this.refundFinal(m, r, t, seq);
   }
@@ -210,8 +218,8 @@ class Milestones {
 
   private refundFinal(m: PaymentMilestones, r: CanonicalRefund, t: number, seq: number): void {
     if (r.status === 'pending') return;
-    const known = m.final.find((x) => x.id === r.id);
-    if (!known) m.final.push({ id: r.id, t, seq });
+    const known = m.final?.find((x) => x.id === r.id);
+    if (!known) (m.final ??= []).push({ id: r.id, t, seq });
     else if (t < known.t) (known.t = t), (known.seq = seq);
   }
 
@@ -225,7 +233,7 @@ class Milestones {
     if (count && p.refunds !== null && p.refunds < count.v) return { shows: `${p.refunds} refund(s)`, seen: `an answer had shown ${count.v}`, seq: count.seq };
     if (m.refundedAt && m.refundedAt.t < cutoff && p.refundedAtUnset) return { shows: 'refunded_at null', seen: 'an answer had shown it set', seq: m.refundedAt.seq };
     for (const id of p.pending) {
-      const fin = m.final.find((x) => x.id === id);
+      const fin = m.final?.find((x) => x.id === id);
       if (fin && fin.t < cutoff) return { shows: `refund ${id} pending`, seen: 'an answer had shown it final', seq: fin.seq };
     }
     return null;
