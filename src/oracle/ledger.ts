@@ -212,6 +212,11 @@ export class Ledger {
     return t === undefined ? undefined : this.viewsOf(t);
   }
 
+  /** The idempotent request in `row` of the ledger's table (IdemRequest.row): a note may keep the row, not the view. */
+  idemRequestAt(row: number): IdemRequest {
+    return this.idemTable.at(row);
+  }
+
   /** The tuple addIdem last added to (its views made when first asked for). */
   private readonly lastTuple: { key: string; scope: string; idemKey: string | undefined; rows: IdemTuple; requests: IdemRequest[] | null } = { key: '', scope: '', idemKey: undefined, rows: [], requests: null };
 

@@ -5,6 +5,7 @@ import type { Invariant, InvariantOutcome } from '../types.ts';
 import { errorCode, is2xx, isCreate, scopeOf } from '../lib/exchange.ts';
 import { Columns } from '../lib/columns.ts';
 import { SpillColumns } from '../lib/spill.ts';
+import { Uint32Column } from '../lib/paged-column.ts';
 import { faultOverlapping, hardFaultCovering } from '../lib/faults.ts';
 import { Findings } from '../lib/findings.ts';
 import { FaultReach } from '../lib/fault-reach.ts';
@@ -55,11 +56,11 @@ const invariant: Invariant = {
     const problemTexts = new Map<string, string>();
     /**
      * Direct API creates answered 2xx with a payment not yet settled: it may then be seen succeeded
-     * while the upstream is still down. Each is the ledger's own note of the request when it carried
-     * an Idempotency-Key (kept for the run anyway, so a reference costs nothing more), else a note of
-     * the same fields. Their clock slack (merged histories) only once some create had one.
+     * while the upstream is still down. Each is the ledger's own row of the request when it carried
+     * an Idempotency-Key (kept for the run anyway, so four bytes here), else a note of the same
+     * fields. Their clock slack (merged histories) only once some create had one.
      */
-    const opened: OpenedCreate[] = [];
+    const opened = new OpenedCreates(ctx.ledger);
     let openedSlack: Columns<'slack'> | null = null;
     const slackOf = (i: number) => (openedSlack ? openedSlack.col('slack')[i] : 0);
     const reach = new FaultReach();
@@ -72,7 +73,10 @@ const invariant: Invariant = {
         const [sts, ste] = cols;
         for (let i = 0; i < n; i++) if (judgedSpan(sts[i], ste[i])) f.check();
       }
-      for (const o of opened) if (judgedSpan(o.tStart, o.tEnd)) f.check();
+      for (let i = 0; i < opened.length; i++) {
+        const o = opened.at(i);
+        if (judgedSpan(o.tStart, o.tEnd)) f.check();
+      }
       const seq = suspects.col('seq');
       const ts = suspects.col('tStart');
       const te = suspects.col('tEnd');
@@ -93,7 +97,7 @@ const invariant: Invariant = {
       const { ledger } = ctx;
       const judged = new Set<string>();
       for (let i = 0; i < opened.length; i++) {
-        const o = opened[i];
+        const o = opened.at(i);
         const id = o.objectId;
         if (judged.has(id)) continue;
         const seen = ledger.paymentSpans.firstEnd(id, 'succeeded');
@@ -154,17 +158,37 @@ const invariant: Invariant = {
 /** What the end needs of a Direct API create answered 2xx with a payment not yet settled (`objectId`: that payment). */
 type OpenedCreate = Pick<IdemRequest, 'seq' | 'key' | 'tStart' | 'tEnd'> & { idemKey: string | undefined; objectId: string };
 
+/** The opened creates in arrival order: the ledger's row of each one it noted (most), the note itself for the others. */
+class OpenedCreates {
+  length = 0;
+  /** The ledger's row plus one; 0 for a create kept in `notes`. */
+  private readonly rows = new Uint32Column();
+  private readonly notes = new Map<number, OpenedCreate>();
+  constructor(private readonly ledger: Ledger) {}
+
+  push(o: OpenedCreate | IdemRequest): void {
+    const i = this.length++;
+    if ('row' in o) this.rows.set(i, o.row + 1);
+    else this.notes.set(i, o);
+  }
+
+  at(i: number): OpenedCreate {
+    const r = this.rows.get(i);
+    return r === 0 ? this.notes.get(i)! : (this.ledger.idemRequestAt(r - 1) as OpenedCreate);
+  }
+}
+
 /**
  * The ledger's note of this create under its Idempotency-Key (the ledger sees every record before
  * the invariants), when it says the same as the record; else undefined.
  */
-function ledgerNote(ledger: Ledger, rec: ExchangeRecord, id: string): OpenedCreate | undefined {
+function ledgerNote(ledger: Ledger, rec: ExchangeRecord, id: string): IdemRequest | undefined {
   const scope = scopeOf(rec);
   const reqs = scope && rec.idemKey !== undefined ? ledger.idemRequests(rec.key, scope, rec.idemKey) : undefined;
   if (!reqs) return undefined;
   for (let i = reqs.length - 1; i >= 0; i--) {
     const r = reqs[i];
-    if (r.seq === rec.seq && r.tStart === rec.tStart && r.tEnd === rec.tEnd) return r.key === rec.key && r.idemKey === rec.idemKey && r.objectId === id ? (r as OpenedCreate) : undefined;
+    if (r.seq === rec.seq && r.tStart === rec.tStart && r.tEnd === rec.tEnd) return r.key === rec.key && r.idemKey === rec.idemKey && r.objectId === id ? r : undefined;
   }
   return undefined;
 }

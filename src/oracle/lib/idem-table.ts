@@ -31,6 +31,8 @@ export interface IdemRequest {
   group: string | undefined;
   /** For a 4xx answer: status, code, param and message, to tell a kept error replayed under a new request_id. */
   errorSig: string | undefined;
+  /** Its row in the ledger's table of idempotent requests (Ledger.idemRequestAt gives it back). */
+  readonly row: number;
 }
 
 /** What few idempotent requests carry (an error, a refund path, a probe's marks, a retry): kept only when one does. */
@@ -128,7 +130,7 @@ export class IdemTable {
 class IdemView implements IdemRequest {
   constructor(
     private readonly table: IdemTable,
-    private readonly row: number,
+    readonly row: number,
   ) {}
   get seq(): number {
     return this.table.seqOf(this.row);
