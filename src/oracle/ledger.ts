@@ -465,8 +465,7 @@ export class Ledger {
   }
 
   private addRefundRequest(x: ExchangeRecord, paymentId: string): void {
-    let list = this.refundRequests.get(paymentId);
-    if (!list) this.refundRequests.set(paymentId, (list = []));
+    const list = this.refundRequests.get(paymentId);
     const rid = x.error?.request_id;
     const q: RefundRequest = {
       seq: x.seq,
@@ -488,7 +487,9 @@ export class Ledger {
       amountSent: x.sent.amount,
       slack: x.clockSlackMs ?? 0,
     };
-    list.push(q);
+    // A list made with its first request holds one slot, not the sixteen a first push makes room for.
+    if (list) list.push(q);
+    else this.refundRequests.set(paymentId, [q]);
     this.refundRequestLog.push(q);
   }
 

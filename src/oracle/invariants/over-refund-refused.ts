@@ -26,9 +26,10 @@ const invariant: Invariant = {
       onRecord(rec) {
         const o = observedPayment(rec);
         if (!o || o.kind !== 'exchange' || o.payment.amountRefunded === null || !(o.payment.amountRefunded > 0)) return;
-        let l = totals.get(o.payment.id);
-        if (!l) totals.set(o.payment.id, (l = []));
-        l.push([o.tEnd, o.payment.amountRefunded]);
+        const l = totals.get(o.payment.id);
+        // A list made with its first entry holds one slot, not the sixteen a first push makes room for.
+        if (!l) totals.set(o.payment.id, [[o.tEnd, o.payment.amountRefunded]]);
+        else l.push([o.tEnd, o.payment.amountRefunded]);
       },
       finish() {
         const { ledger } = ctx;

@@ -34,11 +34,13 @@ const invariant: Invariant = {
           if (r && pid && r.paymentId && r.paymentId !== pid) f.violation(evidence(`refund ${r.id} of ${pid} says payment_id ${r.paymentId}`, [rec]));
           if (rec.payment && pid && rec.payment.id !== pid) f.violation(evidence(`refund of ${pid} answered with payment ${rec.payment.id}`, [rec]));
           if (pid) {
-            let list = accepted.get(pid);
-            if (!list) accepted.set(pid, (list = []));
+            const list = accepted.get(pid);
             // The request's (key, Idempotency-Key), its own when it sent none; the record's strings, no new one.
             const idem = rec.idemKey ?? `#${rec.seq}`;
-            if (!list.some((a) => (a.key === rec.key && a.idem === idem) || (r && a.id === r.id))) list.push({ id: r?.id, key: rec.key, idem, tStart: rec.tStart, tEnd: rec.tEnd, seq: rec.seq });
+            const entry = { id: r?.id, key: rec.key, idem, tStart: rec.tStart, tEnd: rec.tEnd, seq: rec.seq };
+            // A list made with its first entry holds one slot, not the sixteen a first push makes room for.
+            if (!list) accepted.set(pid, [entry]);
+            else if (!list.some((a) => (a.key === rec.key && a.idem === idem) || (r && a.id === r.id))) list.push(entry);
           }
           return;
         }

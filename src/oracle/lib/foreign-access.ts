@@ -59,13 +59,15 @@ class RefundEffects {
     let r = this.rows.get(id);
     if (!r) {
       if (this.rows.size >= MAX_EFFECT_PAYMENTS) return;
-      this.rows.set(id, (r = []));
+      // A row made as a literal holds its four numbers, not the sixteen a first push makes room for.
+      this.rows.set(id, [t, refunds, total, seq]);
+      return;
     }
     for (let i = 0; i < r.length; i += 4) if (r[i] <= t && r[i + 1] >= refunds && r[i + 2] >= total) return;
     const kept: number[] = [];
     for (let i = 0; i < r.length; i += 4) if (!(t <= r[i] && refunds >= r[i + 1] && total >= r[i + 2])) kept.push(r[i], r[i + 1], r[i + 2], r[i + 3]);
     kept.push(t, refunds, total, seq);
-    this.rows.set(id, kept);
+    this.rows.set(id, kept.length === 4 ? [t, refunds, total, seq] : kept);
   }
 
   of(id: string): readonly number[] {
