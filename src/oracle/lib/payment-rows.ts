@@ -3,17 +3,21 @@
  * spans): one map from id to row for all of them, not one per table, and rows that columns and
  * pages can hold by number. Rows are given in the order ids are first asked for and never move.
  */
+import { RefColumn } from './paged-column.ts';
+
 export class PaymentRows {
   private readonly byId = new Map<string, number>();
-  private readonly ids: string[] = [];
+  /** Row -> id, in pages (a growing array would copy itself and hold up to half again its length). */
+  private readonly ids = new RefColumn<string>();
+  private count = 0;
 
   /** The id's row, given it now if it has none. */
   rowOf(id: string): number {
     let r = this.byId.get(id);
     if (r === undefined) {
-      r = this.ids.length;
+      r = this.count++;
       this.byId.set(id, r);
-      this.ids.push(id);
+      this.ids.set(r, id);
     }
     return r;
   }
@@ -24,10 +28,10 @@ export class PaymentRows {
   }
 
   idAt(row: number): string {
-    return this.ids[row];
+    return this.ids.get(row)!;
   }
 
   get size(): number {
-    return this.ids.length;
+    return this.count;
   }
 }
