@@ -4,7 +4,7 @@
  * what was sent for it, every status observed for each payment and refund (as
  * order-independent spans), the fault windows and the run's end.
  */
-import { PAYMENT_STATUSES, REFUND_STATUSES, TERMINAL_STATUSES, type CanonicalPayment, type CanonicalRefund, type CardOutcome, type PaymentStatus, type RefundStatus } from '../spec/index.ts';
+import { PAYMENT_STATUSES, REFUND_STATUSES, TERMINAL_STATUSES, type CanonicalPayment, type CanonicalRefund, type PaymentStatus, type RefundStatus } from '../spec/index.ts';
 import { type EndRecord, type ExchangeRecord, type FaultRecord, type HistoryRecord, type KeyInfo } from '../history/index.ts';
 import { authVariant, createdObjectId, errorCode, is2xx, isApiCall, scopeOf, withoutQuery } from './lib/exchange.ts';
 import type { Columns } from './lib/columns.ts';
