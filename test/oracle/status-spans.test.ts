@@ -7,8 +7,10 @@ import { StatusSpans } from '../../src/oracle/lib/status-spans.ts';
 import { PaymentRows } from '../../src/oracle/lib/payment-rows.ts';
 import { seededRandom } from '../../src/spec/random.ts';
 
-const STATUSES = ['pending', 'succeeded', 'failed', 'canceled'] as const;
-type S = (typeof STATUSES)[number];
+const FOUR = ['pending', 'succeeded', 'failed', 'canceled'];
+/** More statuses than a row has slots (four): entities that show five or more are kept whole. */
+const SEVEN = ['pending', 'processing', 'requires_action', 'succeeded', 'failed', 'expired', 'canceled'];
+type S = string;
 interface Obs {
   status: S;
   tStart: number;
@@ -22,11 +24,15 @@ describe('StatusSpans', () => {
   // Seqs are kept in 32 bits until one does not fit: the second case crosses 2^32 half way.
   // With rows shared (the ledger's payments and their spans), other tables give rows to ids this
   // one never sees: those are not its entities, and the pages skip over them.
+  // Seven statuses: most entities show four or fewer (their slots), some five or more (kept whole,
+  // moved out of their slots mid-run), with the seqs crossing 2^32 after some went whole.
   it.each([
-    ['small seqs', 0, false],
-    ['seqs past 2^32', 2 ** 32 - 20_000, false],
-    ['rows shared with ids it never sees', 0, true],
-  ])('answers every question as a model keeping all observations does, across table pages (%s)', (_, base, shared) => {
+    ['small seqs', 0, false, FOUR],
+    ['seqs past 2^32', 2 ** 32 - 20_000, false, FOUR],
+    ['rows shared with ids it never sees', 0, true, FOUR],
+    ['seven statuses, some entities past the slots', 0, true, SEVEN],
+    ['seven statuses, seqs past 2^32', 2 ** 32 - 20_000, false, SEVEN],
+  ])('answers every question as a model keeping all observations does, across table pages (%s)', (_, base, shared, STATUSES) => {
     const rnd = rng(7);
     const rows = shared ? new PaymentRows() : undefined;
     const spans = new StatusSpans<S>(STATUSES, rows);
@@ -46,7 +52,13 @@ describe('StatusSpans', () => {
       if (!l) model.set(id, (l = [])), firstAdded.push(id);
       l.push({ status, tStart, tEnd, seq });
     }
-    spans.add('pay_x', 'expired' as S, 1, 2, 1); // a status it does not track: ignored
+    if (STATUSES.length > 4) {
+      // Both kinds of row are there: within the slots, and kept whole.
+      const distinct = [...model.values()].map((o) => new Set(o.map((x) => x.status)).size);
+      expect(distinct.filter((d) => d > 4).length).toBeGreaterThan(100);
+      expect(distinct.filter((d) => d <= 4).length).toBeGreaterThan(100);
+    }
+    spans.add('pay_x', 'unknown_status', 1, 2, 1); // a status it does not track: ignored
     expect(spans.has('pay_x')).toBe(false);
     expect(spans.size).toBe(model.size);
     expect([...spans.ids()]).toEqual(firstAdded);

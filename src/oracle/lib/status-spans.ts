@@ -23,8 +23,15 @@ const PAGE_SHIFT = 12;
 const PAGE_ROWS = 1 << PAGE_SHIFT;
 const PAGE_MASK = PAGE_ROWS - 1;
 
+/** Status slots a row holds: more than most entities ever show (a payment two or three of seven). */
+const SLOTS = 4;
+/** The first slot byte of a row kept whole, every status in place, in `wide`. */
+const WIDE = 255;
+
 export class StatusSpans<S extends string> {
   private readonly n: number;
+  /** Slots per row: SLOTS, or fewer when there are fewer statuses. */
+  private readonly k: number;
   private readonly width: number;
   private readonly index: Map<S, number>;
   /**
@@ -39,11 +46,17 @@ export class StatusSpans<S extends string> {
    * One pooled table rather than an array per entity (a million small typed arrays would each
    * carry an external buffer the garbage collector has to account for), in pages of PAGE_ROWS
    * rows: a doubling array would hold up to twice the rows in use, and three times while it grows.
-   * Times: [minEnd x n][maxStart x n]; their seqs, in pages of their own: [minEndSeq x n][maxStartSeq x n],
+   * A row has k slots, each given to a status when it is first added (`slotPages`: its index plus
+   * one, 0 while free), not a place for every status: 100 bytes a row, not 168 for a payment's
+   * seven. Times: [minEnd x k][maxStart x k]; their seqs, in pages of their own: [minEndSeq x k][maxStartSeq x k],
    * 32-bit while every seq fits (a history of fewer than 4 billion records), else 64-bit.
+   * A row that needs more than k statuses is kept whole in `wide` from then on.
    */
   private readonly pages: Float64Array[] = [];
   private readonly seqPages: (Uint32Array | Float64Array)[] = [];
+  private readonly slotPages: Uint8Array[] = [];
+  /** Rows with more statuses than slots: times [minEnd x n][maxStart x n] and their seqs, 64-bit. */
+  private readonly wide = new Map<number, { t: Float64Array; s: Float64Array }>();
 
   /** `rows`: a row index shared with other tables (rows this table never saw cost it their page space only). */
   constructor(
@@ -52,7 +65,8 @@ export class StatusSpans<S extends string> {
   ) {
     this.rows = rows ?? new PaymentRows();
     this.n = statuses.length;
-    this.width = this.n * 2;
+    this.k = Math.min(this.n, SLOTS);
+    this.width = this.k * 2;
     this.index = new Map(statuses.map((s, i) => [s, i]));
   }
 
@@ -71,19 +85,14 @@ export class StatusSpans<S extends string> {
   private rowOf(id: string): number {
     const r = this.rows.rowOf(id);
     if (this.present.get(r) === 1) return r;
+    // Fresh pages are zeros: every slot free.
     while (r >>> PAGE_SHIFT >= this.pages.length) {
       this.pages.push(new Float64Array(this.width * PAGE_ROWS));
       this.seqPages.push(this.wideSeqs ? new Float64Array(this.width * PAGE_ROWS) : new Uint32Array(this.width * PAGE_ROWS));
+      this.slotPages.push(new Uint8Array(this.k * PAGE_ROWS));
     }
     this.present.set(r, 1);
     this.count++;
-    const p = this.page(r);
-    const o = this.offset(r);
-    const n = this.n;
-    for (let k = 0; k < n; k++) {
-      p[o + k] = Infinity;
-      p[o + n + k] = -Infinity;
-    }
     return r;
   }
 
@@ -97,21 +106,112 @@ export class StatusSpans<S extends string> {
     this.seqPage(r)[at] = seq;
   }
 
+  /** The slot of status `i` in row `r`: 0..k-1, -1 when it has none, -2 when the row is wide. */
+  private slotOf(r: number, i: number): number {
+    const sp = this.slotPages[r >>> PAGE_SHIFT];
+    const so = (r & PAGE_MASK) * this.k;
+    if (sp[so] === WIDE) return -2;
+    for (let j = 0; j < this.k; j++) {
+      const v = sp[so + j];
+      if (v === i + 1) return j;
+      // Slots are given in order: a free one ends the search.
+      if (v === 0) return -1;
+    }
+    return -1;
+  }
+
+  /** slotOf, giving status `i` a free slot when it has none (the row goes wide when none is free). */
+  private claim(r: number, i: number): number {
+    const sp = this.slotPages[r >>> PAGE_SHIFT];
+    const so = (r & PAGE_MASK) * this.k;
+    if (sp[so] === WIDE) return -2;
+    for (let j = 0; j < this.k; j++) {
+      const v = sp[so + j];
+      if (v === i + 1) return j;
+      if (v === 0) {
+        sp[so + j] = i + 1;
+        const p = this.page(r);
+        const o = this.offset(r);
+        p[o + j] = Infinity;
+        p[o + this.k + j] = -Infinity;
+        return j;
+      }
+    }
+    this.widen(r);
+    return -2;
+  }
+
+  /** Moves row `r` out of its slots into a whole row of `wide`, every status in place. */
+  private widen(r: number): void {
+    const { n, k } = this;
+    const t = new Float64Array(2 * n);
+    t.fill(Infinity, 0, n);
+    t.fill(-Infinity, n);
+    const s = new Float64Array(2 * n);
+    const sp = this.slotPages[r >>> PAGE_SHIFT];
+    const so = (r & PAGE_MASK) * k;
+    const p = this.page(r);
+    const q = this.seqPage(r);
+    const o = this.offset(r);
+    for (let j = 0; j < k; j++) {
+      const i = sp[so + j] - 1;
+      t[i] = p[o + j];
+      t[n + i] = p[o + k + j];
+      s[i] = q[o + j];
+      s[n + i] = q[o + k + j];
+    }
+    sp[so] = WIDE;
+    this.wide.set(r, { t, s });
+  }
+
   add(id: string, status: S, tStart: number, tEnd: number, seq: number): void {
     const i = this.index.get(status);
     if (i === undefined) return;
     const r = this.rowOf(id);
+    const j = this.claim(r, i);
+    if (j === -2) {
+      const w = this.wide.get(r)!;
+      const n = this.n;
+      if (tEnd < w.t[i]) (w.t[i] = tEnd), (w.s[i] = seq);
+      if (tStart > w.t[n + i]) (w.t[n + i] = tStart), (w.s[n + i] = seq);
+      return;
+    }
     const p = this.page(r);
     const o = this.offset(r);
-    const n = this.n;
-    if (tEnd < p[o + i]) {
-      p[o + i] = tEnd;
-      this.setSeq(r, o + i, seq);
+    const k = this.k;
+    if (tEnd < p[o + j]) {
+      p[o + j] = tEnd;
+      this.setSeq(r, o + j, seq);
     }
-    if (tStart > p[o + n + i]) {
-      p[o + n + i] = tStart;
-      this.setSeq(r, o + n + i, seq);
+    if (tStart > p[o + k + j]) {
+      p[o + k + j] = tStart;
+      this.setSeq(r, o + k + j, seq);
     }
+  }
+
+  /** Earliest end of status `i` in row `r` (Infinity when never seen). */
+  private minEnd(r: number, i: number): number {
+    const j = this.slotOf(r, i);
+    if (j >= 0) return this.page(r)[this.offset(r) + j];
+    return j === -2 ? this.wide.get(r)!.t[i] : Infinity;
+  }
+  /** Latest start of status `i` in row `r` (-Infinity when never seen, or only at creation). */
+  private maxStart(r: number, i: number): number {
+    const j = this.slotOf(r, i);
+    if (j >= 0) return this.page(r)[this.offset(r) + this.k + j];
+    return j === -2 ? this.wide.get(r)!.t[this.n + i] : -Infinity;
+  }
+  /** The seq of minEnd (0 when never seen). */
+  private minEndSeq(r: number, i: number): number {
+    const j = this.slotOf(r, i);
+    if (j >= 0) return this.seqPage(r)[this.offset(r) + j];
+    return j === -2 ? this.wide.get(r)!.s[i] : 0;
+  }
+  /** The seq of maxStart (0 when never seen). */
+  private maxStartSeq(r: number, i: number): number {
+    const j = this.slotOf(r, i);
+    if (j >= 0) return this.seqPage(r)[this.offset(r) + this.k + j];
+    return j === -2 ? this.wide.get(r)!.s[this.n + i] : 0;
   }
 
   /** The entity's row if some status was added for it. */
@@ -135,7 +235,7 @@ export class StatusSpans<S extends string> {
   seen(id: string, status: S): boolean {
     const r = this.find(id);
     const i = this.index.get(status);
-    return r !== undefined && i !== undefined && this.page(r)[this.offset(r) + i] !== Infinity;
+    return r !== undefined && i !== undefined && this.minEnd(r, i) !== Infinity;
   }
 
   /** Earliest end of an observation in `status` (Infinity when never seen), with its seq. */
@@ -143,8 +243,7 @@ export class StatusSpans<S extends string> {
     const r = this.find(id);
     const i = this.index.get(status)!;
     if (r === undefined) return { t: Infinity, seq: -1 };
-    const o = this.offset(r);
-    return { t: this.page(r)[o + i], seq: this.seqPage(r)[o + i] };
+    return { t: this.minEnd(r, i), seq: this.minEndSeq(r, i) };
   }
 
   /** Latest start of an observation in `status` (-Infinity when never seen, or only seen at creation). */
@@ -152,8 +251,7 @@ export class StatusSpans<S extends string> {
     const r = this.find(id);
     const i = this.index.get(status)!;
     if (r === undefined) return { t: -Infinity, seq: -1 };
-    const o = this.offset(r);
-    return { t: this.page(r)[o + this.n + i], seq: this.seqPage(r)[o + this.n + i] };
+    return { t: this.maxStart(r, i), seq: this.maxStartSeq(r, i) };
   }
 
   /** The earliest-ending observation in any of `statuses` (null when none), with one lookup. */
@@ -168,41 +266,37 @@ export class StatusSpans<S extends string> {
   }
 
   private earliestEndAt(r: number, statuses: readonly S[]): { status: S; t: number; seq: number } | null {
-    const p = this.page(r);
-    const o = this.offset(r);
     let best = -1;
     let bestT = Infinity;
     for (const s of statuses) {
       const i = this.index.get(s)!;
-      if (p[o + i] < bestT) (bestT = p[o + i]), (best = i);
+      const t = this.minEnd(r, i);
+      if (t < bestT) (bestT = t), (best = i);
     }
-    return best < 0 ? null : { status: this.statuses[best], t: bestT, seq: this.seqPage(r)[o + best] };
+    return best < 0 ? null : { status: this.statuses[best], t: bestT, seq: this.minEndSeq(r, best) };
   }
 
   /** Statuses observed for the entity. */
   observed(id: string): S[] {
     const r = this.find(id);
     if (r === undefined) return [];
-    const p = this.page(r);
-    const o = this.offset(r);
-    return this.statuses.filter((_, i) => p[o + i] !== Infinity);
+    return this.statuses.filter((_, i) => this.minEnd(r, i) !== Infinity);
   }
 
   /** Every pair of distinct statuses where an observation of `from` certainly preceded one of `to`. */
   orderedPairs(id: string): OrderedPair<S>[] {
     const r = this.find(id);
     if (r === undefined) return [];
-    const p = this.page(r);
-    const q = this.seqPage(r);
-    const o = this.offset(r);
-    const out: OrderedPair<S>[] = [];
     const n = this.n;
+    const ends = this.statuses.map((_, i) => this.minEnd(r, i));
+    const starts = this.statuses.map((_, i) => this.maxStart(r, i));
+    const out: OrderedPair<S>[] = [];
     for (let a = 0; a < n; a++) {
-      if (p[o + a] === Infinity) continue;
+      if (ends[a] === Infinity) continue;
       for (let b = 0; b < n; b++) {
-        if (a === b || p[o + n + b] === -Infinity) continue;
-        if (p[o + a] < p[o + n + b]) {
-          out.push({ from: this.statuses[a], to: this.statuses[b], fromSeq: q[o + a], fromEnd: p[o + a], toSeq: q[o + n + b], toStart: p[o + n + b] });
+        if (a === b || starts[b] === -Infinity) continue;
+        if (ends[a] < starts[b]) {
+          out.push({ from: this.statuses[a], to: this.statuses[b], fromSeq: this.minEndSeq(r, a), fromEnd: ends[a], toSeq: this.maxStartSeq(r, b), toStart: starts[b] });
         }
       }
     }
