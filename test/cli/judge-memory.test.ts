@@ -231,7 +231,7 @@ describe('JudgeFileForecast', () => {
   it('foretells the file\'s records from the first ones and the share of the file they took, and warns once when they would not fit', () => {
     const said: string[] = [];
     let read = 0;
-    // 1,000 MB limit: 80% holds about 3.1 million records at 270 B; the scratch files fit (1 TB free).
+    // 1,000 MB limit: 80% holds about 3.2 million records at 260 B; the scratch files fit (1 TB free).
     const roomy = { dir: '/scratch', free: () => 2 ** 40 };
     const f = new JudgeFileForecast((m) => said.push(m), 1000, 4_000_000_000, () => read, 100_000, roomy);
     read = 10_000_000;
@@ -239,12 +239,12 @@ describe('JudgeFileForecast', () => {
     expect(said).toEqual([]);
     f.judged(1); // 100,000 records in 1/400 of the file: about 40 million in all
     expect(said).toHaveLength(1);
-    expect(said[0]).toMatch(/^this history holds about 40\.0 million records \(from the first 100,000 and the share of the file they took\); the judge keeps about 270 bytes a record \(docs\/oracle\.md, Memory\): about 10 GB, more than it can use of its 1000 MB limit \(--judge-memory 1000\)\. It would stop at about 3\.1 million and judge no invariant; to judge them, stop now and give it --judge-memory 1287\d\.$/);
+    expect(said[0]).toMatch(/^this history holds about 40\.0 million records \(from the first 100,000 and the share of the file they took\); the judge keeps about 260 bytes a record \(docs\/oracle\.md, Memory\): about 9\.7 GB, more than it can use of its 1000 MB limit \(--judge-memory 1000\)\. It would stop at about 3\.2 million and judge no invariant; to judge them, stop now and give it --judge-memory 1239\d\.$/);
     f.judged(100_000);
     expect(said).toHaveLength(1);
     const fits: string[] = [];
     const g = new JudgeFileForecast((m) => fits.push(m), 1000, 40_000_000, () => 20_000_000, 100_000, roomy);
-    g.judged(100_000); // about 200,000 records: 51 MB
+    g.judged(100_000); // about 200,000 records: 50 MB
     expect(fits).toEqual([]);
   });
 

@@ -99,11 +99,11 @@ describe("the judge's memory, forecast before the load", () => {
   it('says nothing while the run fits in 80% of the judge\'s limit; past it, how much it needs, where it would stop, and the fix', () => {
     const perMb = 2 ** 20 / JUDGE_BYTES_PER_REQUEST;
     expect(judgeMemoryForecast(0.79 * 1000 * perMb, 1000, 24_000)).toBeNull();
-    const roomy = judgeMemoryForecast(45_360_000, 18_078, 48_000)!;
-    expect(roomy).toMatch(/^this run plans about 45\.4 million requests, and the judge keeps about 350 bytes a request \(docs\/oracle\.md, Memory\): about 15 GB, more than it can use of its 18 GB limit \(--judge-memory\)\. Past about 43\.3 million requests it would stop, and the invariants would be "error" \(the metrics are kept\): give it --judge-memory (\d+)\.$/);
+    const roomy = judgeMemoryForecast(45_360_000, 14_000, 48_000)!;
+    expect(roomy).toMatch(/^this run plans about 45\.4 million requests, and the judge keeps about 330 bytes a request \(docs\/oracle\.md, Memory\): about 14 GB, more than it can use of its 14 GB limit \(--judge-memory\)\. Past about 35\.6 million requests it would stop, and the invariants would be "error" \(the metrics are kept\): give it --judge-memory (\d+)\.$/);
     const want = Number(/--judge-memory (\d+)\.$/.exec(roomy)![1]);
     expect(judgeMemoryForecast(45_360_000, want, 48_000)).toBeNull();
-    expect(judgeMemoryForecast(45_360_000, 14_000, 16_000)).toMatch(/this machine has 16 GB: run it on one with about 18 GB or more, or make it shorter\.$/);
+    expect(judgeMemoryForecast(45_360_000, 14_000, 16_000)).toMatch(/this machine has 16 GB: run it on one with about 17 GB or more, or make it shorter\.$/);
   });
 });
 
