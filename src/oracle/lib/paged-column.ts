@@ -5,9 +5,10 @@
  * few (key labels, merchants, card outcomes).
  */
 
-const PAGE_SHIFT = 12;
-const PAGE_ROWS = 1 << PAGE_SHIFT;
-const PAGE_MASK = PAGE_ROWS - 1;
+/** Rows per page (a shift and a mask, for tables that lay out pages of their own: lib/status-spans.ts). */
+export const PAGE_SHIFT = 12;
+export const PAGE_ROWS = 1 << PAGE_SHIFT;
+export const PAGE_MASK = PAGE_ROWS - 1;
 
 type Page = Float64Array | Uint32Array | Uint8Array;
 

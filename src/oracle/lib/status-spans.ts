@@ -6,6 +6,9 @@
  * answers every such question exactly: some observation in s1 certainly
  * preceded some observation in s2 iff minEnd[s1] < maxStart[s2].
  */
+import { PaymentRows } from './payment-rows.ts';
+import { PAGE_MASK, PAGE_ROWS, PAGE_SHIFT, Uint8Column } from './paged-column.ts';
+
 export interface OrderedPair<S extends string> {
   from: S;
   to: S;
@@ -14,14 +17,6 @@ export interface OrderedPair<S extends string> {
   toSeq: number;
   toStart: number;
 }
-
-import { PaymentRows } from './payment-rows.ts';
-import { Uint8Column } from './paged-column.ts';
-
-/** Rows per page of the pooled table: pages are never copied or over-allocated by more than one page. */
-const PAGE_SHIFT = 12;
-const PAGE_ROWS = 1 << PAGE_SHIFT;
-const PAGE_MASK = PAGE_ROWS - 1;
 
 /** Status slots a row holds: more than most entities ever show (a payment two or three of seven). */
 const SLOTS = 4;
@@ -106,8 +101,11 @@ export class StatusSpans<S extends string> {
     this.seqPage(r)[at] = seq;
   }
 
-  /** The slot of status `i` in row `r`: 0..k-1, -1 when it has none, -2 when the row is wide. */
-  private slotOf(r: number, i: number): number {
+  /**
+   * The slot of status `i` in row `r`: 0..k-1, -1 when it has none, -2 when the row is wide. With
+   * `give`, a status without one takes the next free slot, and the row goes wide when none is free.
+   */
+  private slotOf(r: number, i: number, give = false): number {
     const sp = this.slotPages[r >>> PAGE_SHIFT];
     const so = (r & PAGE_MASK) * this.k;
     if (sp[so] === WIDE) return -2;
@@ -115,28 +113,16 @@ export class StatusSpans<S extends string> {
       const v = sp[so + j];
       if (v === i + 1) return j;
       // Slots are given in order: a free one ends the search.
-      if (v === 0) return -1;
+      if (v !== 0) continue;
+      if (!give) return -1;
+      sp[so + j] = i + 1;
+      const p = this.page(r);
+      const o = this.offset(r);
+      p[o + j] = Infinity;
+      p[o + this.k + j] = -Infinity;
+      return j;
     }
-    return -1;
-  }
-
-  /** slotOf, giving status `i` a free slot when it has none (the row goes wide when none is free). */
-  private claim(r: number, i: number): number {
-    const sp = this.slotPages[r >>> PAGE_SHIFT];
-    const so = (r & PAGE_MASK) * this.k;
-    if (sp[so] === WIDE) return -2;
-    for (let j = 0; j < this.k; j++) {
-      const v = sp[so + j];
-      if (v === i + 1) return j;
-      if (v === 0) {
-        sp[so + j] = i + 1;
-        const p = this.page(r);
-        const o = this.offset(r);
-        p[o + j] = Infinity;
-        p[o + this.k + j] = -Infinity;
-        return j;
-      }
-    }
+    if (!give) return -1;
     this.widen(r);
     return -2;
   }
@@ -168,7 +154,7 @@ export class StatusSpans<S extends string> {
     const i = this.index.get(status);
     if (i === undefined) return;
     const r = this.rowOf(id);
-    const j = this.claim(r, i);
+    const j = this.slotOf(r, i, true);
     if (j === -2) {
       const w = this.wide.get(r)!;
       const n = this.n;
