@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkEntry, corpusEntries, readJson, REPO_ROOT, type SourceFile } from '../../scripts/corpus/corpus.ts';
 import { describeDifference } from '../../scripts/corpus/fingerprint.ts';
+import { pageSettings, pagesReadBack } from '../../src/oracle/lib/paged-column.ts';
 import { scratchFilesOpened, spillSettings } from '../../src/oracle/lib/spill.ts';
 
 const SAMPLE = join(REPO_ROOT, 'test', 'fixtures', 'oracle-corpus');
@@ -27,17 +28,26 @@ describe('oracle regression corpus sample', () => {
   }
 });
 
-describe('oracle regression corpus sample, every table kept on disk', () => {
-  // Chunks of three rows: every table of lib/spill.ts that gets more than three rows is read back from its scratch file.
+describe('oracle regression corpus sample, every table and paged column kept on disk', () => {
+  // Chunks of three rows: every table of lib/spill.ts that gets more than three rows is read back
+  // from its scratch file. Pages of two rows, one kept and one read back: every paged column
+  // (lib/paged-column.ts: the ledger's payments, ids, status spans, idempotent requests) that
+  // gets more than two rows goes through its file, and back nearly at every read.
   let chunkRows = 0;
+  let pages = { ...pageSettings };
   let opened = 0;
+  let readBack = 0;
   beforeAll(() => {
     chunkRows = spillSettings.chunkRows;
+    pages = { ...pageSettings };
     spillSettings.chunkRows = 3;
+    Object.assign(pageSettings, { rows: 2, resident: 1, reloaded: 1 });
     opened = scratchFilesOpened();
+    readBack = pagesReadBack();
   });
   afterAll(() => {
     spillSettings.chunkRows = chunkRows;
+    Object.assign(pageSettings, pages);
   });
 
   for (const name of entries) {
@@ -49,5 +59,6 @@ describe('oracle regression corpus sample, every table kept on disk', () => {
 
   it('spilled', () => {
     expect(scratchFilesOpened() - opened).toBeGreaterThan(entries.length);
+    expect(pagesReadBack() - readBack).toBeGreaterThan(100 * entries.length);
   });
 });

@@ -4,7 +4,7 @@
  * boxed times), and the rarer fields (an error, a refund path, a probe's marks, a retry) in one
  * shared-shape object only for a request that has one. What a check is handed is a view of a row.
  */
-import { Float64Column, RefColumn, Uint32Column, ValueCodes } from './paged-column.ts';
+import { Float64Column, RefColumn, StringColumn, Uint32Column, ValueCodes } from './paged-column.ts';
 
 /** One POST that carried an Idempotency-Key, as idempotency rules need it. */
 export interface IdemRequest {
@@ -58,9 +58,9 @@ export class IdemTable {
   private readonly codes = new ValueCodes<string>();
   private readonly keys = new Uint32Column();
   private readonly scopes = new Uint32Column();
-  private readonly idemKeys = new RefColumn<string>();
-  private readonly digests = new RefColumn<string>();
-  private readonly objectIds = new RefColumn<string>();
+  private readonly idemKeys = new StringColumn();
+  private readonly digests = new StringColumn();
+  private readonly objectIds = new StringColumn();
   private readonly rares = new RefColumn<IdemRare>();
 
   get size(): number {

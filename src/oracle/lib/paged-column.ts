@@ -4,6 +4,7 @@
  * twice the rows in use, and three times while it grows), and codes for values of which a run has
  * few (key labels, merchants, card outcomes).
  */
+import { openScratch, readScratch, writeScratch } from './spill.ts';
 
 /** Rows per page (a shift and a mask, for tables that lay out pages of their own: lib/status-spans.ts). */
 export const PAGE_SHIFT = 12;
@@ -12,40 +13,190 @@ export const PAGE_MASK = PAGE_ROWS - 1;
 
 type Page = Float64Array | Uint32Array | Uint8Array;
 
-class PagedColumn<P extends Page> {
-  private readonly pages: P[] = [];
-  constructor(private readonly make: (rows: number) => P) {}
+/**
+ * How the paged columns keep their pages, read when a column is made. A column keeps its newest
+ * `resident` pages in memory and writes older ones to a scratch file (lib/spill.ts), reading one
+ * back when a row of it is asked for, into one of `reloaded` places (the oldest reloaded page goes
+ * back out first). A soak's old payments then cost disk, not heap; what is read back is what was
+ * written, so where a row waits cannot change a verdict. `PAYSTORM_PAGE_ROWS` (a power of two)
+ * sets the rows a page holds, with one page resident and one reloaded: the regression corpus runs
+ * with pages of two rows, so that every table of a small history goes through its file.
+ */
+const rowsFromEnv = pageRowsFromEnv();
+export const pageSettings = rowsFromEnv === undefined ? { rows: 4096, resident: 4, reloaded: 8 } : { rows: rowsFromEnv, resident: 1, reloaded: 1 };
 
-  get(row: number): number {
-    const p = this.pages[row >>> PAGE_SHIFT];
-    return p === undefined ? 0 : p[row & PAGE_MASK];
+function pageRowsFromEnv(): number | undefined {
+  const v = process.env.PAYSTORM_PAGE_ROWS;
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  if (Number.isInteger(n) && n >= 2 && n <= 1 << 20 && (n & (n - 1)) === 0) return n;
+  process.stderr.write(`paystorm: PAYSTORM_PAGE_ROWS: expected a power of two from 2 to 1048576 (e.g. 4096), got ${JSON.stringify(v)}; using 4096\n`);
+  return undefined;
+}
+
+/** Pages a column has read back from its scratch file, all columns of this thread (tests: a table that should have gone to disk did). */
+let pagesReloaded = 0;
+export function pagesReadBack(): number {
+  return pagesReloaded;
+}
+
+/**
+ * Where a column's pages wait when not in memory: slots of a scratch file opened at the first page
+ * that goes out. A page keeps its slot, so a page written again (a row of it set after it was read
+ * back) overwrites its own bytes.
+ */
+class PageSlots {
+  private fd: number | null = null;
+  private next = 0;
+  /** File position of each page written, by page index (-1: never written). */
+  readonly at: number[] = [];
+
+  constructor(private readonly owner: object) {}
+
+  write(i: number, bytes: Uint8Array): void {
+    if (this.fd === null) this.fd = openScratch(this.owner);
+    let pos = this.at[i] ?? -1;
+    if (pos < 0) {
+      pos = this.next;
+      this.next += bytes.length;
+      while (this.at.length < i) this.at.push(-1);
+      this.at[i] = pos;
+    }
+    writeScratch(this.fd, bytes, pos);
   }
 
+  read(i: number, into: Uint8Array): void {
+    readScratch(this.fd!, into, this.at[i], `page ${i + 1}`);
+    pagesReloaded++;
+  }
+}
+
+class PagedColumn<P extends Page> {
+  private readonly pages: (P | undefined)[] = [];
+  private readonly shift: number;
+  private readonly mask: number;
+  private readonly rows: number;
+  private readonly resident: number;
+  private readonly reloaded: number;
+  /** Pages read back, oldest first (never one of the newest `resident`). */
+  private readonly ring: number[] = [];
+  /** Pages read back and set since: written again when they go out. */
+  private readonly dirty: boolean[] = [];
+  private readonly slots = new PageSlots(this);
+
+  /** `width`: values a row holds (tables that lay out rows of several values read them by pageOf and at). */
+  constructor(
+    private readonly make: (values: number) => P,
+    private readonly width = 1,
+  ) {
+    this.rows = pageSettings.rows;
+    this.shift = 31 - Math.clz32(this.rows);
+    this.mask = this.rows - 1;
+    this.resident = Math.max(1, pageSettings.resident);
+    this.reloaded = Math.max(1, pageSettings.reloaded);
+  }
+
+  /** The value in row `row` of a column of one value a row. */
+  get(row: number): number {
+    const i = row >>> this.shift;
+    const p = this.pages[i];
+    if (p !== undefined) return p[row & this.mask];
+    return i < this.pages.length ? this.readBack(i)[row & this.mask] : 0;
+  }
+
+  /** Sets row `row` of a column of one value a row. */
   set(row: number, value: number): void {
-    const i = row >>> PAGE_SHIFT;
-    while (this.pages.length <= i) this.pages.push(this.make(PAGE_ROWS));
-    this.pages[i][row & PAGE_MASK] = value;
+    const i = row >>> this.shift;
+    let p = this.pages[i];
+    if (p === undefined) {
+      if (i < this.pages.length) {
+        p = this.readBack(i);
+        this.dirty[i] = true;
+      } else {
+        while (this.pages.length <= i) this.addPage();
+        p = this.pages[i]!;
+      }
+    } else if (i < this.pages.length - this.resident) this.dirty[i] = true;
+    p[row & this.mask] = value;
+  }
+
+  /**
+   * The page holding row `row`, made or read back as needed, for a table with several values a row:
+   * they start at `at(row)`. With `write`, the caller may set values in it, and it is written again
+   * when it goes out. Use it before asking this column for another page: it may go out then.
+   */
+  pageOf(row: number, write: boolean): P {
+    const i = row >>> this.shift;
+    let p = this.pages[i];
+    if (p === undefined) {
+      if (i < this.pages.length) p = this.readBack(i);
+      else {
+        while (this.pages.length <= i) this.addPage();
+        return this.pages[i]!;
+      }
+    }
+    if (write && i < this.pages.length - this.resident) this.dirty[i] = true;
+    return p;
+  }
+
+  /** Where row `row`'s values start in its page. */
+  at(row: number): number {
+    return (row & this.mask) * this.width;
+  }
+
+  /** Pages made so far. */
+  get pageCount(): number {
+    return this.pages.length;
+  }
+
+  /** Rows a page holds. */
+  get pageRows(): number {
+    return this.rows;
+  }
+
+  /** A new newest page; the page that stops being one of the newest `resident` goes to the file. */
+  private addPage(): void {
+    const i = this.pages.length;
+    this.pages.push(this.make(this.rows * this.width));
+    const old = i - this.resident;
+    if (old >= 0 && this.pages[old] !== undefined && !this.ring.includes(old)) this.putOut(old);
+  }
+
+  private putOut(i: number): void {
+    const p = this.pages[i]!;
+    if (this.slots.at[i] === undefined || this.slots.at[i] < 0 || this.dirty[i]) this.slots.write(i, new Uint8Array(p.buffer, p.byteOffset, p.byteLength));
+    this.dirty[i] = false;
+    this.pages[i] = undefined;
+  }
+
+  private readBack(i: number): P {
+    if (this.ring.length >= this.reloaded) this.putOut(this.ring.shift()!);
+    const p = this.make(this.rows * this.width);
+    this.slots.read(i, new Uint8Array(p.buffer, p.byteOffset, p.byteLength));
+    this.pages[i] = p;
+    this.ring.push(i);
+    return p;
   }
 }
 
 /** 64-bit numbers by row (0 where never set): times, seqs, amounts, read back exactly as set. */
 export class Float64Column extends PagedColumn<Float64Array> {
-  constructor() {
-    super((n) => new Float64Array(n));
+  constructor(width = 1) {
+    super((n) => new Float64Array(n), width);
   }
 }
 
 /** Unsigned 32-bit integers by row (0 where never set): codes and row numbers. */
 export class Uint32Column extends PagedColumn<Uint32Array> {
-  constructor() {
-    super((n) => new Uint32Array(n));
+  constructor(width = 1) {
+    super((n) => new Uint32Array(n), width);
   }
 }
 
 /** Bytes by row (0 where never set): flags. */
 export class Uint8Column extends PagedColumn<Uint8Array> {
-  constructor() {
-    super((n) => new Uint8Array(n));
+  constructor(width = 1) {
+    super((n) => new Uint8Array(n), width);
   }
 }
 
@@ -85,5 +236,154 @@ export class RefColumn<T> {
     const i = row >>> PAGE_SHIFT;
     while (this.pages.length <= i) this.pages.push(new Array<T | undefined>(PAGE_ROWS).fill(undefined));
     this.pages[i][row & PAGE_MASK] = value;
+  }
+}
+
+/** A page of strings read back: where each row's characters start, what kind of value it is, the characters. */
+interface PackedStrings {
+  starts: Uint32Array;
+  kinds: Uint8Array;
+  chars: Buffer;
+}
+
+const NONE = 0;
+const ASCII = 1;
+/** A string kept in the heap (`kept`): one that is not ASCII (read back as written only as a JS string), or set after its page went out. */
+const KEPT = 2;
+
+/**
+ * Strings by row (undefined where never set), for tables that set a row once as it arrives (ids,
+ * idempotency keys, body digests): the newest pages as strings, older ones packed as bytes in a
+ * scratch file and read back a page at a time. A string that is not ASCII stays in the heap, so
+ * what is read back is always the string set.
+ */
+export class StringColumn {
+  private readonly pages: ((string | undefined)[] | undefined)[] = [];
+  private readonly packed: (PackedStrings | undefined)[] = [];
+  private readonly sizes: number[] = [];
+  private readonly kept = new Map<number, string | undefined>();
+  /** Pages a row of was set after the page went out (their file copies do not say so). */
+  private readonly setLate = new Set<number>();
+  private readonly ring: number[] = [];
+  private readonly shift: number;
+  private readonly mask: number;
+  private readonly rows: number;
+  private readonly resident: number;
+  private readonly reloaded: number;
+  private readonly slots = new PageSlots(this);
+
+  constructor() {
+    this.rows = pageSettings.rows;
+    this.shift = 31 - Math.clz32(this.rows);
+    this.mask = this.rows - 1;
+    this.resident = Math.max(1, pageSettings.resident);
+    this.reloaded = Math.max(1, pageSettings.reloaded);
+  }
+
+  get(row: number): string | undefined {
+    const i = row >>> this.shift;
+    const p = this.pages[i];
+    if (p !== undefined) return p[row & this.mask];
+    if (i >= this.pages.length) return undefined;
+    const q = this.packed[i] ?? this.readBack(i);
+    const k = row & this.mask;
+    const kind = q.kinds[k];
+    if (kind === ASCII) return q.chars.toString('latin1', q.starts[k], q.starts[k + 1]);
+    return kind === KEPT ? this.kept.get(row) : undefined;
+  }
+
+  /** Whether row `row` holds `s`, without making a string of a row read back. */
+  equals(row: number, s: string): boolean {
+    const i = row >>> this.shift;
+    const p = this.pages[i];
+    if (p !== undefined) return p[row & this.mask] === s;
+    if (i >= this.pages.length) return false;
+    const q = this.packed[i] ?? this.readBack(i);
+    const k = row & this.mask;
+    const kind = q.kinds[k];
+    if (kind === KEPT) return this.kept.get(row) === s;
+    if (kind !== ASCII) return false;
+    const a = q.starts[k];
+    if (q.starts[k + 1] - a !== s.length) return false;
+    const c = q.chars;
+    for (let j = 0; j < s.length; j++) if (c[a + j] !== s.charCodeAt(j)) return false;
+    return true;
+  }
+
+  set(row: number, value: string | undefined): void {
+    const i = row >>> this.shift;
+    while (this.pages.length <= i) this.addPage();
+    const p = this.pages[i];
+    if (p !== undefined) p[row & this.mask] = value;
+    else {
+      // A row set again after its page went out (no table does so now): kept in the heap, and
+      // marked so in the packed page if it is in memory; the file's copy is marked when read back.
+      this.kept.set(row, value);
+      this.setLate.add(i);
+      const q = this.packed[i];
+      if (q !== undefined) q.kinds[row & this.mask] = KEPT;
+    }
+  }
+
+  private addPage(): void {
+    const i = this.pages.length;
+    this.pages.push(new Array<string | undefined>(this.rows).fill(undefined));
+    const old = i - this.resident;
+    if (old >= 0 && this.pages[old] !== undefined) this.putOut(old);
+  }
+
+  /** Packs page `i` and writes it: [starts: uint32 x (rows + 1)][kinds: uint8 x rows][characters]. */
+  private putOut(i: number): void {
+    const p = this.pages[i]!;
+    const n = this.rows;
+    const base = i << this.shift;
+    let total = 0;
+    for (let k = 0; k < n; k++) {
+      const s = p[k];
+      if (s !== undefined && Buffer.byteLength(s, 'utf8') === s.length) total += s.length;
+    }
+    const head = 4 * (n + 1) + n;
+    const buf = Buffer.alloc(head + total);
+    const starts = new Uint32Array(buf.buffer, buf.byteOffset, n + 1);
+    const kinds = new Uint8Array(buf.buffer, buf.byteOffset + 4 * (n + 1), n);
+    let at = 0;
+    for (let k = 0; k < n; k++) {
+      starts[k] = at;
+      const s = p[k];
+      if (s === undefined) continue;
+      if (Buffer.byteLength(s, 'utf8') === s.length) {
+        kinds[k] = ASCII;
+        buf.write(s, head + at, 'latin1');
+        at += s.length;
+      } else {
+        kinds[k] = KEPT;
+        this.kept.set(base + k, s);
+      }
+    }
+    starts[n] = at;
+    this.slots.write(i, buf);
+    this.sizes[i] = buf.length;
+    this.pages[i] = undefined;
+  }
+
+  private readBack(i: number): PackedStrings {
+    if (this.ring.length >= this.reloaded) this.packed[this.ring.shift()!] = undefined;
+    const n = this.rows;
+    const buf = Buffer.allocUnsafe(this.sizes[i]);
+    this.slots.read(i, buf);
+    const head = 4 * (n + 1) + n;
+    // A copy of the head, so that the starts are aligned whatever offset the buffer has.
+    const starts = new Uint32Array(n + 1);
+    new Uint8Array(starts.buffer).set(buf.subarray(0, 4 * (n + 1)));
+    const kinds = buf.subarray(4 * (n + 1), head);
+    if (this.setLate.has(i)) {
+      const base = i << this.shift;
+      for (let k = 0; k < n; k++) if (this.kept.has(base + k)) kinds[k] = KEPT;
+    }
+    for (let k = 0; k <= n; k++) starts[k] += head;
+    const q = { starts, kinds, chars: buf };
+    this.packed[i] = q;
+    this.ring.push(i);
+    return q;
   }
 }

@@ -154,12 +154,14 @@ export class PaymentTable {
 
 /** One payment's facts, read from the table's columns when asked. */
 class PaymentView implements PaymentFacts {
+  /** The id, read once: an old page's id is made from its bytes each time the table is asked. */
+  private idRead: string | undefined = undefined;
   constructor(
     private readonly table: PaymentTable,
     readonly row: number,
   ) {}
   get id(): string {
-    return this.table.idOf(this.row);
+    return (this.idRead ??= this.table.idOf(this.row));
   }
   get key(): string {
     return this.table.keyOf(this.row);

@@ -174,7 +174,29 @@ export class SpillColumns<K extends string> {
   }
 }
 
-function openScratch(owner: object): number {
+/** Writes all of `bytes` at `pos` of a scratch file; a full disk is an error that names TMPDIR. */
+export function writeScratch(fd: number, bytes: Uint8Array, pos: number): void {
+  try {
+    let put = 0;
+    while (put < bytes.length) put += writeSync(fd, bytes, put, bytes.length - put, pos + put);
+  } catch (e) {
+    throw new Error(`the judge could not write its scratch file in ${tmpdir()} (${(e as Error).message}): free some space there, or set TMPDIR to a directory with room (docs/run.md, Scratch files)`, { cause: e });
+  }
+  written += bytes.length;
+}
+
+/** Fills `into` from `pos` of a scratch file; `what` names the part read when the file ended early. */
+export function readScratch(fd: number, into: Uint8Array, pos: number, what: string): void {
+  let got = 0;
+  while (got < into.length) {
+    const r = readSync(fd, into, got, into.length - got, pos + got);
+    if (r === 0) throw new Error(`the judge's scratch file ended early (${what}): it was truncated while the judge ran`);
+    got += r;
+  }
+}
+
+/** Opens a scratch file in TMPDIR, unlinked at once; its descriptor is closed when `owner` is collected. */
+export function openScratch(owner: object): number {
   const path = join(tmpdir(), `paystorm-judge-${process.pid}-${threadId}-${++files}.spill`);
   let fd: number;
   try {
