@@ -7,7 +7,7 @@
  * preceded some observation in s2 iff minEnd[s1] < maxStart[s2].
  */
 import { PaymentRows } from './payment-rows.ts';
-import { PAGE_MASK, PAGE_ROWS, PAGE_SHIFT, Uint8Column } from './paged-column.ts';
+import { Float64Column, Uint32Column, Uint8Column } from './paged-column.ts';
 
 export interface OrderedPair<S extends string> {
   from: S;
@@ -39,17 +39,17 @@ export class StatusSpans<S extends string> {
   private count = 0;
   /**
    * One pooled table rather than an array per entity (a million small typed arrays would each
-   * carry an external buffer the garbage collector has to account for), in pages of PAGE_ROWS
-   * rows: a doubling array would hold up to twice the rows in use, and three times while it grows.
-   * A row has k slots, each given to a status when it is first added (`slotPages`: its index plus
+   * carry an external buffer the garbage collector has to account for): paged columns of several
+   * values a row, whose old pages wait in a scratch file (lib/paged-column.ts).
+   * A row has k slots, each given to a status when it is first added (`slots`: its index plus
    * one, 0 while free), not a place for every status: 100 bytes a row, not 168 for a payment's
-   * seven. Times: [minEnd x k][maxStart x k]; their seqs, in pages of their own: [minEndSeq x k][maxStartSeq x k],
+   * seven. Times: [minEnd x k][maxStart x k]; their seqs, in a column of their own: [minEndSeq x k][maxStartSeq x k],
    * 32-bit while every seq fits (a history of fewer than 4 billion records), else 64-bit.
    * A row that needs more than k statuses is kept whole in `wide` from then on.
    */
-  private readonly pages: Float64Array[] = [];
-  private readonly seqPages: (Uint32Array | Float64Array)[] = [];
-  private readonly slotPages: Uint8Array[] = [];
+  private readonly times: Float64Column;
+  private seqs: Uint32Column | Float64Column;
+  private readonly slots: Uint8Column;
   /** Rows with more statuses than slots: times [minEnd x n][maxStart x n] and their seqs, 64-bit. */
   private readonly wide = new Map<number, { t: Float64Array; s: Float64Array }>();
 
@@ -63,29 +63,28 @@ export class StatusSpans<S extends string> {
     this.k = Math.min(this.n, SLOTS);
     this.width = this.k * 2;
     this.index = new Map(statuses.map((s, i) => [s, i]));
+    this.times = new Float64Column(this.width);
+    this.seqs = new Uint32Column(this.width);
+    this.slots = new Uint8Column(this.k);
   }
 
-  private page(r: number): Float64Array {
-    return this.pages[r >>> PAGE_SHIFT];
+  /** Row `r`'s times (from `offset(r)`); with `write`, to set some. */
+  private page(r: number, write = false): Float64Array {
+    return this.times.pageOf(r, write);
   }
 
-  private seqPage(r: number): Uint32Array | Float64Array {
-    return this.seqPages[r >>> PAGE_SHIFT];
+  private seqPage(r: number, write = false): Uint32Array | Float64Array {
+    return this.seqs.pageOf(r, write);
   }
 
   private offset(r: number): number {
-    return (r & PAGE_MASK) * this.width;
+    return this.times.at(r);
   }
 
   private rowOf(id: string): number {
     const r = this.rows.rowOf(id);
     if (this.present.get(r) === 1) return r;
     // Fresh pages are zeros: every slot free.
-    while (r >>> PAGE_SHIFT >= this.pages.length) {
-      this.pages.push(new Float64Array(this.width * PAGE_ROWS));
-      this.seqPages.push(this.wideSeqs ? new Float64Array(this.width * PAGE_ROWS) : new Uint32Array(this.width * PAGE_ROWS));
-      this.slotPages.push(new Uint8Array(this.k * PAGE_ROWS));
-    }
     this.present.set(r, 1);
     this.count++;
     return r;
@@ -96,9 +95,15 @@ export class StatusSpans<S extends string> {
   private setSeq(r: number, at: number, seq: number): void {
     if (!this.wideSeqs && !(seq >= 0 && seq <= 0xffffffff && Number.isInteger(seq))) {
       this.wideSeqs = true;
-      for (let i = 0; i < this.seqPages.length; i++) this.seqPages[i] = Float64Array.from(this.seqPages[i]);
+      const narrow = this.seqs;
+      const wide = new Float64Column(this.width);
+      for (let i = 0; i < narrow.pageCount; i++) {
+        const row = i * narrow.pageRows;
+        wide.pageOf(row, true).set(narrow.pageOf(row, false));
+      }
+      this.seqs = wide;
     }
-    this.seqPage(r)[at] = seq;
+    this.seqPage(r, true)[at] = seq;
   }
 
   /**
@@ -106,8 +111,8 @@ export class StatusSpans<S extends string> {
    * `give`, a status without one takes the next free slot, and the row goes wide when none is free.
    */
   private slotOf(r: number, i: number, give = false): number {
-    const sp = this.slotPages[r >>> PAGE_SHIFT];
-    const so = (r & PAGE_MASK) * this.k;
+    const sp = this.slots.pageOf(r, give);
+    const so = this.slots.at(r);
     if (sp[so] === WIDE) return -2;
     for (let j = 0; j < this.k; j++) {
       const v = sp[so + j];
@@ -116,7 +121,7 @@ export class StatusSpans<S extends string> {
       if (v !== 0) continue;
       if (!give) return -1;
       sp[so + j] = i + 1;
-      const p = this.page(r);
+      const p = this.page(r, true);
       const o = this.offset(r);
       p[o + j] = Infinity;
       p[o + this.k + j] = -Infinity;
@@ -134,8 +139,8 @@ export class StatusSpans<S extends string> {
     t.fill(Infinity, 0, n);
     t.fill(-Infinity, n);
     const s = new Float64Array(2 * n);
-    const sp = this.slotPages[r >>> PAGE_SHIFT];
-    const so = (r & PAGE_MASK) * k;
+    const sp = this.slots.pageOf(r, true);
+    const so = this.slots.at(r);
     const p = this.page(r);
     const q = this.seqPage(r);
     const o = this.offset(r);
@@ -162,7 +167,7 @@ export class StatusSpans<S extends string> {
       if (tStart > w.t[n + i]) (w.t[n + i] = tStart), (w.s[n + i] = seq);
       return;
     }
-    const p = this.page(r);
+    const p = this.page(r, true);
     const o = this.offset(r);
     const k = this.k;
     if (tEnd < p[o + j]) {
