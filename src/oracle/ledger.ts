@@ -13,45 +13,21 @@ import { StatusSpans } from './lib/status-spans.ts';
 import { PaymentRows } from './lib/payment-rows.ts';
 import { PaymentTable, type PaymentFacts } from './lib/payment-table.ts';
 import { IdemTable, type IdemRare, type IdemRequest } from './lib/idem-table.ts';
+import { IdemTuples, type IdemTuple } from './lib/idem-tuples.ts';
+import { RefundRequestTable, type RefundRequest } from './lib/refund-request-table.ts';
 import { ServerClock } from '../history/server-clock.ts';
 
 export { RATE_COLUMNS, type RateColumn } from './lib/rate-table.ts';
 export type { PaymentFacts } from './lib/payment-table.ts';
 export type { IdemRequest } from './lib/idem-table.ts';
+export type { RefundRequest } from './lib/refund-request-table.ts';
 
 /**
  * The requests of one idempotency tuple, as rows of the ledger's IdemTable: the row alone while its
  * key was used once (most are), else the list.
  */
-type IdemTuple = number | number[];
 
 /** One refund request, by the payment it targets. */
-export interface RefundRequest {
-  seq: number;
-  key: string;
-  paymentId: string;
-  tStart: number;
-  tEnd: number;
-  status: number;
-  code: string | null;
-  type: string | null;
-  message: unknown;
-  requestId: string | undefined;
-  /** Amount sent; undefined = the remaining refundable amount. */
-  amount: number | undefined;
-  refundId: string | undefined;
-  idemKey: string | undefined;
-  /** Which refund path it took: `payment` = POST /v1/payments/{id}/refund, `refunds` = POST /v1/refunds. */
-  path: 'payment' | 'refunds';
-  /** The run's exchange group (e.g. `refund-path-discovery`, `bad-input`). */
-  group: string | undefined;
-  /** A bad-input probe (sent.badInput): refused by design, judged by the bad-input invariants. */
-  badInput: boolean;
-  /** The amount as sent, whatever its type (bad-input probes send strings and fractions). */
-  amountSent: unknown;
-  /** A merged shard's clock slack, ms (0 for one clock): its times may be off the merged clock by that much. */
-  slack: number;
-}
 
 const TERMINAL_LIST: readonly PaymentStatus[] = [...TERMINAL_STATUSES];
 
@@ -105,17 +81,17 @@ export class Ledger {
   readonly rate = new Map<string, RateTable>();
   /** The server's clock offset from ours, from the API answers' Date headers. */
   readonly serverClock = new ServerClock();
-  /**
-   * POSTs with an Idempotency-Key, by API key label, then scope, then Idempotency-Key: nested
-   * rather than by one `key / scope / Idempotency-Key` string, which would cost a string per key.
-   */
-  private readonly idem = new Map<string, Map<string, Map<string, IdemTuple>>>();
-  /** The requests the tuples in `idem` name by row. */
+  /** The idempotent requests, a row each: what the tuples in `tuples` name by row. */
   private readonly idemTable = new IdemTable();
-  /** Refund requests by payment id. */
-  readonly refundRequests = new Map<string, RefundRequest[]>();
-  /** Every refund request in arrival order (what the refund-path tally reads incrementally). */
-  readonly refundRequestLog: RefundRequest[] = [];
+  /**
+   * POSTs with an Idempotency-Key, by API key label, then scope, then Idempotency-Key: an index of
+   * numbers over `idemTable`'s rows, not a Map by key string (lib/idem-tuples.ts).
+   */
+  private readonly tuples = new IdemTuples(this.idemTable);
+  /** Every refund request in arrival order (`length`, `at(i)`: what the refund-path tally reads incrementally), as columns. */
+  readonly refundRequestLog = new RefundRequestTable(this.paymentRows);
+  /** Refund requests by payment id (a list made when asked for). */
+  readonly refundRequests = this.refundRequestLog.byPayment;
   /** The first failed observation of each payment: its failure / decline code. */
   readonly failureCodes = new Map<string, { code: string | null; seq: number }>();
   /** Payments seen waiting on a 3DS challenge (`next_action.reason` three_d_secure). */
@@ -173,9 +149,7 @@ export class Ledger {
   /** idemTuples as rows of `idemTable`. */
   private *tupleRows(): Generator<IdemTuple> {
     this.sortTuples();
-    for (const byScope of this.idem.values()) {
-      for (const byValue of byScope.values()) yield* byValue.values();
-    }
+    yield* this.tuples.all();
   }
   /** A tuple's requests as views, in its order. */
   private viewsOf(t: IdemTuple): IdemRequest[] {
@@ -194,21 +168,13 @@ export class Ledger {
     this.lastTuple.requests = null;
   }
 
-  /** The Idempotency-Key values used so far under one API key and scope, each with its requests. */
-  private idemValuesOf(key: string, scope: string): Map<string, IdemTuple> {
-    let byScope = this.idem.get(key);
-    if (!byScope) this.idem.set(key, (byScope = new Map()));
-    let byValue = byScope.get(scope);
-    if (!byValue) byScope.set(scope, (byValue = new Map()));
-    return byValue;
-  }
-
   /** The requests of one idempotency tuple so far, in arrival order (sorted by start once idemTuples() ran). */
   idemRequests(key: string, scope: string, idemKey: string): readonly IdemRequest[] | undefined {
     // Checks mostly ask for the tuple of the record just observed: its views are made once.
     const last = this.lastTuple;
     if (idemKey === last.idemKey && key === last.key && scope === last.scope) return (last.requests ??= this.viewsOf(last.rows));
-    const t = this.idem.get(key)?.get(scope)?.get(idemKey);
+    const g = this.tuples.findGroup(key, scope);
+    const t = g === undefined ? undefined : this.tuples.find(g, idemKey);
     return t === undefined ? undefined : this.viewsOf(t);
   }
 
@@ -331,11 +297,11 @@ export class Ledger {
     if (x.tEnd > this.lastT) this.lastT = x.tEnd;
     const scope = scopeOf(x);
     // The request's Idempotency-Key values and its tuple so far, looked up once for the rate replay check and addIdem.
-    const idemValues = scope && x.idemKey !== undefined ? this.idemValuesOf(x.key, scope) : undefined;
-    const tuple = idemValues?.get(x.idemKey!);
+    const group = scope && x.idemKey !== undefined ? this.tuples.groupOf(x.key, scope) : undefined;
+    const tuple = group === undefined ? undefined : this.tuples.find(group, x.idemKey!);
     if (isApiCall(x) && authVariant(x) === 'ok' && x.status !== 401) this.addRateSample(x, tuple);
     if (x.date !== undefined && isApiCall(x)) this.serverClock.add(x);
-    if (idemValues) this.addIdem(x, scope!, x.idemKey!, idemValues, tuple);
+    if (group !== undefined) this.addIdem(x, scope!, x.idemKey!, group, tuple);
     if (scope === 'refund_create' && x.sent.paymentId) this.addRefundRequest(x, x.sent.paymentId);
     // Any scope is a payment create or a refund create.
     const creation = scope !== undefined && x.status >= 200 && x.status < 300;
@@ -422,8 +388,8 @@ export class Ledger {
     for (const [key, table] of this.rate) yield [key, table.load()];
   }
 
-  /** `byValue`: the tuples of the exchange's key and scope; `list`: its tuple so far (undefined: a first use). */
-  private addIdem(x: ExchangeRecord, scope: string, idemKey: string, byValue: Map<string, IdemTuple>, tuple: IdemTuple | undefined): void {
+  /** `group`: the exchange's key and scope in `tuples`; `tuple`: its tuple so far (undefined: a first use). */
+  private addIdem(x: ExchangeRecord, scope: string, idemKey: string, group: number, tuple: IdemTuple | undefined): void {
     this.valueGroups = null;
     this.repeated = null;
     const rid = x.error?.request_id;
@@ -444,18 +410,8 @@ export class Ledger {
     // bodies for one refund: the client's refund calls compare as (payment, amount).
     const row = this.idemTable.add(x.seq, x.key, scope, idemKey, idemDigestOf(x), x.tStart, x.tEnd, x.status, createdObjectId(x), rare);
     // Most keys are used once: kept as the row alone, a list from the second on.
-    let rows: IdemTuple;
-    if (tuple === undefined) {
-      byValue.set(idemKey, row);
-      rows = row;
-    } else if (Array.isArray(tuple)) {
-      tuple.push(row);
-      this.unsorted.add(tuple);
-      rows = tuple;
-    } else {
-      byValue.set(idemKey, (rows = [tuple, row]));
-      this.unsorted.add(rows);
-    }
+    const rows = this.tuples.add(group, idemKey, row, tuple);
+    if (Array.isArray(rows)) this.unsorted.add(rows);
     const last = this.lastTuple;
     last.key = x.key;
     last.scope = scope;
@@ -465,9 +421,8 @@ export class Ledger {
   }
 
   private addRefundRequest(x: ExchangeRecord, paymentId: string): void {
-    const list = this.refundRequests.get(paymentId);
     const rid = x.error?.request_id;
-    const q: RefundRequest = {
+    this.refundRequestLog.add({
       seq: x.seq,
       key: x.key,
       paymentId,
@@ -486,11 +441,7 @@ export class Ledger {
       badInput: x.sent.badInput !== undefined,
       amountSent: x.sent.amount,
       slack: x.clockSlackMs ?? 0,
-    };
-    // A list made with its first request holds one slot, not the sixteen a first push makes room for.
-    if (list) list.push(q);
-    else this.refundRequests.set(paymentId, [q]);
-    this.refundRequestLog.push(q);
+    });
   }
 
   private registerPayment(x: ExchangeRecord, p: CanonicalPayment, scope: string): void {

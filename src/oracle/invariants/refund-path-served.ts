@@ -52,7 +52,7 @@ const invariant: Invariant = {
           rules: ['REF-1'],
           evidence: unserved.length
             ? refundEvidence('the refusals that show a path is not served', unserved.flatMap((p) => p.refusals.slice(0, 3)))
-            : { message: 'refund answers on each path', seqs: tried.map((p) => p.routed[0]?.seq).filter((s): s is number => s !== undefined) },
+            : { message: 'refund answers on each path', seqs: tried.map((p) => p.firstRouted?.seq).filter((s): s is number => s !== undefined) },
         };
         outcome.findings = [finding];
         return outcome;

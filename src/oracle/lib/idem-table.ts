@@ -106,6 +106,10 @@ export class IdemTable {
   idemKeyOf(r: number): string {
     return this.idemKeys.get(r)!;
   }
+  /** Whether row `r`'s Idempotency-Key is `idemKey` (without making a string of a row on disk). */
+  idemKeyIs(r: number, idemKey: string): boolean {
+    return this.idemKeys.equals(r, idemKey);
+  }
   digestOf(r: number): string | undefined {
     return this.digests.get(r);
   }

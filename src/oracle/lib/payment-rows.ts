@@ -14,7 +14,7 @@
 import { StringColumn, pageSettings } from './paged-column.ts';
 
 /** 32-bit FNV-1a of the string's UTF-16 code units. */
-function hashOf(s: string): number {
+export function hashOf(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
   return h >>> 0;

@@ -21,8 +21,9 @@ export interface RefundPathFacts {
   served: boolean;
   /** The 404/405 answers to own payments (the evidence when not served). */
   refusals: RefundRequest[];
-  /** Answers that show the path is routed (2xx, 422, other 4xx). */
-  routed: RefundRequest[];
+  /** Answers that show the path is routed (2xx, 422, other 4xx): how many, and the first. */
+  routed: number;
+  firstRouted: RefundRequest | undefined;
 }
 
 /** The tally so far, per ledger, and how many of its refund requests (in arrival order) it has read. */
@@ -39,8 +40,8 @@ export function refundPaths(ctx: OracleContext): Record<RefundPath, RefundPathFa
     tally = {
       read: 0,
       facts: {
-        payment: { path: 'payment', tried: 0, served: true, refusals: [], routed: [] },
-        refunds: { path: 'refunds', tried: 0, served: true, refusals: [], routed: [] },
+        payment: { path: 'payment', tried: 0, served: true, refusals: [], routed: 0, firstRouted: undefined },
+        refunds: { path: 'refunds', tried: 0, served: true, refusals: [], routed: 0, firstRouted: undefined },
       },
     };
     tallies.set(ctx.ledger, tally);
@@ -48,15 +49,15 @@ export function refundPaths(ctx: OracleContext): Record<RefundPath, RefundPathFa
   const log = ctx.ledger.refundRequestLog;
   if (tally.read === log.length) return tally.facts;
   for (; tally.read < log.length; tally.read++) {
-    const q = log[tally.read];
+    const q = log.at(tally.read);
     if (refundInconclusive(q)) continue;
     const f = tally.facts[q.path];
     f.tried++;
     if (REFUND_PATH_NOT_SERVED_STATUSES.includes(q.status)) {
       if (sameOwner(ctx, q)) f.refusals.push(q);
-    } else f.routed.push(q);
+    } else if (f.routed++ === 0) f.firstRouted = q;
   }
-  for (const f of Object.values(tally.facts)) f.served = !(f.refusals.length > 0 && f.routed.length === 0);
+  for (const f of Object.values(tally.facts)) f.served = !(f.refusals.length > 0 && f.routed === 0);
   return tally.facts;
 }
 
