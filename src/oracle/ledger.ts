@@ -14,13 +14,16 @@ import { PaymentRows } from './lib/payment-rows.ts';
 import { PaymentTable, type PaymentFacts } from './lib/payment-table.ts';
 import { IdemTable, type IdemRare, type IdemRequest } from './lib/idem-table.ts';
 import { IdemTuples, type IdemTuple } from './lib/idem-tuples.ts';
+import { Uint32Column, ValueCodes } from './lib/paged-column.ts';
 import { RefundRequestTable, type RefundRequest } from './lib/refund-request-table.ts';
+import { RefundTable } from './lib/refund-table.ts';
 import { ServerClock } from '../history/server-clock.ts';
 
 export { RATE_COLUMNS, type RateColumn } from './lib/rate-table.ts';
 export type { PaymentFacts } from './lib/payment-table.ts';
 export type { IdemRequest } from './lib/idem-table.ts';
 export type { RefundRequest } from './lib/refund-request-table.ts';
+export type { RefundFacts } from './lib/refund-table.ts';
 
 /**
  * The requests of one idempotency tuple, as rows of the ledger's IdemTable: the row alone while its
@@ -56,26 +59,20 @@ export function refundKey(paymentId: string, id: string): string {
   return `${paymentId}\u0000${id}`;
 }
 
-export interface RefundFacts {
-  /** Key in `refunds` and `refundSpans` (refundKey). */
-  key: string;
-  id: string;
-  paymentId: string;
-  /** null until some answer showed the refund's amount (refund bodies are not shown by the spec). */
-  amount: number | null;
-  firstSeq: number;
-}
 
 export class Ledger {
   /** One row per payment id, shared by `payments` and `paymentSpans` (one map from id to row for both). */
   readonly paymentRows = new PaymentRows();
   /** The run's payments: those a create of the run answered with. */
   readonly payments = new PaymentTable(this.paymentRows);
-  readonly refunds = new Map<string, RefundFacts>();
+  /** One row per refund key (refundKey), shared by `refunds` and `refundSpans`. */
+  readonly refundRows = new PaymentRows();
+  /** The refunds the run's answers showed, by refundKey. */
+  readonly refunds = new RefundTable(this.refundRows);
   /** Every status observed per payment id (also payments the run did not create). */
   readonly paymentSpans = new StatusSpans<PaymentStatus>(PAYMENT_STATUSES, this.paymentRows);
   /** Every status observed per refund, by refundKey (payment and refund id). */
-  readonly refundSpans = new StatusSpans<RefundStatus>(REFUND_STATUSES);
+  readonly refundSpans = new StatusSpans<RefundStatus>(REFUND_STATUSES, this.refundRows);
   readonly faults: FaultRecord[] = [];
   /** Rate-limit samples per key label, on disk but for their last chunk: read them with rateTables(). */
   readonly rate = new Map<string, RateTable>();
@@ -92,8 +89,12 @@ export class Ledger {
   readonly refundRequestLog = new RefundRequestTable(this.paymentRows);
   /** Refund requests by payment id (a list made when asked for). */
   readonly refundRequests = this.refundRequestLog.byPayment;
-  /** The first failed observation of each payment: its failure / decline code. */
-  readonly failureCodes = new Map<string, { code: string | null; seq: number }>();
+  /**
+   * The failure / decline code of each payment's first failed observation, by payment row: 0 while
+   * none was seen, 1 for null, else its code in `failureCodeValues` plus 2.
+   */
+  private readonly failureCodes = new Uint32Column();
+  private readonly failureCodeValues = new ValueCodes<string>();
   /** Payments seen waiting on a 3DS challenge (`next_action.reason` three_d_secure). */
   readonly threeDs = new Set<string>();
   end: EndRecord | null = null;
@@ -228,7 +229,9 @@ export class Ledger {
    * decline only there: its code is then unknown, not wrong.
    */
   failureCodeOf(id: string): string | null | undefined {
-    return this.failureCodes.get(id)?.code;
+    const r = this.paymentRows.find(id);
+    const c = r === undefined ? 0 : this.failureCodes.get(r);
+    return c === 0 ? undefined : c === 1 ? null : this.failureCodeValues.valueOf(c - 2);
   }
 
   /** Earliest end of an observation showing the payment terminal, and that status. */
@@ -464,13 +467,16 @@ export class Ledger {
 
   private observePayment(p: CanonicalPayment, tStart: number, tEnd: number, seq: number): void {
     this.paymentSpans.add(p.id, p.status, tStart, tEnd, seq);
-    if (p.status === 'failed' && !this.failureCodes.has(p.id)) this.failureCodes.set(p.id, { code: p.failureCode, seq });
+    if (p.status === 'failed') {
+      const r = this.paymentRows.rowOf(p.id);
+      if (this.failureCodes.get(r) === 0) this.failureCodes.set(r, p.failureCode === null ? 1 : this.failureCodeValues.codeOf(p.failureCode) + 2);
+    }
     if (p.nextAction?.reason === 'three_d_secure') this.threeDs.add(p.id);
     if (p.refunds) for (const r of p.refunds) this.observeRefund(r, r.paymentId || p.id, tStart, tEnd, seq);
   }
 
-  /** Per refund id, the one key it was seen under with a payment id (null once seen under two payments). */
-  private readonly refundOwner = new Map<string, string | null>();
+  /** Per refund id, the row of the one key it was seen under with a payment id (-1 once seen under two payments). */
+  private readonly refundOwner = new Map<string, number>();
   /**
    * The key of a refund seen with this payment id (empty when its payload named none): under its
    * payment when known; otherwise under the one payment its id was seen with, if only one.
@@ -478,12 +484,14 @@ export class Ledger {
   private refundKeyOf(paymentId: string, id: string): string {
     if (paymentId) {
       const key = refundKey(paymentId, id);
+      const row = this.refundRows.rowOf(key);
       const owner = this.refundOwner.get(id);
-      if (owner === undefined) this.refundOwner.set(id, key);
-      else if (owner !== null && owner !== key) this.refundOwner.set(id, null);
+      if (owner === undefined) this.refundOwner.set(id, row);
+      else if (owner !== -1 && owner !== row) this.refundOwner.set(id, -1);
       return key;
     }
-    return this.refundOwner.get(id) ?? refundKey('', id);
+    const owner = this.refundOwner.get(id);
+    return owner === undefined || owner === -1 ? refundKey('', id) : this.refundRows.idAt(owner);
   }
 
   /** The key of the refund a request was answered with (its payment and the id the answer named). */
@@ -497,8 +505,6 @@ export class Ledger {
     if (r.id === '') return;
     const key = this.refundKeyOf(paymentId, r.id);
     this.refundSpans.add(key, r.status, tStart, tEnd, seq);
-    const known = this.refunds.get(key);
-    if (!known) this.refunds.set(key, { key, id: r.id, paymentId, amount: r.amount, firstSeq: seq });
-    else if (known.amount === null && r.amount !== null) known.amount = r.amount;
+    this.refunds.observe(key, r.id, paymentId, r.amount, seq);
   }
 }

@@ -1,0 +1,47 @@
+// The refunds the answers showed, as columns by rows shared with their status spans: each refund's
+// facts read back as first seen, an amount filled in once when it was unknown, refunds in first-seen order.
+import { describe, expect, it } from 'vitest';
+import { refundKey } from '../../src/oracle/ledger.ts';
+import { pageSettings } from '../../src/oracle/lib/paged-column.ts';
+import { PaymentRows } from '../../src/oracle/lib/payment-rows.ts';
+import { RefundTable } from '../../src/oracle/lib/refund-table.ts';
+
+function check(tiny: boolean): void {
+  const saved = { ...pageSettings };
+  if (tiny) Object.assign(pageSettings, { rows: 2, resident: 1, reloaded: 1 });
+  let rows: PaymentRows;
+  let table: RefundTable;
+  try {
+    rows = new PaymentRows();
+    table = new RefundTable(rows);
+  } finally {
+    Object.assign(pageSettings, saved);
+  }
+  const want = new Map<string, { id: string; paymentId: string; amount: number | null; firstSeq: number }>();
+  for (let i = 0; i < 80; i++) {
+    const paymentId = i % 40 === 11 ? '' : `pay_${(i % 40) % 13}`;
+    const id = `re_${i % 40}`;
+    const key = refundKey(paymentId, id);
+    // Another table's key given a row in between (the spans of a refund not recorded here).
+    if (i % 9 === 0) rows.rowOf(`other-${i}`);
+    // Unknown at first for some (seen again 40 later with an amount), and later unknown again for others.
+    const amount = (i < 40 && i % 3 === 0) || (i >= 40 && i % 5 === 0) ? null : i % 7 === 0 ? -0 : 500 + i;
+    table.observe(key, id, paymentId, amount, 1000 + i);
+    const w = want.get(key);
+    if (!w) want.set(key, { id, paymentId, amount, firstSeq: 1000 + i });
+    else if (w.amount === null && amount !== null) w.amount = amount;
+  }
+  expect(table.size).toBe(want.size);
+  expect(want.size).toBe(40);
+  const got = [...table.values()].map((r) => ({ key: r.key, id: r.id, paymentId: r.paymentId, amount: r.amount, firstSeq: r.firstSeq }));
+  expect(got).toEqual([...want].map(([key, w]) => ({ key, ...w })));
+  for (const g of got) expect(Object.is(g.amount, want.get(g.key)!.amount)).toBe(true);
+  expect(table.get(refundKey('pay_1', 're_1'))?.firstSeq).toBe(1001);
+  expect(table.has('other-9')).toBe(false);
+  expect(table.get('never')).toBeUndefined();
+}
+
+describe('RefundTable', () => {
+  it('reads back each refund as first seen, with an amount learnt later', () => check(false));
+  it('does the same with pages of two rows on disk', () => check(true));
+});
