@@ -3,18 +3,22 @@ import type { PaymentRows } from '../lib/payment-rows.ts';
 import { currencyEq, is2xx, isCreate, scopeOf } from '../lib/exchange.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
 import { observedPayment } from '../lib/observations.ts';
-import { Float64Column, RefColumn, Uint8Column } from '../lib/paged-column.ts';
+import { Float64Column, RefColumn, StringColumn, Uint32Column, Uint8Column, ValueCodes } from '../lib/paged-column.ts';
 
 /**
  * What each payment's later answers are compared with, by its row in the ledger's payment rows: a
- * column per field, not a map entry and an object per payment (about 100 bytes each, for every
- * payment the run makes).
+ * column per field (paged, old pages on disk: lib/paged-column.ts), not a map entry and an object
+ * per payment (about 100 bytes each, for every payment the run makes). The amount and currency are
+ * always set (what was sent, else what the create's answer showed); the description may be null,
+ * or undefined when neither was, and is then not compared.
  */
 class Expected {
-  private readonly has = new Uint8Column();
-  readonly amount = new RefColumn<number>();
-  readonly currency = new RefColumn<string>();
-  readonly description = new RefColumn<string | null>();
+  /** 1: noted; 2: its description is null. */
+  private readonly flags = new Uint8Column();
+  readonly amount = new Float64Column();
+  private readonly currencies = new Uint32Column();
+  private readonly currencyCodes = new ValueCodes<string>();
+  private readonly descriptions = new StringColumn();
   /** undefined: not sent and not shown, so not compared. */
   readonly metadata = new RefColumn<Record<string, unknown> | null>();
   readonly seq = new Float64Column();
@@ -22,20 +26,31 @@ class Expected {
   /** The row of a payment noted, or -1. */
   rowOf(rows: PaymentRows, id: string): number {
     const r = rows.find(id);
-    return r !== undefined && this.has.get(r) === 1 ? r : -1;
+    return r !== undefined && (this.flags.get(r) & NOTED) !== 0 ? r : -1;
   }
 
-  note(rows: PaymentRows, id: string, amount: number | undefined, currency: string | undefined, description: string | null | undefined, metadata: Record<string, unknown> | null | undefined, seq: number): number {
+  note(rows: PaymentRows, id: string, amount: number, currency: string, description: string | null | undefined, metadata: Record<string, unknown> | null | undefined, seq: number): number {
     const r = rows.rowOf(id);
-    this.has.set(r, 1);
+    this.flags.set(r, NOTED | (description === null ? DESCRIPTION_NULL : 0));
     this.amount.set(r, amount);
-    this.currency.set(r, currency);
-    this.description.set(r, description);
+    this.currencies.set(r, this.currencyCodes.codeOf(currency));
+    if (typeof description === 'string') this.descriptions.set(r, description);
     this.metadata.set(r, metadata);
     this.seq.set(r, seq);
     return r;
   }
+
+  currency(r: number): string | undefined {
+    return this.currencyCodes.valueOf(this.currencies.get(r));
+  }
+
+  description(r: number): string | null | undefined {
+    return this.flags.get(r) & DESCRIPTION_NULL ? null : this.descriptions.get(r);
+  }
 }
+
+const NOTED = 1;
+const DESCRIPTION_NULL = 2;
 
 /** Metadata compared regardless of key order. */
 function canon(m: unknown): string | null {
@@ -94,13 +109,13 @@ const invariant: Invariant = {
           );
         }
         const amount = expected.amount.get(r);
-        const currency = expected.currency.get(r);
-        const description = expected.description.get(r);
+        const currency = expected.currency(r);
+        const description = expected.description(r);
         const metadata = expected.metadata.get(r);
         f.check();
         // Allocated only when something differs (most observations match).
         let diffs: string[] | null = null;
-        if (amount !== undefined && p.amount !== amount) (diffs ??= []).push(`amount ${show(p.amount)} (sent ${amount})`);
+        if (p.amount !== amount) (diffs ??= []).push(`amount ${show(p.amount)} (sent ${amount})`);
         if (currency !== undefined && !currencyEq(p.currency, currency)) (diffs ??= []).push(`currency ${show(p.currency)} (sent ${currency})`);
         if (description !== undefined && p.description !== description) (diffs ??= []).push(`description ${show(p.description)} (expected ${show(description)})`);
         if (metadata !== undefined && !(p.metadata === null && p.presentation === 'A') && !sameMetadata(p.metadata, metadata)) (diffs ??= []).push(`metadata ${show(p.metadata)} (expected ${canon(metadata)})`);
