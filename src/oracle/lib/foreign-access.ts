@@ -13,7 +13,8 @@ import { observedPayment } from './observations.ts';
 import { onUnservedRefundPath, servedPath } from './refund-paths.ts';
 import { refundEvidence } from './refunds.ts';
 import { refundPathOf } from '../ledger.ts';
-import { RefColumn, Uint32Column, Uint8Column, ValueCodes } from './paged-column.ts';
+import { Float64Column, RefColumn, Uint32Column, Uint8Column, ValueCodes } from './paged-column.ts';
+import type { PaymentRows } from './payment-rows.ts';
 
 /** Requests answered before the create that made their payment was recorded are judged at the end (bounded). */
 const MAX_DEFERRED = 50_000;
@@ -50,28 +51,59 @@ const MAX_EFFECT_PAYMENTS = 200_000;
  * seq]: t is when the look surely ended (an answer's end, a webhook's arrival, plus clock
  * slack), refunds the entries of `refunds`, total the refunded total. Only rows no other row
  * beats (an earlier or equal end with at least as many refunds and as large a total) are kept,
- * so a payment holds a handful.
+ * so a payment holds a handful: most one, kept in a paged column by the payment's row, not a
+ * Map entry and a list by id.
  */
-class RefundEffects {
-  private readonly rows = new Map<string, number[]>();
+export class RefundEffects {
+  /** By payment row: its first kept look [t, refunds, total, seq] (a paged column: old pages on disk). */
+  private readonly first = new Float64Column(4);
+  private readonly has = new Uint8Column();
+  /** Payments that keep more than one look: all of them, by payment row. */
+  private readonly more = new Map<number, number[]>();
+  private count = 0;
+
+  constructor(private readonly rows: PaymentRows) {}
 
   add(id: string, t: number, refunds: number, total: number, seq: number): void {
-    let r = this.rows.get(id);
-    if (!r) {
-      if (this.rows.size >= MAX_EFFECT_PAYMENTS) return;
-      // A row made as a literal holds its four numbers, not the sixteen a first push makes room for.
-      this.rows.set(id, [t, refunds, total, seq]);
+    if (this.count >= MAX_EFFECT_PAYMENTS) {
+      const known = this.rows.find(id);
+      if (known === undefined || this.has.get(known) === 0) return;
+    }
+    const row = this.rows.rowOf(id);
+    if (this.has.get(row) === 0) {
+      this.count++;
+      this.has.set(row, 1);
+      this.setFirst(row, t, refunds, total, seq);
       return;
     }
+    const r = this.of(id);
     for (let i = 0; i < r.length; i += 4) if (r[i] <= t && r[i + 1] >= refunds && r[i + 2] >= total) return;
     const kept: number[] = [];
     for (let i = 0; i < r.length; i += 4) if (!(t <= r[i] && refunds >= r[i + 1] && total >= r[i + 2])) kept.push(r[i], r[i + 1], r[i + 2], r[i + 3]);
     kept.push(t, refunds, total, seq);
-    this.rows.set(id, kept.length === 4 ? [t, refunds, total, seq] : kept);
+    if (kept.length === 4) {
+      this.more.delete(row);
+      this.setFirst(row, t, refunds, total, seq);
+    } else this.more.set(row, kept);
   }
 
   of(id: string): readonly number[] {
-    return this.rows.get(id) ?? [];
+    const row = this.rows.find(id);
+    if (row === undefined || this.has.get(row) === 0) return [];
+    const kept = this.more.get(row);
+    if (kept) return kept;
+    const p = this.first.pageOf(row, false);
+    const o = this.first.at(row);
+    return [p[o], p[o + 1], p[o + 2], p[o + 3]];
+  }
+
+  private setFirst(row: number, t: number, refunds: number, total: number, seq: number): void {
+    const p = this.first.pageOf(row, true);
+    const o = this.first.at(row);
+    p[o] = t;
+    p[o + 1] = refunds;
+    p[o + 2] = total;
+    p[o + 3] = seq;
   }
 }
 
@@ -157,7 +189,7 @@ export function foreignAccessInvariant(def: {
       /** Listed ids whose payment was not yet known: `listing key label | payment id` -> the list that showed it. */
       const listed = new Map<string, { seq: number; t: number; key: string; id: string }>();
       let listsJudged = 0;
-      const effects = new RefundEffects();
+      const effects = new RefundEffects(ctx.ledger.paymentRows);
       /** Earliest start of a refund request that named no payment and was not refused: it may have refunded any payment. */
       let unattributedFrom = Infinity;
 
