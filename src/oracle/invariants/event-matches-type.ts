@@ -5,6 +5,9 @@ const STATUS_OF = new Map<string, string>(EVENT_TYPES.map((t) => [t, statusOfEve
 import type { Invariant, OracleContext } from '../types.ts';
 import { Findings, evidence } from '../lib/findings.ts';
 import { residualSkewMs, resetToleranceMs, serverOffsetOf } from '../lib/rate.ts';
+import { refundKey } from '../ledger.ts';
+import { Float64Column, Uint8Column } from '../lib/paged-column.ts';
+import { PaymentRows } from '../lib/payment-rows.ts';
 
 /**
  * WH-7: data.payment is the payment as GET would return it then, so its status matches the event
@@ -26,7 +29,7 @@ const invariant: Invariant = {
   rules: ['WH-7'],
   create(ctx) {
     const f = new Findings();
-    const seen = new Milestones();
+    const seen = new Milestones(ctx.ledger.paymentRows);
     /** Verified deliveries whose data.payment may be stale, judged with the final clock estimate. */
     const suspects: Suspect[] = [];
     return {
@@ -101,7 +104,7 @@ interface Suspect extends Signed {
 }
 
 /** What a data.payment shows of the values that only grow: no whole payload is kept. */
-interface Shown {
+export interface Shown {
   id: string;
   /** amount_refunded / refunded_amount, when a number. */
   refunded: number | null;
@@ -170,16 +173,12 @@ function shownBefore(fr: Frontier | null, cutoff: number): { v: number; seq: num
   for (let i = 0; i < fr.length; i += 3) if (fr[i + 1] < cutoff) best = i;
   return best < 0 ? null : { v: fr[best], seq: fr[best + 2] };
 }
-const earlier = (a: Seen | undefined, t: number) => a === undefined || t < a.t;
 
-/** What answers showed of one payment's refunds: only what can only grow. */
-interface PaymentMilestones {
-  refunded: Frontier | null;
-  refunds: Frontier | null;
-  refundedAt?: Seen;
-  /** Per refund id, when it was first seen succeeded or failed: a list (a payment has few refunds), not a map per payment. */
-  final: (Seen & { id: string })[] | null;
-}
+/** Flags of a payment row in Milestones. */
+const SEEN = 1;
+const REFUNDED = 2;
+const REFUNDS = 4;
+const REFUNDED_AT = 8;
 
 /**
  * Per payment, the earliest time each monotone milestone was shown: refunded amount ("accumulates
@@ -188,14 +187,57 @@ interface PaymentMilestones {
  * payment, none for the others. A delivery's data.payment showing less than was shown before it
  * was signed is stale, whatever its event's own time: an older event delivered late is still
  * current at delivery time only if nothing changed.
+ *
+ * Kept by the payment's row in the ledger's payment rows, in paged columns (old pages on disk):
+ * a frontier of one triple (most) in a column of three values, a longer one in a Map by row; a
+ * refund's first final look by its key (payment and refund id) in rows of its own. Not an object,
+ * lists and a Map entry by id a refunded payment.
  */
-class Milestones {
-  private readonly byPayment = new Map<string, PaymentMilestones>();
+export class Milestones {
+  private readonly flags = new Uint8Column();
+  private readonly refundedOne = new Float64Column(3);
+  private readonly refundsOne = new Float64Column(3);
+  /** Frontiers of more than one triple, by payment row. */
+  private readonly refundedMore = new Map<number, Frontier>();
+  private readonly refundsMore = new Map<number, Frontier>();
+  /** When refunded_at was first shown set: [t, seq]. */
+  private readonly refundedAt = new Float64Column(2);
+  /** By refund key (refundKey of payment and refund id): when first shown final, [t, seq]; 1 in `finalSeen`. */
+  private readonly finalRows = new PaymentRows();
+  private readonly finalSeen = new Uint8Column();
+  private readonly final = new Float64Column(2);
 
-  private of(id: string): PaymentMilestones {
-    let m = this.byPayment.get(id);
-    if (!m) this.byPayment.set(id, (m = { refunded: null, refunds: null, refundedAt: undefined, final: null }));
-    return m;
+  constructor(private readonly rows: PaymentRows) {}
+
+  private frontier(col: Float64Column, more: Map<number, Frontier>, flag: number, r: number): Frontier | null {
+    if ((this.flags.get(r) & flag) === 0) return null;
+    const wide = more.get(r);
+    if (wide) return wide;
+    const p = col.pageOf(r, false);
+    const o = col.at(r);
+    return [p[o], p[o + 1], p[o + 2]];
+  }
+
+  private setFrontier(col: Float64Column, more: Map<number, Frontier>, flag: number, r: number, fr: Frontier): void {
+    this.flags.set(r, this.flags.get(r) | flag);
+    if (fr.length > 3) {
+      more.set(r, fr);
+      return;
+    }
+    more.delete(r);
+    const p = col.pageOf(r, true);
+    const o = col.at(r);
+    p[o] = fr[0];
+    p[o + 1] = fr[1];
+    p[o + 2] = fr[2];
+  }
+
+  /** The payment's row, marked seen. */
+  private of(id: string): number {
+    const r = this.rows.rowOf(id);
+    const f = this.flags.get(r);
+    if ((f & SEEN) === 0) this.flags.set(r, f | SEEN);
+    return r;
   }
 
   payment(p: CanonicalPayment, t: number, seq: number): void {
@@ -203,38 +245,61 @@ class Milestones {
     const count = p.refunds?.length ?? 0;
     const final = p.refunds?.some((r) => r.status !== 'pending') ?? false;
     if (!refunded && !count && p.refundedAt === null && !final) return;
-    const m = this.of(p.id);
+    const r = this.of(p.id);
     // Only B says its refunded_amount counts succeeded refunds alone (so it never falls); A's amount_refunded may drop when a pending refund fails.
-    if (refunded && p.presentation === 'B') m.refunded = raise(m.refunded, refunded, t, seq);
-    if (count) m.refunds = raise(m.refunds, count, t, seq);
-    if (p.refundedAt !== null && earlier(m.refundedAt, t)) m.refundedAt = { t, seq };
-    for (const r of p.refunds ?? []) if (r.id) this.refundFinal(m, r, t, seq);
+    if (refunded && p.presentation === 'B') this.setFrontier(this.refundedOne, this.refundedMore, REFUNDED, r, raise(this.frontier(this.refundedOne, this.refundedMore, REFUNDED, r), refunded, t, seq));
+    if (count) this.setFrontier(this.refundsOne, this.refundsMore, REFUNDS, r, raise(this.frontier(this.refundsOne, this.refundsMore, REFUNDS, r), count, t, seq));
+    if (p.refundedAt !== null) {
+      const f = this.flags.get(r);
+      const at = this.refundedAt.pageOf(r, false);
+      const o = this.refundedAt.at(r);
+      if ((f & REFUNDED_AT) === 0 || t < at[o]) {
+        const w = this.refundedAt.pageOf(r, true);
+        w[o] = t;
+        w[o + 1] = seq;
+        this.flags.set(r, f | REFUNDED_AT);
+      }
+    }
+    for (const x of p.refunds ?? []) if (x.id) this.refundFinal(p.id, x, t, seq);
   }
 
   refund(paymentId: string, r: CanonicalRefund, t: number, seq: number): void {
     if (!paymentId || !r.id || r.status === 'pending') return;
-    this.refundFinal(this.of(paymentId), r, t, seq);
+    this.of(paymentId);
+    this.refundFinal(paymentId, r, t, seq);
   }
 
-  private refundFinal(m: PaymentMilestones, r: CanonicalRefund, t: number, seq: number): void {
+  private refundFinal(paymentId: string, r: CanonicalRefund, t: number, seq: number): void {
     if (r.status === 'pending') return;
-    const known = m.final?.find((x) => x.id === r.id);
-    if (!known) (m.final ??= []).push({ id: r.id, t, seq });
-    else if (t < known.t) (known.t = t), (known.seq = seq);
+    const k = this.finalRows.rowOf(refundKey(paymentId, r.id));
+    const p = this.final.pageOf(k, true);
+    const o = this.final.at(k);
+    if (this.finalSeen.get(k) === 0) {
+      this.finalSeen.set(k, 1);
+      p[o] = t;
+      p[o + 1] = seq;
+    } else if (t < p[o]) (p[o] = t), (p[o + 1] = seq);
   }
 
   /** What `p` shows earlier than an answer that ended before `cutoff` did, or null. */
   staleness(p: Shown, cutoff: number): { shows: string; seen: string; seq: number } | null {
-    const m = this.byPayment.get(p.id);
-    if (!m) return null;
-    const refunded = shownBefore(m.refunded, cutoff);
+    const r = this.rows.find(p.id);
+    if (r === undefined || (this.flags.get(r) & SEEN) === 0) return null;
+    const refunded = shownBefore(this.frontier(this.refundedOne, this.refundedMore, REFUNDED, r), cutoff);
     if (refunded && p.refunded !== null && p.refunded < refunded.v) return { shows: `refunded amount ${p.refunded}`, seen: `an answer had shown ${refunded.v}`, seq: refunded.seq };
-    const count = shownBefore(m.refunds, cutoff);
+    const count = shownBefore(this.frontier(this.refundsOne, this.refundsMore, REFUNDS, r), cutoff);
     if (count && p.refunds !== null && p.refunds < count.v) return { shows: `${p.refunds} refund(s)`, seen: `an answer had shown ${count.v}`, seq: count.seq };
-    if (m.refundedAt && m.refundedAt.t < cutoff && p.refundedAtUnset) return { shows: 'refunded_at null', seen: 'an answer had shown it set', seq: m.refundedAt.seq };
+    if (this.flags.get(r) & REFUNDED_AT && p.refundedAtUnset) {
+      const at = this.refundedAt.pageOf(r, false);
+      const o = this.refundedAt.at(r);
+      if (at[o] < cutoff) return { shows: 'refunded_at null', seen: 'an answer had shown it set', seq: at[o + 1] };
+    }
     for (const id of p.pending) {
-      const fin = m.final?.find((x) => x.id === id);
-      if (fin && fin.t < cutoff) return { shows: `refund ${id} pending`, seen: 'an answer had shown it final', seq: fin.seq };
+      const k = this.finalRows.find(refundKey(p.id, id));
+      if (k === undefined || this.finalSeen.get(k) === 0) continue;
+      const fp = this.final.pageOf(k, false);
+      const o = this.final.at(k);
+      if (fp[o] < cutoff) return { shows: `refund ${id} pending`, seen: 'an answer had shown it final', seq: fp[o + 1] };
     }
     return null;
   }
