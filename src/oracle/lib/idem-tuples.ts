@@ -7,7 +7,7 @@
  * matches. Tuples are walked as the nested Maps they replace were: API keys in the order first
  * used, then scopes, then tuples in the order first used.
  */
-import { Uint32Column } from './paged-column.ts';
+import { Uint32Column, Uint8Column } from './paged-column.ts';
 import { hashOf } from './payment-rows.ts';
 import type { IdemTable } from './idem-table.ts';
 
@@ -28,8 +28,9 @@ export class IdemTuples {
   private readonly nextHead = new Uint32Column();
   /** By head row: its group. */
   private readonly groupOfHead = new Uint32Column();
-  /** Tuples used more than once, by head row. */
+  /** Tuples used more than once, by head row; `listed` marks their heads (most tuples are one request: no Map lookup for them). */
   private readonly lists = new Map<number, number[]>();
+  private readonly listed = new Uint8Column();
   /** Slot pairs [head + 1 (0: free), hash]; at most half full. */
   private slots = new Uint32Array(2 * 1024);
   private mask = 1023;
@@ -58,7 +59,7 @@ export class IdemTuples {
     for (let i = h & this.mask; ; i = (i + 1) & this.mask) {
       const e = slots[2 * i];
       if (e === 0) return undefined;
-      if (slots[2 * i + 1] === h && this.groupOfHead.get(e - 1) === g && this.table.idemKeyIs(e - 1, idemKey)) return this.lists.get(e - 1) ?? e - 1;
+      if (slots[2 * i + 1] === h && this.groupOfHead.get(e - 1) === g && this.table.idemKeyIs(e - 1, idemKey)) return this.tupleOf(e - 1);
     }
   }
 
@@ -84,6 +85,7 @@ export class IdemTuples {
     }
     const list = [tuple, row];
     this.lists.set(tuple, list);
+    this.listed.set(tuple, 1);
     return list;
   }
 
@@ -91,9 +93,13 @@ export class IdemTuples {
   *all(): Generator<IdemTuple> {
     for (const byScope of this.groups.values()) {
       for (const g of byScope.values()) {
-        for (let h = g.first; h !== 0; h = this.nextHead.get(h - 1)) yield this.lists.get(h - 1) ?? h - 1;
+        for (let h = g.first; h !== 0; h = this.nextHead.get(h - 1)) yield this.tupleOf(h - 1);
       }
     }
+  }
+
+  private tupleOf(head: number): IdemTuple {
+    return this.listed.get(head) === 1 ? this.lists.get(head)! : head;
   }
 
   private byId: Group[] = [];

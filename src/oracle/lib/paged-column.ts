@@ -239,6 +239,9 @@ export class RefColumn<T> {
   }
 }
 
+/** Buffer's own latin1 decoder (what toString('latin1', ...) calls after checking its arguments, which these are). */
+type LatinSlicing = Buffer & { latin1Slice(start: number, end: number): string };
+
 /** A page of strings read back: where each row's characters start, what kind of value it is, the characters. */
 interface PackedStrings {
   starts: Uint32Array;
@@ -288,7 +291,7 @@ export class StringColumn {
     const q = this.packed[i] ?? this.readBack(i);
     const k = row & this.mask;
     const kind = q.kinds[k];
-    if (kind === ASCII) return q.chars.toString('latin1', q.starts[k], q.starts[k + 1]);
+    if (kind === ASCII) return (q.chars as LatinSlicing).latin1Slice(q.starts[k], q.starts[k + 1]);
     return kind === KEPT ? this.kept.get(row) : undefined;
   }
 
