@@ -8,7 +8,7 @@
  * used, then scopes, then tuples in the order first used.
  */
 import { Uint32Column, Uint8Column } from './paged-column.ts';
-import { hashOf } from './payment-rows.ts';
+import { HashSlots, hashOf } from './hash-slots.ts';
 import type { IdemTable } from './idem-table.ts';
 
 /** A tuple's rows in the ledger's IdemTable: the one row, or a list once the key is used again. */
@@ -31,10 +31,8 @@ export class IdemTuples {
   /** Tuples used more than once, by head row; `listed` marks their heads (most tuples are one request: no Map lookup for them). */
   private readonly lists = new Map<number, number[]>();
   private readonly listed = new Uint8Column();
-  /** Slot pairs [head + 1 (0: free), hash]; at most half full. */
-  private slots = new Uint32Array(2 * 1024);
-  private mask = 1023;
-  private count = 0;
+  /** Heads by the hash of (group, Idempotency-Key). */
+  private readonly slots = new HashSlots();
 
   constructor(private readonly table: IdemTable) {}
 
@@ -56,11 +54,10 @@ export class IdemTuples {
   find(g: number, idemKey: string): IdemTuple | undefined {
     const h = this.hash(g, idemKey);
     const slots = this.slots;
-    for (let i = h & this.mask; ; i = (i + 1) & this.mask) {
-      const e = slots[2 * i];
-      if (e === 0) return undefined;
-      if (slots[2 * i + 1] === h && this.groupOfHead.get(e - 1) === g && this.table.idemKeyIs(e - 1, idemKey)) return this.tupleOf(e - 1);
+    for (let i = slots.first(h), e = slots.rowPlus1(i); e !== 0; i = slots.next(i), e = slots.rowPlus1(i)) {
+      if (slots.hashAt(i) === h && this.groupOfHead.get(e - 1) === g && this.table.idemKeyIs(e - 1, idemKey)) return this.tupleOf(e - 1);
     }
+    return undefined;
   }
 
   /**
@@ -74,9 +71,7 @@ export class IdemTuples {
       if (group.last === 0) group.first = row + 1;
       else this.nextHead.set(group.last - 1, row + 1);
       group.last = row + 1;
-      this.count++;
-      if (2 * this.count > this.mask + 1) this.grow();
-      this.place(row, this.hash(g, idemKey));
+      this.slots.add(row, this.hash(g, idemKey));
       return row;
     }
     if (Array.isArray(tuple)) {
@@ -113,20 +108,5 @@ export class IdemTuples {
 
   private hash(g: number, idemKey: string): number {
     return (hashOf(idemKey) ^ Math.imul(g + 1, 0x9e3779b1)) >>> 0;
-  }
-
-  private place(row: number, h: number): void {
-    const slots = this.slots;
-    let i = h & this.mask;
-    while (slots[2 * i] !== 0) i = (i + 1) & this.mask;
-    slots[2 * i] = row + 1;
-    slots[2 * i + 1] = h;
-  }
-
-  private grow(): void {
-    const old = this.slots;
-    this.slots = new Uint32Array(2 * old.length);
-    this.mask = old.length - 1;
-    for (let i = 0; i < old.length; i += 2) if (old[i] !== 0) this.place(old[i] - 1, old[i + 1]);
   }
 }

@@ -11,22 +11,14 @@
  * few thousand (a run polls what it made lately), and a Map finds a string it has seen before by
  * the hash V8 keeps in the string, where the index hashes it again each time.
  */
+import { HashSlots, hashOf } from './hash-slots.ts';
 import { StringColumn, pageSettings } from './paged-column.ts';
-
-/** 32-bit FNV-1a of the string's UTF-16 code units. */
-export function hashOf(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
 
 export class PaymentRows {
   /** Row -> id. */
   private readonly ids = new StringColumn();
   private count = 0;
-  /** Slot pairs [row + 1 (0: free), hash]; at most half full. */
-  private slots = new Uint32Array(2 * 1024);
-  private mask = 1023;
+  private readonly slots = new HashSlots();
   /** The newest rows' ids -> row, and those ids by row modulo `recentRows` (the next to leave the Map). */
   private readonly recent = new Map<string, number>();
   private readonly recentIds: string[] = [];
@@ -41,8 +33,7 @@ export class PaymentRows {
     if (r !== undefined) return r;
     const row = this.count++;
     this.ids.set(row, id);
-    if (2 * this.count > this.mask + 1) this.grow();
-    this.place(row, hashOf(id));
+    this.slots.add(row, hashOf(id));
     const at = row % this.recentRows;
     if (row >= this.recentRows) this.recent.delete(this.recentIds[at]);
     this.recentIds[at] = id;
@@ -63,15 +54,14 @@ export class PaymentRows {
     }
     const h = hashOf(id);
     const slots = this.slots;
-    for (let i = h & this.mask; ; i = (i + 1) & this.mask) {
-      const e = slots[2 * i];
-      if (e === 0) return undefined;
-      if (slots[2 * i + 1] === h && this.ids.equals(e - 1, id)) {
+    for (let i = slots.first(h), e = slots.rowPlus1(i); e !== 0; i = slots.next(i), e = slots.rowPlus1(i)) {
+      if (slots.hashAt(i) === h && this.ids.equals(e - 1, id)) {
         this.lastId = id;
         this.lastRow = e - 1;
         return e - 1;
       }
     }
+    return undefined;
   }
 
   idAt(row: number): string {
@@ -80,21 +70,5 @@ export class PaymentRows {
 
   get size(): number {
     return this.count;
-  }
-
-  private place(row: number, h: number): void {
-    const slots = this.slots;
-    let i = h & this.mask;
-    while (slots[2 * i] !== 0) i = (i + 1) & this.mask;
-    slots[2 * i] = row + 1;
-    slots[2 * i + 1] = h;
-  }
-
-  /** Doubles the table, placing every row again by its kept hash (the ids are not read). */
-  private grow(): void {
-    const old = this.slots;
-    this.slots = new Uint32Array(2 * old.length);
-    this.mask = old.length - 1;
-    for (let i = 0; i < old.length; i += 2) if (old[i] !== 0) this.place(old[i] - 1, old[i + 1]);
   }
 }
