@@ -110,8 +110,7 @@ export class SpillColumns<K extends string> {
     if (k === this.spilled) return this.chunk[column * this.cap + at];
     const one = new Float64Array(1);
     const bytes = new Uint8Array(one.buffer);
-    const got = readSync(this.fd!, bytes, 0, 8, (k * n * this.names.length + column * n + at) * 8);
-    if (got !== 8) throw new Error(`the judge's scratch file ended early (row ${row} of ${this.length}): it was truncated while the judge ran`);
+    readScratch(this.fd!, bytes, (k * n * this.names.length + column * n + at) * 8, `row ${row} of ${this.length}`);
     return one[0];
   }
 
@@ -121,8 +120,7 @@ export class SpillColumns<K extends string> {
     if (k === this.spilled) return this.chunk.slice(column * this.cap, column * this.cap + this.inChunk);
     const out = new Float64Array(n);
     const bytes = new Uint8Array(out.buffer);
-    const got = readSync(this.fd!, bytes, 0, bytes.length, (k * n * this.names.length + column * n) * 8);
-    if (got !== bytes.length) throw new Error(`the judge's scratch file ended early (chunk ${k + 1} of ${this.spilled}): it was truncated while the judge ran`);
+    readScratch(this.fd!, bytes, (k * n * this.names.length + column * n) * 8, `chunk ${k + 1} of ${this.spilled}`);
     return out;
   }
 
@@ -145,12 +143,7 @@ export class SpillColumns<K extends string> {
       const bytes = new Uint8Array(scratch.buffer);
       const cols = this.names.map((_, i) => scratch.subarray(i * n, (i + 1) * n));
       for (let k = 0; k < this.spilled; k++) {
-        let got = 0;
-        while (got < bytes.length) {
-          const r = readSync(this.fd!, bytes, got, bytes.length - got, k * bytes.length + got);
-          if (r === 0) throw new Error(`the judge's scratch file ended early (chunk ${k + 1} of ${this.spilled}): it was truncated while the judge ran`);
-          got += r;
-        }
+        readScratch(this.fd!, bytes, k * bytes.length, `chunk ${k + 1} of ${this.spilled}`);
         yield { cols, n };
       }
     }
@@ -161,16 +154,9 @@ export class SpillColumns<K extends string> {
   private spill(): void {
     if (this.fd === null) this.fd = openScratch(this);
     const bytes = new Uint8Array(this.chunk.buffer);
-    const at = this.spilled * bytes.length;
-    try {
-      let put = 0;
-      while (put < bytes.length) put += writeSync(this.fd, bytes, put, bytes.length - put, at + put);
-    } catch (e) {
-      throw new Error(`the judge could not write its scratch file in ${tmpdir()} (${(e as Error).message}): free some space there, or set TMPDIR to a directory with room (docs/run.md, Scratch files)`, { cause: e });
-    }
+    writeScratch(this.fd, bytes, this.spilled * bytes.length);
     this.spilled++;
     this.inChunk = 0;
-    written += bytes.length;
   }
 }
 
