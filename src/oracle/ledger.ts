@@ -11,7 +11,7 @@ import type { Columns } from './lib/columns.ts';
 import { RateTable, type RateColumn } from './lib/rate-table.ts';
 import { StatusSpans } from './lib/status-spans.ts';
 import { PaymentRows } from './lib/payment-rows.ts';
-import { PaymentTable, type PaymentFacts } from './lib/payment-table.ts';
+import { PaymentTable, type PaymentFacts, type PaymentList } from './lib/payment-table.ts';
 import { IdemTable, type IdemRare, type IdemRequest } from './lib/idem-table.ts';
 import { IdemTuples, type IdemTuple } from './lib/idem-tuples.ts';
 import { Uint32Column, ValueCodes } from './lib/paged-column.ts';
@@ -187,34 +187,40 @@ export class Ledger {
   /** The tuple addIdem last added to (its views made when first asked for). */
   private readonly lastTuple: { key: string; scope: string; idemKey: string | undefined; rows: IdemTuple; requests: IdemRequest[] | null } = { key: '', scope: '', idemKey: undefined, rows: [], requests: null };
 
-  private repeated: IdemRequest[][] | null = null;
+  /**
+   * The repeated tuples as the tuples' rows, not their views: a view of every repeated request
+   * held from one check's conclusion to the next cost about 200 bytes a request. Each walk makes
+   * its views as it goes.
+   */
+  private repeated: number[][] | null = null;
   /** The tuples used more than once, sorted: the only ones most idempotency checks can judge (most keys are used once). */
-  idemRepeatedTuples(): readonly IdemRequest[][] {
+  *idemRepeatedTuples(): Generator<IdemRequest[]> {
     if (this.repeated === null) {
-      const out: IdemRequest[][] = [];
-      for (const reqs of this.idemTuples()) if (reqs.length > 1) out.push(reqs);
+      const out: number[][] = [];
+      for (const t of this.tupleRows()) if (Array.isArray(t) && t.length > 1) out.push(t);
       this.repeated = out;
     }
-    return this.repeated;
+    for (const t of this.repeated) yield this.viewsOf(t);
   }
 
-  private valueGroups: Map<string, IdemRequest[][]> | null = null;
-  /** Idempotency-Key values used in more than one tuple (another API key or operation), with those tuples. */
-  idemSharedValues(): ReadonlyMap<string, IdemRequest[][]> {
+  /** idemSharedValues as rows (see `repeated`). */
+  private valueGroups: Map<string, IdemTuple[]> | null = null;
+  /** Idempotency-Key values used in more than one tuple (another API key or operation): each value's tuples. */
+  *idemSharedValues(): Generator<IdemRequest[][]> {
     if (!this.valueGroups) {
       // Only the values met again keep their tuples (a one-request tuple is noted as its request meanwhile).
       const seen = new Map<string, IdemTuple>();
-      const shared = new Map<string, IdemRequest[][]>();
+      const shared = new Map<string, IdemTuple[]>();
       for (const t of this.tupleRows()) {
         const v = this.idemTable.idemKeyOf(Array.isArray(t) ? t[0] : t);
         const prev = seen.get(v);
         if (prev === undefined) seen.set(v, t);
-        else if (shared.has(v)) shared.get(v)!.push(this.viewsOf(t));
-        else shared.set(v, [this.viewsOf(prev), this.viewsOf(t)]);
+        else if (shared.has(v)) shared.get(v)!.push(t);
+        else shared.set(v, [prev, t]);
       }
       this.valueGroups = shared;
     }
-    return this.valueGroups;
+    for (const tuples of this.valueGroups.values()) yield tuples.map((t) => this.viewsOf(t));
   }
 
   /** Time the run ended: the end record, or the latest time seen (interrupted history). */
@@ -244,17 +250,24 @@ export class Ledger {
     return this.paymentSpans.earliestEndAtRow(p.row, TERMINAL_LIST);
   }
 
-  private byKeyCache: { payments: number; map: Map<string, PaymentFacts[]> } | null = null;
+  /** paymentsByKey's lists, as rows (a view of every payment held through the checks' conclusions cost about 70 bytes a payment). */
+  private byKeyCache: { payments: number; map: Map<string, PaymentList> } | null = null;
   /** The run's payments per creating key, sorted by when their create was answered (cached). */
-  paymentsByKey(): ReadonlyMap<string, PaymentFacts[]> {
+  paymentsByKey(): ReadonlyMap<string, PaymentList> {
     if (!this.byKeyCache || this.byKeyCache.payments !== this.payments.size) {
-      const m = new Map<string, PaymentFacts[]>();
+      const rows = new Map<string, { rows: number[]; ends: number[] }>();
       for (const f of this.payments.values()) {
-        let l = m.get(f.key);
-        if (!l) m.set(f.key, (l = []));
-        l.push(f);
+        let l = rows.get(f.key);
+        if (!l) rows.set(f.key, (l = { rows: [], ends: [] }));
+        l.rows.push(f.row);
+        l.ends.push(f.tEnd);
       }
-      for (const l of m.values()) l.sort((a, b) => a.tEnd - b.tEnd);
+      const m = new Map<string, PaymentList>();
+      for (const [key, l] of rows) {
+        // Ties keep the order the payments were registered in.
+        const order = l.rows.map((_, i) => i).sort((a, b) => l.ends[a] - l.ends[b] || a - b);
+        m.set(key, this.payments.listOf(Uint32Array.from(order, (i) => l.rows[i])));
+      }
       this.byKeyCache = { payments: this.payments.size, map: m };
     }
     return this.byKeyCache.map;

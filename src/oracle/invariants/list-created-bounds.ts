@@ -40,7 +40,7 @@ const invariant: Invariant = {
       finish() {
         const byKey = paymentsByKey(ctx);
         for (const pg of edgePages) {
-          const atEdge = (byKey.get(pg.key) ?? []).filter((x) => x.tEnd < pg.tStart && x.created === pg.gte && (pg.params.lt === undefined || x.created < pg.params.lt));
+          const atEdge = [...(byKey.get(pg.key) ?? [])].filter((x) => x.tEnd < pg.tStart && x.created === pg.gte && (pg.params.lt === undefined || x.created < pg.params.lt));
           const missing = atEdge.filter((x) => !pg.ids.has(x.id));
           if (missing.length) f.violation(evidence(`created[gte]=${pg.gte} left out ${missing[0].id}, created exactly at ${pg.gte} (gte is inclusive)`, [pg.rec], { seqs: [missing[0].seq], paymentIds: [missing[0].id] }));
         }

@@ -217,7 +217,7 @@ export const checkDuplicateRequest: IdemCheck = (reqs, f) => {
 export function checkIndependentScopes(ctx: OracleContext, f: Findings, by: 'key' | 'scope', scopes?: ReadonlySet<string>, involving?: ReadonlySet<string>): void {
   // Only Idempotency-Key values used in more than one tuple can clash.
   const groups = new Map<string, IdemRequest[][]>();
-  for (const tuples of ctx.ledger.idemSharedValues().values()) {
+  for (const tuples of ctx.ledger.idemSharedValues()) {
     for (const reqs of tuples) {
       const r = reqs[0];
       if (scopes && !scopes.has(r.scope)) continue;

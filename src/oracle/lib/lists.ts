@@ -2,6 +2,7 @@
 import { LIMITS, TERMINAL_STATUSES, type PaymentStatus } from '../../spec/index.ts';
 import { type ExchangeRecord } from '../../history/index.ts';
 import type { PaymentFacts } from '../ledger.ts';
+import type { PaymentList } from './payment-table.ts';
 import type { OracleContext } from '../types.ts';
 import { withoutQuery } from './exchange.ts';
 
@@ -121,7 +122,7 @@ export interface ServedDuring {
  * status filter makes membership uncertain (a non-terminal filter without `during`, or one
  * this run cannot judge).
  */
-export function mustShow(ctx: OracleContext, byKey: ReadonlyMap<string, readonly PaymentFacts[]>, key: string, t: number, p: ListParams, during?: ServedDuring): PaymentFacts[] | undefined {
+export function mustShow(ctx: OracleContext, byKey: ReadonlyMap<string, Iterable<PaymentFacts>>, key: string, t: number, p: ListParams, during?: ServedDuring): PaymentFacts[] | undefined {
   const status = p.status?.toLowerCase() as PaymentStatus | undefined;
   const terminal = status !== undefined && TERMINAL_STATUSES.has(status);
   if (status && !terminal && !during?.facts.judges(ctx, status)) return undefined;
@@ -138,6 +139,6 @@ export function mustShow(ctx: OracleContext, byKey: ReadonlyMap<string, readonly
 }
 
 /** The run's payments per creating key, by the time their create was answered. */
-export function paymentsByKey(ctx: OracleContext): ReadonlyMap<string, PaymentFacts[]> {
+export function paymentsByKey(ctx: OracleContext): ReadonlyMap<string, PaymentList> {
   return ctx.ledger.paymentsByKey();
 }

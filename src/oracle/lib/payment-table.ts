@@ -103,6 +103,11 @@ export class PaymentTable {
     for (let i = 0; i < this.count; i++) yield new PaymentView(this, this.order.get(i));
   }
 
+  /** Registered payments' rows as a list of their facts (the views made as it is read). */
+  listOf(rows: Uint32Array): PaymentList {
+    return new PaymentList(this, rows);
+  }
+
   /** Sets the card a registered payment was made with (a hosted payment's card is known from its page). */
   setCard(id: string, outcome: CardOutcome | undefined, last4: string | undefined): void {
     const r = this.find(id);
@@ -149,6 +154,23 @@ export class PaymentTable {
     const f = this.flags.get(r);
     if (f & CREATED_UNDEFINED) return undefined as unknown as null;
     return f & CREATED_NULL ? null : this.createds.get(r);
+  }
+}
+
+/** Some registered payments in an order of the caller's: rows, each read as a view when reached. */
+export class PaymentList implements Iterable<PaymentFacts> {
+  constructor(
+    private readonly table: PaymentTable,
+    private readonly rows: Uint32Array,
+  ) {}
+  get length(): number {
+    return this.rows.length;
+  }
+  at(i: number): PaymentFacts {
+    return new PaymentView(this.table, this.rows[i]);
+  }
+  *[Symbol.iterator](): IterableIterator<PaymentFacts> {
+    for (let i = 0; i < this.rows.length; i++) yield new PaymentView(this.table, this.rows[i]);
   }
 }
 
