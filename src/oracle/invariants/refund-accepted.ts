@@ -14,14 +14,42 @@ import { amountRequiredRefusal, refundEvidence, refundInconclusive, sameOwner } 
  * afterwards: it lists at least one refund per accepted refund request (one per
  * Idempotency-Key), and every accepted refund whose id the answer named.
  */
+/** An accepted refund request: the refund id its answer named, its key and Idempotency-Key, and when it was answered. */
+interface Accepted {
+  id: string | undefined;
+  key: string;
+  idem: string;
+  tStart: number;
+  tEnd: number;
+  seq: number;
+}
+
 const invariant: Invariant = {
   id: 'refund-accepted',
   title: "A refund of a succeeded payment is accepted, appears in the payment's refunds oldest first, and goes pending -> succeeded or failed",
   rules: ['REF-1'],
   create(ctx) {
     const f = new Findings();
-    /** Accepted refunds per payment: id (when the answer named one), the request's key and Idempotency-Key, and when the answer came. */
-    const accepted = new Map<string, { id: string | undefined; key: string; idem: string; tStart: number; tEnd: number; seq: number }[]>();
+    /**
+     * Accepted refunds of a payment: its 2xx refund requests in the order they were recorded, one
+     * per (key, Idempotency-Key) (its own when it sent none) and refund id, the first kept. Read
+     * from the ledger's refund requests (which see every record first) when a payment's refunds
+     * are shown, not noted again here: a soak's refunds would each hold a note to the end.
+     */
+    const acceptedOf = (pid: string): Accepted[] | undefined => {
+      const reqs = ctx.ledger.refundRequests.get(pid);
+      if (!reqs) return undefined;
+      let out: Accepted[] | undefined;
+      for (const q of reqs) {
+        if (!is2xx(q.status)) continue;
+        const idem = q.idemKey ?? `#${q.seq}`;
+        const entry: Accepted = { id: q.refundId, key: q.key, idem, tStart: q.tStart, tEnd: q.tEnd, seq: q.seq };
+        if (!out) out = [entry];
+        else if (!out.some((a) => (a.key === q.key && a.idem === idem) || (q.refundId !== undefined && a.id === q.refundId))) out.push(entry);
+      }
+      return out;
+    };
+    let anyAccepted = false;
     return {
       kinds: ['exchange'],
       onRecord(rec) {
@@ -33,20 +61,12 @@ const invariant: Invariant = {
           const pid = rec.sent.paymentId;
           if (r && pid && r.paymentId && r.paymentId !== pid) f.violation(evidence(`refund ${r.id} of ${pid} says payment_id ${r.paymentId}`, [rec]));
           if (rec.payment && pid && rec.payment.id !== pid) f.violation(evidence(`refund of ${pid} answered with payment ${rec.payment.id}`, [rec]));
-          if (pid) {
-            const list = accepted.get(pid);
-            // The request's (key, Idempotency-Key), its own when it sent none; the record's strings, no new one.
-            const idem = rec.idemKey ?? `#${rec.seq}`;
-            const entry = { id: r?.id, key: rec.key, idem, tStart: rec.tStart, tEnd: rec.tEnd, seq: rec.seq };
-            // A list made with its first entry holds one slot, not the sixteen a first push makes room for.
-            if (!list) accepted.set(pid, [entry]);
-            else if (!list.some((a) => (a.key === rec.key && a.idem === idem) || (r && a.id === r.id))) list.push(entry);
-          }
+          if (pid) anyAccepted = true;
           return;
         }
         const p = rec.payment;
-        if (!p || !p.refunds || accepted.size === 0 || !is2xx(rec.status) || (refundOp && isRefundRequest(rec))) return;
-        const mine = accepted.get(p.id);
+        if (!p || !p.refunds || !anyAccepted || !is2xx(rec.status) || (refundOp && isRefundRequest(rec))) return;
+        const mine = acceptedOf(p.id);
         if (!mine) return;
         const ids = p.refunds.map((x: CanonicalRefund) => x.id);
         const before = mine.filter((a) => a.tEnd < rec.tStart);
