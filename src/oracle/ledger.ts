@@ -159,21 +159,17 @@ export class Ledger {
     for (let i = 0; i < t.length; i++) out[i] = this.idemTable.at(t[i]);
     return out;
   }
-  /** Tuples that got a request since they were last sorted by start (a sort per walk would redo them all). */
-  private readonly unsorted = new Set<number[]>();
+  /** Sorts the tuples that got a request since they were last sorted by start (a sort per walk would redo them all). */
   private sortTuples(): void {
-    if (this.unsorted.size === 0) return;
-    for (const t of this.unsorted) this.idemTable.sortRows(t);
-    this.unsorted.clear();
     // The last tuple's views were made in the order before.
-    this.lastTuple.requests = null;
+    if (this.tuples.sortLists()) this.lastTuple.requests = null;
   }
 
   /** The requests of one idempotency tuple so far, in arrival order (sorted by start once idemTuples() ran). */
   idemRequests(key: string, scope: string, idemKey: string): readonly IdemRequest[] | undefined {
     // Checks mostly ask for the tuple of the record just observed: its views are made once.
     const last = this.lastTuple;
-    if (idemKey === last.idemKey && key === last.key && scope === last.scope) return (last.requests ??= this.viewsOf(last.rows));
+    if (idemKey === last.idemKey && key === last.key && scope === last.scope) return (last.requests ??= this.viewsOf(this.tuples.tupleOf(last.head)));
     const g = this.tuples.findGroup(key, scope);
     const t = g === undefined ? undefined : this.tuples.find(g, idemKey);
     return t === undefined ? undefined : this.viewsOf(t);
@@ -185,7 +181,7 @@ export class Ledger {
   }
 
   /** The tuple addIdem last added to (its views made when first asked for). */
-  private readonly lastTuple: { key: string; scope: string; idemKey: string | undefined; rows: IdemTuple; requests: IdemRequest[] | null } = { key: '', scope: '', idemKey: undefined, rows: [], requests: null };
+  private readonly lastTuple: { key: string; scope: string; idemKey: string | undefined; head: number; requests: IdemRequest[] | null } = { key: '', scope: '', idemKey: undefined, head: 0, requests: null };
 
   /**
    * The repeated tuples as the tuples' rows, not their views: a view of every repeated request
@@ -314,10 +310,10 @@ export class Ledger {
     const scope = scopeOf(x);
     // The request's Idempotency-Key values and its tuple so far, looked up once for the rate replay check and addIdem.
     const group = scope && x.idemKey !== undefined ? this.tuples.groupOf(x.key, scope) : undefined;
-    const tuple = group === undefined ? undefined : this.tuples.find(group, x.idemKey!);
-    if (isApiCall(x) && authVariant(x) === 'ok' && x.status !== 401) this.addRateSample(x, tuple);
+    const head = group === undefined ? undefined : this.tuples.findHead(group, x.idemKey!);
+    if (isApiCall(x) && authVariant(x) === 'ok' && x.status !== 401) this.addRateSample(x, head === undefined ? undefined : this.tuples.tupleOf(head));
     if (x.date !== undefined && isApiCall(x)) this.serverClock.add(x);
-    if (group !== undefined) this.addIdem(x, scope!, x.idemKey!, group, tuple);
+    if (group !== undefined) this.addIdem(x, scope!, x.idemKey!, group, head);
     if (scope === 'refund_create' && x.sent.paymentId) this.addRefundRequest(x, x.sent.paymentId);
     // Any scope is a payment create or a refund create.
     const creation = scope !== undefined && x.status >= 200 && x.status < 300;
@@ -404,8 +400,8 @@ export class Ledger {
     for (const [key, table] of this.rate) yield [key, table.load()];
   }
 
-  /** `group`: the exchange's key and scope in `tuples`; `tuple`: its tuple so far (undefined: a first use). */
-  private addIdem(x: ExchangeRecord, scope: string, idemKey: string, group: number, tuple: IdemTuple | undefined): void {
+  /** `group`: the exchange's key and scope in `tuples`; `head`: its tuple's head so far (undefined: a first use). */
+  private addIdem(x: ExchangeRecord, scope: string, idemKey: string, group: number, head: number | undefined): void {
     this.valueGroups = null;
     this.repeated = null;
     const rid = x.error?.request_id;
@@ -426,13 +422,12 @@ export class Ledger {
     // bodies for one refund: the client's refund calls compare as (payment, amount).
     const row = this.idemTable.add(x.seq, x.key, scope, idemKey, idemDigestOf(x), x.tStart, x.tEnd, x.status, createdObjectId(x), rare);
     // Most keys are used once: kept as the row alone, a list from the second on.
-    const rows = this.tuples.add(group, idemKey, row, tuple);
-    if (Array.isArray(rows)) this.unsorted.add(rows);
+    this.tuples.add(group, idemKey, row, head);
     const last = this.lastTuple;
     last.key = x.key;
     last.scope = scope;
     last.idemKey = idemKey;
-    last.rows = rows;
+    last.head = head ?? row;
     last.requests = null;
   }
 

@@ -19,8 +19,12 @@ describe('IdemTable', () => {
     const model: ReturnType<typeof plain>[] = [];
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
     for (let n = 0; n < 9_000; n++) {
-      const rare: IdemRare | undefined =
-        rnd() < 0.3 ? { code: pick([null, 'idempotency_key_in_use']), type: pick([null, 'idempotency_error']), requestId: pick([undefined, `req_${n}`]), refundPath: pick([undefined, 'payment', 'refunds'] as const), merchantReference: pick([undefined, null, 'ref', { a: 1 }]), badInput: rnd() < 0.5, group: pick([undefined, 'idem-race']), errorSig: pick([undefined, '409\u0000x']), attempt: pick([0, 1, 2]) } : undefined;
+      // Attempts the marks hold, and ones they cannot (too large, not whole) kept with the rare fields.
+      const attempts = [0, 1, 2, 7, 2 ** 28 - 1, 2 ** 28, 1.5];
+      const marksOnly = rnd() < 0.2;
+      const rare: IdemRare | undefined = marksOnly
+        ? { code: null, type: null, requestId: undefined, refundPath: pick([undefined, 'payment', 'refunds'] as const), merchantReference: undefined, badInput: rnd() < 0.5, group: undefined, errorSig: undefined, attempt: pick(attempts) }
+        : rnd() < 0.3 ? { code: pick([null, 'idempotency_key_in_use']), type: pick([null, 'idempotency_error']), requestId: pick([undefined, `req_${n}`]), refundPath: pick([undefined, 'payment', 'refunds'] as const), merchantReference: pick([undefined, null, 'ref', { a: 1 }]), badInput: rnd() < 0.5, group: pick([undefined, 'idem-race']), errorSig: pick([undefined, '409\u0000x']), attempt: pick(attempts) } : undefined;
       const r = {
         seq: n + (n % 3) * 2 ** 33,
         key: pick([K.test, K.live, 'merchant_b:test …0003']),

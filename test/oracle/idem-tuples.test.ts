@@ -19,10 +19,10 @@ function replay(sent: Sent[]): { table: IdemTable; tuples: IdemTuples; nested: M
   const nested = new Map<string, Map<string, Map<string, number[]>>>();
   sent.forEach((s, i) => {
     const g = tuples.groupOf(s.key, s.scope);
-    const before = tuples.find(g, s.idemKey);
-    const rowsBefore = rowsOf(before);
+    const rowsBefore = rowsOf(tuples.find(g, s.idemKey));
     const row = table.add(i, s.key, s.scope, s.idemKey, undefined, i, i + 1, 201, undefined, undefined);
-    const after = tuples.add(g, s.idemKey, row, before);
+    tuples.add(g, s.idemKey, row, tuples.findHead(g, s.idemKey));
+    const after = tuples.find(g, s.idemKey);
     let byScope = nested.get(s.key);
     if (!byScope) nested.set(s.key, (byScope = new Map()));
     let byValue = byScope.get(s.scope);
@@ -82,4 +82,39 @@ describe('IdemTuples', () => {
   it('does the same with the requests on pages of two rows on disk', () => {
     check(sample(), true);
   });
+
+  for (const tiny of [false, true]) {
+    it(`keeps a list in arrival order, sorts it by start then seq when asked, and appends after that${tiny ? ' (pages of two rows)' : ''}`, () => {
+      const saved = { ...pageSettings };
+      if (tiny) Object.assign(pageSettings, { rows: 2, resident: 1, reloaded: 1 });
+      try {
+        const table = new IdemTable();
+        const tuples = new IdemTuples(table);
+        const g = tuples.groupOf('acme:test:1234', 'create');
+        const starts = new Map<number, number>();
+        const send = (idemKey: string, tStart: number) => {
+          const row = table.add(starts.size, 'acme:test:1234', 'create', idemKey, undefined, tStart, tStart + 1, 201, undefined, undefined);
+          starts.set(row, tStart);
+          tuples.add(g, idemKey, row, tuples.findHead(g, idemKey));
+          return row;
+        };
+        const a = [send('a', 50), send('b', 7), send('a', 10), send('a', 30), send('a', 10)];
+        expect(rowsOf(tuples.find(g, 'a'))).toEqual([a[0], a[2], a[3], a[4]]);
+        expect(rowsOf(tuples.find(g, 'b'))).toEqual([a[1]]);
+        expect(tuples.sortLists()).toBe(true);
+        // Equal starts go by seq (rows here).
+        expect(rowsOf(tuples.find(g, 'a'))).toEqual([a[2], a[4], a[3], a[0]]);
+        expect(tuples.sortLists()).toBe(false);
+        const late = send('a', 1);
+        const b2 = send('b', 3);
+        expect(rowsOf(tuples.find(g, 'a'))).toEqual([a[2], a[4], a[3], a[0], late]);
+        expect(tuples.sortLists()).toBe(true);
+        expect(rowsOf(tuples.find(g, 'a'))).toEqual([late, a[2], a[4], a[3], a[0]]);
+        expect(rowsOf(tuples.find(g, 'b'))).toEqual([b2, a[1]]);
+        expect([...tuples.all()].map(rowsOf)).toEqual([[late, a[2], a[4], a[3], a[0]], [b2, a[1]]]);
+      } finally {
+        Object.assign(pageSettings, saved);
+      }
+    });
+  }
 });

@@ -4,7 +4,7 @@
  * boxed times), and the rarer fields (an error, a refund path, a probe's marks, a retry) in one
  * shared-shape object only for a request that has one. What a check is handed is a view of a row.
  */
-import { Float64Column, RefColumn, StringColumn, Uint32Column, ValueCodes } from './paged-column.ts';
+import { Float64Column, StringColumn, Uint32Column, ValueCodes } from './paged-column.ts';
 
 /** One POST that carried an Idempotency-Key, as idempotency rules need it. */
 export interface IdemRequest {
@@ -35,7 +35,12 @@ export interface IdemRequest {
   readonly row: number;
 }
 
-/** What few idempotent requests carry (an error, a refund path, a probe's marks, a retry): kept only when one does. */
+/**
+ * What few idempotent requests carry (an error, a refund path, a probe's marks, a retry). The
+ * refund path, the bad-input mark and the attempt are kept as bits of a number per row (every
+ * refund request has a path, every retry an attempt); the rest in an object only for a request
+ * that has any of it.
+ */
 export interface IdemRare {
   code: string | null;
   type: string | null;
@@ -47,6 +52,16 @@ export interface IdemRare {
   errorSig: string | undefined;
   attempt: number;
 }
+
+/** The bits of IdemTable's `marks`: the refund path (two bits), the bad-input mark, an attempt kept in the rare object, then the attempt. */
+const PATH_PAYMENT = 1;
+const PATH_REFUNDS = 2;
+const PATH_MASK = 3;
+const BAD_INPUT = 4;
+const ATTEMPT_IN_RARE = 8;
+const ATTEMPT_UNIT = 16;
+/** The largest attempt the 32 bits hold beside the marks (a larger or odd one is kept in the rare object). */
+const MAX_MARKED_ATTEMPT = 2 ** 28 - 1;
 
 export class IdemTable {
   private count = 0;
@@ -61,7 +76,10 @@ export class IdemTable {
   private readonly idemKeys = new StringColumn();
   private readonly digests = new StringColumn();
   private readonly objectIds = new StringColumn();
-  private readonly rares = new RefColumn<IdemRare>();
+  /** Refund path, bad-input mark and attempt, as bits (see MARKS). */
+  private readonly marks = new Uint32Column();
+  /** By row: the rare fields of the requests that have any beyond `marks`. */
+  private readonly rares = new Map<number, IdemRare>();
 
   get size(): number {
     return this.count;
@@ -79,7 +97,11 @@ export class IdemTable {
     this.ends.set(r, tEnd);
     this.statuses.set(r, status);
     this.objectIds.set(r, objectId);
-    this.rares.set(r, rare);
+    if (rare !== undefined) {
+      const fits = Number.isInteger(rare.attempt) && rare.attempt >= 0 && rare.attempt <= MAX_MARKED_ATTEMPT;
+      this.marks.set(r, (rare.refundPath === 'payment' ? PATH_PAYMENT : rare.refundPath === 'refunds' ? PATH_REFUNDS : 0) | (rare.badInput ? BAD_INPUT : 0) | (fits ? rare.attempt * ATTEMPT_UNIT : ATTEMPT_IN_RARE));
+      if (!fits || rare.code !== null || rare.type !== null || rare.requestId !== undefined || rare.merchantReference !== undefined || rare.group !== undefined || rare.errorSig !== undefined) this.rares.set(r, rare);
+    }
     return r;
   }
 
@@ -128,6 +150,17 @@ export class IdemTable {
   rareOf(r: number): IdemRare | undefined {
     return this.rares.get(r);
   }
+  refundPathOf(r: number): 'payment' | 'refunds' | undefined {
+    const m = this.marks.get(r) & PATH_MASK;
+    return m === PATH_PAYMENT ? 'payment' : m === PATH_REFUNDS ? 'refunds' : undefined;
+  }
+  badInputOf(r: number): boolean {
+    return (this.marks.get(r) & BAD_INPUT) !== 0;
+  }
+  attemptOf(r: number): number {
+    const m = this.marks.get(r);
+    return m & ATTEMPT_IN_RARE ? this.rares.get(r)!.attempt : Math.floor(m / ATTEMPT_UNIT);
+  }
 }
 
 /** One request, read from the table's columns when asked. */
@@ -173,13 +206,13 @@ class IdemView implements IdemRequest {
     return this.table.rareOf(this.row)?.requestId;
   }
   get refundPath(): 'payment' | 'refunds' | undefined {
-    return this.table.rareOf(this.row)?.refundPath;
+    return this.table.refundPathOf(this.row);
   }
   get merchantReference(): unknown {
     return this.table.rareOf(this.row)?.merchantReference;
   }
   get badInput(): boolean {
-    return this.table.rareOf(this.row)?.badInput ?? false;
+    return this.table.badInputOf(this.row);
   }
   get group(): string | undefined {
     return this.table.rareOf(this.row)?.group;
@@ -188,6 +221,6 @@ class IdemView implements IdemRequest {
     return this.table.rareOf(this.row)?.errorSig;
   }
   get attempt(): number {
-    return this.table.rareOf(this.row)?.attempt ?? 0;
+    return this.table.attemptOf(this.row);
   }
 }

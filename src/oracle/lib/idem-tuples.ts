@@ -1,7 +1,8 @@
 /**
  * The ledger's idempotency tuples: its idempotent requests grouped by (API key, scope,
  * Idempotency-Key). A tuple is the row of its first request in the ledger's IdemTable (its head),
- * or, once the key is used again, a list of its rows. The index from a key to its head is an
+ * or, once the key is used again, a list of its rows: a chain of rows in paged columns (a next row
+ * per row), made into an array only when asked for, not an array per tuple held to the end. The index from a key to its head is an
  * open-addressed table of numbers (a head and a hash a slot), not a Map by Idempotency-Key string
  * (about 100 bytes a key); it reads a key back from the table only to confirm a slot whose hash
  * matches. Tuples are walked as the nested Maps they replace were: API keys in the order first
@@ -11,7 +12,7 @@ import { Uint32Column, Uint8Column } from './paged-column.ts';
 import { HashSlots, hashOf } from './hash-slots.ts';
 import type { IdemTable } from './idem-table.ts';
 
-/** A tuple's rows in the ledger's IdemTable: the one row, or a list once the key is used again. */
+/** A tuple's rows in the ledger's IdemTable: the one row, or (made when asked for) a list once the key is used again. */
 export type IdemTuple = number | number[];
 
 interface Group {
@@ -28,9 +29,14 @@ export class IdemTuples {
   private readonly nextHead = new Uint32Column();
   /** By head row: its group. */
   private readonly groupOfHead = new Uint32Column();
-  /** Tuples used more than once, by head row; `listed` marks their heads (most tuples are one request: no Map lookup for them). */
-  private readonly lists = new Map<number, number[]>();
-  private readonly listed = new Uint8Column();
+  /** By head row: the first and last rows of its list, plus one (0: the head is the tuple's one request, as most are). */
+  private readonly firstOfList = new Uint32Column();
+  private readonly lastOfList = new Uint32Column();
+  /** By row: the next row of its tuple's list, plus one (0: the last). */
+  private readonly nextInList = new Uint32Column();
+  /** Heads of the lists that got a request since they were last sorted (`sortLists`), each once (`unsortedMark`). */
+  private unsorted: number[] = [];
+  private readonly unsortedMark = new Uint8Column();
   /** Heads by the hash of (group, Idempotency-Key). */
   private readonly slots = new HashSlots();
 
@@ -50,38 +56,60 @@ export class IdemTuples {
     return this.groups.get(key)?.get(scope)?.id;
   }
 
-  /** The tuple of `idemKey` in group `g` so far (undefined: not used yet). */
-  find(g: number, idemKey: string): IdemTuple | undefined {
+  /** The head of the tuple of `idemKey` in group `g` (undefined: not used yet). */
+  findHead(g: number, idemKey: string): number | undefined {
     const h = this.hash(g, idemKey);
     const slots = this.slots;
     for (let i = slots.first(h), e = slots.rowPlus1(i); e !== 0; i = slots.next(i), e = slots.rowPlus1(i)) {
-      if (slots.hashAt(i) === h && this.groupOfHead.get(e - 1) === g && this.table.idemKeyIs(e - 1, idemKey)) return this.tupleOf(e - 1);
+      if (slots.hashAt(i) === h && this.groupOfHead.get(e - 1) === g && this.table.idemKeyIs(e - 1, idemKey)) return e - 1;
     }
     return undefined;
   }
 
-  /**
-   * Adds request `row` (with `idemKey`, in group `g`) to its tuple `tuple` (what find gave), or as a
-   * new tuple's head; the tuple now. A list made or grown is new to the caller's sort.
-   */
-  add(g: number, idemKey: string, row: number, tuple: IdemTuple | undefined): IdemTuple {
-    if (tuple === undefined) {
+  /** The tuple of `idemKey` in group `g` so far (undefined: not used yet). */
+  find(g: number, idemKey: string): IdemTuple | undefined {
+    const head = this.findHead(g, idemKey);
+    return head === undefined ? undefined : this.tupleOf(head);
+  }
+
+  /** Adds request `row` (with `idemKey`, in group `g`) to the tuple whose head is `head` (what findHead gave), or as a new tuple's head. */
+  add(g: number, idemKey: string, row: number, head: number | undefined): void {
+    if (head === undefined) {
       this.groupOfHead.set(row, g);
       const group = this.groupById(g);
       if (group.last === 0) group.first = row + 1;
       else this.nextHead.set(group.last - 1, row + 1);
       group.last = row + 1;
       this.slots.add(row, this.hash(g, idemKey));
-      return row;
+      return;
     }
-    if (Array.isArray(tuple)) {
-      tuple.push(row);
-      return tuple;
+    const last = this.lastOfList.get(head);
+    if (last === 0) {
+      this.firstOfList.set(head, head + 1);
+      this.nextInList.set(head, row + 1);
+    } else {
+      this.nextInList.set(last - 1, row + 1);
     }
-    const list = [tuple, row];
-    this.lists.set(tuple, list);
-    this.listed.set(tuple, 1);
-    return list;
+    this.lastOfList.set(head, row + 1);
+    if (this.unsortedMark.get(head) === 0) {
+      this.unsortedMark.set(head, 1);
+      this.unsorted.push(head);
+    }
+  }
+
+  /** Sorts the lists that got a request since they were last sorted (IdemTable.sortRows: by start, then seq). */
+  sortLists(): boolean {
+    if (this.unsorted.length === 0) return false;
+    for (const head of this.unsorted) {
+      const rows = this.tupleOf(head) as number[];
+      this.table.sortRows(rows);
+      this.firstOfList.set(head, rows[0] + 1);
+      for (let i = 0; i < rows.length; i++) this.nextInList.set(rows[i], i + 1 < rows.length ? rows[i + 1] + 1 : 0);
+      this.lastOfList.set(head, rows[rows.length - 1] + 1);
+      this.unsortedMark.set(head, 0);
+    }
+    this.unsorted = [];
+    return true;
   }
 
   /** Every tuple, in the order of the nested Maps this replaces. */
@@ -93,8 +121,13 @@ export class IdemTuples {
     }
   }
 
-  private tupleOf(head: number): IdemTuple {
-    return this.listed.get(head) === 1 ? this.lists.get(head)! : head;
+  /** The tuple whose head is `head`: the row alone, or its list's rows in their order. */
+  tupleOf(head: number): IdemTuple {
+    const first = this.firstOfList.get(head);
+    if (first === 0) return head;
+    const rows: number[] = [];
+    for (let r = first; r !== 0; r = this.nextInList.get(r - 1)) rows.push(r - 1);
+    return rows;
   }
 
   private byId: Group[] = [];
