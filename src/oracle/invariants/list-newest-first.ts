@@ -1,6 +1,8 @@
 import type { Invariant } from '../types.ts';
 import { is2xx } from '../lib/exchange.ts';
 import { Findings, evidence } from '../lib/findings.ts';
+import { Float64Column, Uint8Column, ValueCodes } from '../lib/paged-column.ts';
+import { SpillColumns } from '../lib/spill.ts';
 
 /**
  * LIST-2: data is newest first by creation (equal seconds may come in any order), within one
@@ -14,12 +16,18 @@ const invariant: Invariant = {
   id: 'list-newest-first',
   title: 'List data is newest first by creation, within a page and across the pages of a walk',
   rules: ['LIST-2'],
-  create() {
+  create(ctx) {
     const f = new Findings();
-    /** Per key, the last id of a page -> its creation time (the cursor of the next page): by key, then id, to build no string per page. */
-    const lastOfPage = new Map<string, Map<string, number>>();
-    /** Pages asked after a cursor: the newest item on each. */
-    const afterCursor: { cursor: string; newest: number; newestId: string; seq: number; t: number; key: string }[] = [];
+    /**
+     * Per key, the last id of a page -> its creation time (the cursor of the next page), by the
+     * id's row in the ledger's payment rows: a paged column per key (old pages on disk), not a Map
+     * entry per page of a soak. `known` marks the rows set.
+     */
+    const rows = ctx.ledger.paymentRows;
+    const lastOfPage = new Map<string, { created: Float64Column; known: Uint8Column }>();
+    /** Pages asked after a cursor: the newest item on each, ids as rows, the key as a code; numbers only, kept on disk (lib/spill.ts). */
+    const afterCursor = new SpillColumns(['cursor', 'newest', 'newestId', 'seq', 't', 'key'] as const);
+    const keyCodes = new ValueCodes<string>();
     return {
       kinds: ['exchange'],
       ops: ['list'],
@@ -30,15 +38,17 @@ const invariant: Invariant = {
         // Only a page with more after it is followed by a cursor (keeps the map small on long runs).
         if (n > 0 && rec.list.hasMore !== false && created[n - 1] !== null && created[n - 1] !== undefined) {
           let ofKey = lastOfPage.get(rec.key);
-          if (!ofKey) lastOfPage.set(rec.key, (ofKey = new Map()));
-          ofKey.set(ids[n - 1], created[n - 1]!);
+          if (!ofKey) lastOfPage.set(rec.key, (ofKey = { created: new Float64Column(), known: new Uint8Column() }));
+          const r = rows.rowOf(ids[n - 1]);
+          ofKey.created.set(r, created[n - 1]!);
+          ofKey.known.set(r, 1);
         }
         const cursor = rec.sent.list?.startingAfter;
         if (cursor) {
           let newest = -Infinity;
           let newestId = '';
           for (let i = 0; i < n; i++) if (created[i] !== null && created[i]! > newest) (newest = created[i]!), (newestId = ids[i]);
-          if (newestId) afterCursor.push({ cursor, newest, newestId, seq: rec.seq, t: rec.tStart, key: rec.key });
+          if (newestId) afterCursor.pushValues(rows.rowOf(cursor), newest, rows.rowOf(newestId), rec.seq, rec.tStart, keyCodes.codeOf(rec.key));
         }
         let known = 0;
         for (let i = 0; i < created.length && known < 2; i++) if (created[i] !== null) known++;
@@ -56,23 +66,31 @@ const invariant: Invariant = {
         }
       },
       finish() {
-        for (const p of afterCursor) {
-          const c = lastOfPage.get(p.key)?.get(p.cursor);
-          if (c === undefined) continue;
-          f.check();
-          if (p.newest > c) {
-            f.violation({
-              message: `the page after cursor ${p.cursor} (created ${c}) holds ${p.newestId}, created later (${p.newest}): pages of one walk are not newest first`,
-              seqs: [p.seq],
-              times: [Math.round(p.t * 10) / 10],
-              keys: [p.key],
-              paymentIds: [p.cursor, p.newestId],
-            });
-          }
+        for (const { cols, n } of afterCursor.chunks()) {
+          const [cursors, newests, newestIds, seqs, ts, keys] = cols;
+          for (let i = 0; i < n; i++) judgeCursor(cursors[i], newests[i], newestIds[i], seqs[i], ts[i], keyCodes.valueOf(keys[i])!);
         }
         return f.outcome('no list page held two payments, and no page followed a cursor seen on an earlier page');
       },
     };
+
+    /** A page asked after the cursor in row `cursorRow`, whose newest item (in row `newestRow`) was created at `newest`. */
+    function judgeCursor(cursorRow: number, newest: number, newestRow: number, seq: number, t: number, key: string): void {
+      const ofKey = lastOfPage.get(key);
+      if (!ofKey || ofKey.known.get(cursorRow) === 0) return;
+      const c = ofKey.created.get(cursorRow);
+      f.check();
+      if (newest <= c) return;
+      const cursor = rows.idAt(cursorRow);
+      const newestId = rows.idAt(newestRow);
+      f.violation({
+        message: `the page after cursor ${cursor} (created ${c}) holds ${newestId}, created later (${newest}): pages of one walk are not newest first`,
+        seqs: [seq],
+        times: [Math.round(t * 10) / 10],
+        keys: [key],
+        paymentIds: [cursor, newestId],
+      });
+    }
   },
 };
 export default invariant;
