@@ -13,7 +13,7 @@ import { observedPayment } from './observations.ts';
 import { onUnservedRefundPath, servedPath } from './refund-paths.ts';
 import { refundEvidence } from './refunds.ts';
 import { refundPathOf } from '../ledger.ts';
-import { Float64Column, RefColumn, Uint32Column, Uint8Column, ValueCodes } from './paged-column.ts';
+import { Float64Column, StringColumn, Uint32Column, Uint8Column, ValueCodes } from './paged-column.ts';
 import type { PaymentRows } from './payment-rows.ts';
 
 /** Requests answered before the create that made their payment was recorded are judged at the end (bounded). */
@@ -145,7 +145,7 @@ const REFUND_PATH_CODES = [null, 'payment', 'refunds'] as const;
 /** Deferred refusals as columns (a payment id, a key code and a path code each), not an object each: most are unknown-id probes, one per probe. */
 class DeferredRefusals {
   length = 0;
-  private readonly ids = new RefColumn<string>();
+  private readonly ids = new StringColumn();
   private readonly keys = new Uint32Column();
   private readonly paths = new Uint8Column();
   private readonly codes = new ValueCodes<string>();
