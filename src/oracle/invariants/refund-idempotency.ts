@@ -4,6 +4,7 @@ import { REFUND_SCOPES, checkDifferentBody, checkErrorsNotKept, checkInFlight, c
 import type { IdemRequest, RefundRequest } from '../ledger.ts';
 import { is2xx } from '../lib/exchange.ts';
 import { servedPath } from '../lib/refund-paths.ts';
+import { Float64Column, Uint32Column, Uint8Column } from '../lib/paged-column.ts';
 
 /** What the cross-path check keeps of a refund request that carried an Idempotency-Key. */
 interface PathRequest {
@@ -26,8 +27,22 @@ const invariant: Invariant = {
   rules: ['REF-7'],
   create(ctx) {
     const f = new Findings();
-    /** seq -> which path and refund, for refund requests with an Idempotency-Key. */
-    const bySeq = new Map<number, Omit<PathRequest, 'req'>>();
+    /**
+     * Which refund each refund request with an Idempotency-Key asked for, by its row in the
+     * ledger's idempotent requests (its path is the row's refundPath): paged columns, not a Map
+     * entry and an object per refund request. `asked`: 1 a numeric amount (in `amounts`), 2 any
+     * other (in `oddAmounts`, bad-input probes). The payment as its row in the ledger's payment rows.
+     */
+    const rows = ctx.ledger.paymentRows;
+    const asked = new Uint8Column();
+    const paymentRowOf = new Uint32Column();
+    const amounts = new Float64Column();
+    const oddAmounts = new Map<number, unknown>();
+    const askedOf = (r: IdemRequest): Omit<PathRequest, 'req'> | undefined => {
+      const a = asked.get(r.row);
+      if (a === 0 || r.refundPath === undefined) return undefined;
+      return { path: r.refundPath, paymentId: rows.idAt(paymentRowOf.get(r.row)), amount: a === 1 ? amounts.get(r.row) : oddAmounts.get(r.row) };
+    };
     /**
      * Answers that showed a payment with more refunds than the refund requests (one per API key
      * and Idempotency-Key) known when they were judged: checked again at the end, when requests
@@ -37,15 +52,30 @@ const invariant: Invariant = {
     /** Refund requests that may have made a refund: answered 2xx, not answered, or 5xx (a refusal, 4xx, made none). */
     const mayHaveMade = (q: RefundRequest) => q.status < 400 || q.status >= 500;
     const tupleOf = (q: RefundRequest) => (q.idemKey === undefined ? `#${q.seq}` : `${q.key}\u0000${q.idemKey}`);
-    /** Per payment read with refunds: how many of its refund requests were counted so far, and their distinct tuples (no time filter: a cheap upper bound). */
-    const counted = new Map<string, { scanned: number; tuples: Set<string> }>();
+    /**
+     * Per payment read with refunds, by its payment row: how many of its refund requests were
+     * counted so far, and how many distinct tuples they make (no time filter: a cheap upper
+     * bound). Columns of numbers: a request's tuple is new when no earlier counted one has it.
+     */
+    const scannedOf = new Uint32Column();
+    const distinctOf = new Uint32Column();
     const tuplesSoFar = (paymentId: string): number => {
       const reqs = ctx.ledger.refundRequests.get(paymentId);
       if (!reqs) return 0;
-      let c = counted.get(paymentId);
-      if (!c) counted.set(paymentId, (c = { scanned: 0, tuples: new Set() }));
-      for (; c.scanned < reqs.length; c.scanned++) if (mayHaveMade(reqs[c.scanned])) c.tuples.add(tupleOf(reqs[c.scanned]));
-      return c.tuples.size;
+      const row = rows.find(paymentId)!;
+      let scanned = scannedOf.get(row);
+      let distinct = distinctOf.get(row);
+      if (scanned === reqs.length) return distinct;
+      for (; scanned < reqs.length; scanned++) {
+        const q = reqs[scanned];
+        if (!mayHaveMade(q)) continue;
+        let seen = false;
+        if (q.idemKey !== undefined) for (let i = 0; i < scanned && !seen; i++) seen = mayHaveMade(reqs[i]) && reqs[i].idemKey === q.idemKey && reqs[i].key === q.key;
+        if (!seen) distinct++;
+      }
+      scannedOf.set(row, scanned);
+      distinctOf.set(row, distinct);
+      return distinct;
     };
     /** Distinct refund requests sent for a payment before `t` (each on its own shard's clock slack) that may have made a refund. */
     const requestsBefore = (paymentId: string, t: number): number => {
@@ -68,7 +98,16 @@ const invariant: Invariant = {
         }
         if (rec.idemKey === undefined || !rec.sent.paymentId) return;
         if (rec.op !== 'refund' && rec.op !== 'refund_create') return;
-        bySeq.set(rec.seq, { path: rec.op === 'refund' ? 'payment' : 'refunds', paymentId: rec.sent.paymentId, amount: rec.sent.amount });
+        // The ledger (which sees every record first) has just added the request to its tuple.
+        const reqs = ctx.ledger.idemRequests(rec.key, 'refund_create', rec.idemKey);
+        let req: IdemRequest | undefined;
+        for (let i = (reqs?.length ?? 0) - 1; i >= 0 && !req; i--) if (reqs![i].seq === rec.seq) req = reqs![i];
+        if (!req) throw new Error(`refund request seq ${rec.seq} is not among the ledger's idempotent requests`);
+        const amount = rec.sent.amount;
+        asked.set(req.row, typeof amount === 'number' ? 1 : 2);
+        paymentRowOf.set(req.row, rows.rowOf(rec.sent.paymentId));
+        if (typeof amount === 'number') amounts.set(req.row, amount);
+        else oddAmounts.set(req.row, amount);
       },
       finish() {
         const reported = new Set<string>();
@@ -94,7 +133,7 @@ const invariant: Invariant = {
           if (!REFUND_SCOPES.has(reqs[0].scope)) continue;
           const tagged: PathRequest[] = [];
           for (const r of reqs) {
-            const t = bySeq.get(r.seq);
+            const t = askedOf(r);
             if (t) tagged.push({ req: r, ...t });
           }
           if (new Set(tagged.map((t) => t.path)).size < 2) continue;
