@@ -7,6 +7,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { readEnvelope } from '../../src/webhooks/envelope.ts';
+import { pageSettings } from '../../src/oracle/lib/paged-column.ts';
 import { create, endRec, judgeOne, refundReq, resetSeq, retrieve, webhook } from './fixtures.ts';
 
 beforeEach(() => resetSeq());
@@ -40,5 +41,50 @@ describe('WH-5 (terminal-refund-event): refund payloads without their own id', (
     const r = await judgeOne('terminal-refund-event', [...refunds(['re_1']), event('evt_1'), endRec({ tEnd: 60_000 })]);
     expect(r.checked).toBe(1);
     expect(r.violations).toBe(0);
+  });
+});
+
+describe('WH-5 (terminal-refund-event): events noted by refund id in paged columns', () => {
+  const P2 = 'pay_00000000-0000-4000-8000-0000000000f2';
+  const named = (id: string, paymentId: string, eventId: string, type: 'refund.succeeded' | 'refund.failed' = 'refund.succeeded') => {
+    const env = readEnvelope({ id: eventId, type, created_at: 1_700_000_002, livemode: false, data: { refund: { id, payment_id: paymentId, amount: 100, status: type === 'refund.succeeded' ? 'succeeded' : 'failed' } } });
+    return webhook({ tReceived: 2000, type, eventId, payment: null, refund: env.refund, envelopeProblems: env.problems });
+  };
+  const history = () => {
+    resetSeq();
+    const ids = Array.from({ length: 12 }, (_, i) => `re_${i}`);
+    return [
+      ...refunds(ids),
+      // Every refund's event but re_3's; re_5's first says another payment, then the right one comes; re_7's only says another.
+      ...ids.filter((id) => id !== 're_3' && id !== 're_5' && id !== 're_7').map((id, i) => named(id, P, `evt_${i}`)),
+      named('re_5', P2, 'evt_5x'),
+      named('re_5', P, 'evt_5'),
+      named('re_7', P2, 'evt_7x'),
+      // A second delivery of one event, and an event of the other type: neither stands for a missing one.
+      named('re_0', P, 'evt_0'),
+      named('re_3', P, 'evt_3f', 'refund.failed'),
+      endRec({ tEnd: 60_000 }),
+    ];
+  };
+
+  it('finds each refund\'s event by id, the one that names its payment first', async () => {
+    const r = await judgeOne('terminal-refund-event', history());
+    expect(r.checked).toBe(12);
+    expect(r.examples.map((e) => e.message).sort()).toEqual([
+      `refund re_3 of ${P} was seen succeeded but no refund.succeeded event arrived by the end of the run`,
+      // Its one event names another payment, which makes re_7 of that payment a refund of its own to the ledger.
+      `refund re_7 of ${P} was seen succeeded but no refund.succeeded event arrived by the end of the run`,
+    ]);
+  });
+
+  it('gives the same verdict with the notes on pages of two rows on disk', async () => {
+    const want = await judgeOne('terminal-refund-event', history());
+    const saved = { ...pageSettings };
+    Object.assign(pageSettings, { rows: 2, resident: 1, reloaded: 1 });
+    try {
+      expect(await judgeOne('terminal-refund-event', history())).toEqual(want);
+    } finally {
+      Object.assign(pageSettings, saved);
+    }
   });
 });

@@ -3,6 +3,8 @@ import { REFUND_EVENT_FOR_STATUS } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
 import { deliveryGraceMs, EventMerchants } from '../lib/webhooks.ts';
+import { PaymentRows } from '../lib/payment-rows.ts';
+import { Float64Column, StringColumn, Uint32Column, ValueCodes } from '../lib/paged-column.ts';
 
 /**
  * WH-5: every refund that reaches succeeded or failed gets refund.succeeded / refund.failed,
@@ -11,14 +13,58 @@ import { deliveryGraceMs, EventMerchants } from '../lib/webhooks.ts';
  * payload: an event without the refund's own id counts for one refund of that payment that
  * settled to the event's status and has no event naming it.
  */
+interface RefundEvent {
+  type: string;
+  paymentId: string;
+  seq: number;
+}
+
+/** RefundEvents' notes: by row, the first event's type (a code), payment id and seq. */
+class RefundEvents {
+  private readonly ids = new PaymentRows();
+  private readonly types = new Uint32Column();
+  private readonly typeCodes = new ValueCodes<string>();
+  private readonly paymentIds = new StringColumn();
+  private readonly seqs = new Float64Column();
+  /** Refunds whose events came with more than one (type, payment_id): all of them, by row. */
+  private readonly more = new Map<number, RefundEvent[]>();
+
+  /** Notes an event, unless the refund already had one of that type and payment id. */
+  add(id: string, type: string, paymentId: string, seq: number): void {
+    const known = this.ids.find(id);
+    if (known === undefined) {
+      const r = this.ids.rowOf(id);
+      this.types.set(r, this.typeCodes.codeOf(type));
+      this.paymentIds.set(r, paymentId);
+      this.seqs.set(r, seq);
+      return;
+    }
+    const list = this.get(id)!;
+    if (list.some((e) => e.type === type && e.paymentId === paymentId)) return;
+    list.push({ type, paymentId, seq });
+    this.more.set(known, list);
+  }
+
+  /** The events of refund `id` in the order first seen (undefined: none). */
+  get(id: string): RefundEvent[] | undefined {
+    const r = this.ids.find(id);
+    if (r === undefined) return undefined;
+    return this.more.get(r) ?? [{ type: this.typeCodes.valueOf(this.types.get(r))!, paymentId: this.paymentIds.get(r)!, seq: this.seqs.get(r) }];
+  }
+}
+
 const invariant: Invariant = {
   id: 'terminal-refund-event',
   title: 'Every refund that reaches succeeded or failed gets refund.succeeded or refund.failed with data.refund.payment_id',
   rules: ['WH-5'],
   create(ctx) {
     const f = new Findings();
-    /** refund id -> each event type and payment_id it came with, first seen (ids may repeat across payments): a list, not a map per refund (most have one event). */
-    const events = new Map<string, { type: string; paymentId: string; seq: number }[]>();
+    /**
+     * refund id -> each event type and payment_id it came with, first seen (ids may repeat across
+     * payments). Most refunds have one event: it is kept in paged columns by the id's row in an
+     * index of its own (old pages on disk), the others of a refund in `more`.
+     */
+    const events = new RefundEvents();
     /** Events whose refund payload has no id: `payment id|type` -> how many (event ids counted once). */
     const anonymous = new Map<string, Set<string>>();
     const merchants = new EventMerchants(ctx);
@@ -33,10 +79,7 @@ const invariant: Invariant = {
           (anonymous.get(k) ?? anonymous.set(k, new Set()).get(k)!).add(rec.eventId ?? `seq:${rec.seq}`);
           return;
         }
-        const list = events.get(rec.refund.id);
-        const seen = { type: rec.type, paymentId: rec.refund.paymentId, seq: rec.seq };
-        if (!list) events.set(rec.refund.id, [seen]);
-        else if (!list.some((e) => e.type === seen.type && e.paymentId === seen.paymentId)) list.push(seen);
+        events.add(rec.refund.id, rec.type, rec.refund.paymentId, rec.seq);
       },
       finish() {
         if (!ctx.webhooks?.wired) return f.outcome('the webhook receiver is not wired to the target, so no event could be expected');
