@@ -7,6 +7,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { judge } from '../../src/oracle/index.ts';
+import { pageSettings } from '../../src/oracle/lib/paged-column.ts';
 import { create, endRec, judgeOne, K, pay, resetSeq, retrieve, runRec, webhook } from './fixtures.ts';
 
 beforeEach(() => resetSeq());
@@ -42,5 +43,45 @@ describe('WH-4 (terminal-payment-event) per merchant', () => {
   it('embedded: paystorm wired every merchant, so the second merchant is judged too', async () => {
     const r = await judgeOne('terminal-payment-event', [run(true), ...records()]);
     expect(r.violations).toBe(2);
+  });
+});
+
+describe('WH-4 (terminal-payment-event): the event types noted per payment in paged columns', () => {
+  const id = (i: number) => `pay_00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+  // Payment i succeeded (even) or failed (odd). Events: each its matching type, except 3 (none),
+  // 4 (payment.failed only), 6 (payment.failed, then payment.succeeded) and 8 (its type twice).
+  const history = () => {
+    resetSeq();
+    const n = 12;
+    const recs = [];
+    for (let i = 0; i < n; i++) recs.push(create({ id: id(i), t: i }));
+    for (let i = 0; i < n; i++) recs.push(retrieve(id(i), { t: 500 + i, p: { status: i % 2 === 0 ? 'succeeded' : 'failed' } }));
+    const ev = (i: number, type: 'payment.succeeded' | 'payment.failed') => webhook({ tReceived: 900 + recs.length, type, eventId: `evt_${recs.length}`, payment: pay({ id: id(i), status: type === 'payment.succeeded' ? 'succeeded' : 'failed' }) });
+    for (let i = 0; i < n; i++) {
+      if (i === 3) continue;
+      if (i === 4 || i === 6) recs.push(ev(i, 'payment.failed'));
+      if (i !== 4) recs.push(ev(i, i % 2 === 0 ? 'payment.succeeded' : 'payment.failed'));
+      if (i === 8) recs.push(ev(i, 'payment.succeeded'));
+    }
+    recs.push(endRec({ tEnd: 120_000 }));
+    return recs;
+  };
+
+  it('finds a payment\'s event among the types it was sent, first or later', async () => {
+    const r = await judgeOne('terminal-payment-event', history());
+    expect(r.checked).toBe(12);
+    expect(r.examples.map((e) => e.paymentIds![0])).toEqual([id(3), id(4)]);
+    expect(r.examples[1].message).toContain('no payment.succeeded event arrived');
+  });
+
+  it('gives the same verdict with the notes on pages of two rows on disk', async () => {
+    const want = await judgeOne('terminal-payment-event', history());
+    const saved = { ...pageSettings };
+    Object.assign(pageSettings, { rows: 2, resident: 1, reloaded: 1 });
+    try {
+      expect(await judgeOne('terminal-payment-event', history())).toEqual(want);
+    } finally {
+      Object.assign(pageSettings, saved);
+    }
   });
 });

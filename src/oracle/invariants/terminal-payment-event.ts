@@ -2,7 +2,7 @@ import { PAYMENT_EVENT_FOR_STATUS } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
 import { deliveryGraceMs, EventMerchants } from '../lib/webhooks.ts';
-import { RefColumn } from '../lib/paged-column.ts';
+import { Uint32Column, ValueCodes } from '../lib/paged-column.ts';
 
 /**
  * WH-4: every payment that reaches succeeded, failed, canceled or expired gets an event of
@@ -17,8 +17,18 @@ const invariant: Invariant = {
   rules: ['WH-4'],
   create(ctx) {
     const f = new Findings();
-    /** By the payment's row in the ledger's payment rows, the event types delivered about it (a column, not a map entry per payment). */
-    const events = new RefColumn<string | string[]>();
+    /**
+     * By the payment's row in the ledger's payment rows, the event types delivered about it: the
+     * first as a code in a paged column (old pages on disk), not the record's string; the others,
+     * when a payment had more than one type, in `moreTypes`.
+     */
+    const firstType = new Uint32Column();
+    const typeCodes = new ValueCodes<string>();
+    const moreTypes = new Map<number, string[]>();
+    const delivered = (row: number, type: string): boolean => {
+      const c = firstType.get(row);
+      return c !== 0 && (typeCodes.valueOf(c) === type || moreTypes.get(row)?.includes(type) === true);
+    };
     const rows = ctx.ledger.paymentRows;
     const merchants = new EventMerchants(ctx);
     return {
@@ -28,11 +38,13 @@ const invariant: Invariant = {
         merchants.saw(rec.payment?.id ?? rec.refund?.paymentId);
         if (!rec.type || !rec.payment) return;
         const row = rows.rowOf(rec.payment.id);
-        const had = events.get(row);
-        if (had === undefined) events.set(row, rec.type);
-        else if (typeof had === 'string') {
-          if (had !== rec.type) events.set(row, [had, rec.type]);
-        } else if (!had.includes(rec.type)) had.push(rec.type);
+        const c = firstType.get(row);
+        if (c === 0) firstType.set(row, typeCodes.codeOf(rec.type));
+        else if (typeCodes.valueOf(c) !== rec.type) {
+          const more = moreTypes.get(row);
+          if (!more) moreTypes.set(row, [rec.type]);
+          else if (!more.includes(rec.type)) more.push(rec.type);
+        }
       },
       finish() {
         if (!ctx.webhooks?.wired) return f.outcome('the webhook receiver is not wired to the target, so no event could be expected');
@@ -43,8 +55,7 @@ const invariant: Invariant = {
           if (!end || end.t > dueBy || !merchants.expects(p.merchant)) continue;
           f.check();
           const type = PAYMENT_EVENT_FOR_STATUS[end.status]!;
-          const got = events.get(p.row);
-          if (got !== type && !(Array.isArray(got) && got.includes(type))) {
+          if (!delivered(p.row, type)) {
             f.violation({ message: `payment ${p.id} was seen ${end.status} at ${Math.round(end.t)} ms but no ${type} event arrived by the end of the run (${Math.round(ctx.ledger.endTime())} ms)`, seqs: [p.seq, end.seq], times: [end.t], paymentIds: [p.id], keys: [p.key] });
           }
         }
