@@ -14,7 +14,7 @@ import { PaymentRows } from './lib/payment-rows.ts';
 import { PaymentTable, type PaymentFacts, type PaymentList } from './lib/payment-table.ts';
 import { IdemTable, type IdemRare, type IdemRequest } from './lib/idem-table.ts';
 import { IdemTuples, type IdemTuple } from './lib/idem-tuples.ts';
-import { Uint32Column, ValueCodes } from './lib/paged-column.ts';
+import { Uint32Column, Uint8Column, ValueCodes } from './lib/paged-column.ts';
 import { RefundRequestTable, type RefundRequest } from './lib/refund-request-table.ts';
 import { RefundTable } from './lib/refund-table.ts';
 import { ServerClock } from '../history/server-clock.ts';
@@ -55,6 +55,17 @@ export function refundPathOf(x: Pick<ExchangeRecord, 'op' | 'sent'>): 'payment' 
  * may be unique only within their payment (a sequence number, say): refund "1" of two payments
  * is two refunds.
  */
+/**
+ * hostedCard's bits: the card is not known (a submit that got no answer, then another card
+ * accepted); so far only a submit that got no answer gave it; an accepted submit gave it.
+ */
+const HOSTED_CARD_UNKNOWN = 1;
+const HOSTED_CARD_UNANSWERED = 2;
+const HOSTED_CARD_ACCEPTED = 4;
+
+/** refundOwner's mark of a refund id seen under more than one payment. */
+const OWNERS_MANY = 0xffffffff;
+
 export function refundKey(paymentId: string, id: string): string {
   return `${paymentId}\u0000${id}`;
 }
@@ -269,8 +280,11 @@ export class Ledger {
     return this.byKeyCache.map;
   }
 
-  /** Hosted payments whose card is not known: a submit that got no answer, then another card accepted. */
-  private readonly hostedCardUnknown = new Set<string>();
+  /**
+   * By payment row, what its hosted page's submits said of its card (HOSTED_CARD_* bits): a paged
+   * column, not a Set of ids per state (a soak with hosted traffic makes a payment of each).
+   */
+  private readonly hostedCard = new Uint8Column();
   /**
    * The card of a hosted payment is the one the page accepted: the first submit answered below
    * 400. A refused submit (say 400 over an expired card) charged nothing. A submit that got no
@@ -279,31 +293,30 @@ export class Ledger {
    */
   private noteHostedCard(x: ExchangeRecord, id: string): void {
     const f = this.payments.get(id);
-    if (!f || this.hostedCardUnknown.has(id)) return;
+    if (!f) return;
+    const marks = this.hostedCard.get(f.row);
+    if (marks & HOSTED_CARD_UNKNOWN) return;
     if (x.status === 0) {
       if (f.cardOutcome === undefined && f.cardLast4 === undefined) {
         this.payments.setCard(id, x.sent.cardOutcome, x.sent.cardLast4);
-        this.unansweredSubmit.add(id);
+        this.hostedCard.set(f.row, marks | HOSTED_CARD_UNANSWERED);
       }
       return;
     }
     if (x.status >= 400) return;
-    if (this.unansweredSubmit.delete(id)) {
+    if (marks & HOSTED_CARD_UNANSWERED) {
+      let next = (marks & ~HOSTED_CARD_UNANSWERED) | HOSTED_CARD_ACCEPTED;
       if (f.cardOutcome !== x.sent.cardOutcome || f.cardLast4 !== x.sent.cardLast4) {
         this.payments.setCard(id, undefined, undefined);
-        this.hostedCardUnknown.add(id);
+        next |= HOSTED_CARD_UNKNOWN;
       }
-      this.acceptedCard.add(id);
+      this.hostedCard.set(f.row, next);
       return;
     }
-    if (this.acceptedCard.has(id)) return;
+    if (marks & HOSTED_CARD_ACCEPTED) return;
     this.payments.setCard(id, x.sent.cardOutcome, x.sent.cardLast4);
-    this.acceptedCard.add(id);
+    this.hostedCard.set(f.row, marks | HOSTED_CARD_ACCEPTED);
   }
-  /** Hosted payments whose card so far comes only from a submit that got no answer. */
-  private readonly unansweredSubmit = new Set<string>();
-  /** Hosted payments whose card comes from an accepted submit. */
-  private readonly acceptedCard = new Set<string>();
 
   private onExchange(x: ExchangeRecord): void {
     if (x.tEnd > this.lastT) this.lastT = x.tEnd;
@@ -483,8 +496,13 @@ export class Ledger {
     if (p.refunds) for (const r of p.refunds) this.observeRefund(r, r.paymentId || p.id, tStart, tEnd, seq);
   }
 
-  /** Per refund id, the row of the one key it was seen under with a payment id (-1 once seen under two payments). */
-  private readonly refundOwner = new Map<string, number>();
+  /**
+   * Per refund id (by its row in `refundIds`, an index of numbers with the ids on disk, not a Map
+   * of strings), the row plus one of the one key it was seen under with a payment id; -1 (as
+   * 2^32 - 1) once seen under two payments, 0 never.
+   */
+  private readonly refundIds = new PaymentRows();
+  private readonly refundOwner = new Uint32Column();
   /**
    * The key of a refund seen with this payment id (empty when its payload named none): under its
    * payment when known; otherwise under the one payment its id was seen with, if only one.
@@ -493,13 +511,15 @@ export class Ledger {
     if (paymentId) {
       const key = refundKey(paymentId, id);
       const row = this.refundRows.rowOf(key);
-      const owner = this.refundOwner.get(id);
-      if (owner === undefined) this.refundOwner.set(id, row);
-      else if (owner !== -1 && owner !== row) this.refundOwner.set(id, -1);
+      const at = this.refundIds.rowOf(id);
+      const owner = this.refundOwner.get(at);
+      if (owner === 0) this.refundOwner.set(at, row + 1);
+      else if (owner !== OWNERS_MANY && owner !== row + 1) this.refundOwner.set(at, OWNERS_MANY);
       return key;
     }
-    const owner = this.refundOwner.get(id);
-    return owner === undefined || owner === -1 ? refundKey('', id) : this.refundRows.idAt(owner);
+    const at = this.refundIds.find(id);
+    const owner = at === undefined ? 0 : this.refundOwner.get(at);
+    return owner === 0 || owner === OWNERS_MANY ? refundKey('', id) : this.refundRows.idAt(owner - 1);
   }
 
   /** The key of the refund a request was answered with (its payment and the id the answer named). */

@@ -1,7 +1,8 @@
 // The refunds the answers showed, as columns by rows shared with their status spans: each refund's
 // facts read back as first seen, an amount filled in once when it was unknown, refunds in first-seen order.
 import { describe, expect, it } from 'vitest';
-import { refundKey } from '../../src/oracle/ledger.ts';
+import { Ledger, refundKey } from '../../src/oracle/ledger.ts';
+import { refundObj, resetSeq, runRec, webhook } from './fixtures.ts';
 import { pageSettings } from '../../src/oracle/lib/paged-column.ts';
 import { PaymentRows } from '../../src/oracle/lib/payment-rows.ts';
 import { RefundTable } from '../../src/oracle/lib/refund-table.ts';
@@ -44,4 +45,39 @@ function check(tiny: boolean): void {
 describe('RefundTable', () => {
   it('reads back each refund as first seen, with an amount learnt later', () => check(false));
   it('does the same with pages of two rows on disk', () => check(true));
+});
+
+describe('the ledger: a refund shown without its payment id', () => {
+  // A webhook's refund payload may name no payment: the ledger files it under the one payment its
+  // id was seen with, or under no payment when the id was seen with two (ids unique per payment only).
+  for (const tiny of [false, true]) {
+    it(`is filed under the one payment its id was seen with${tiny ? ' (pages of two rows)' : ''}`, () => {
+      const saved = { ...pageSettings };
+      if (tiny) Object.assign(pageSettings, { rows: 2, resident: 1, reloaded: 1 });
+      try {
+        resetSeq();
+        const ledger = new Ledger(new Map());
+        ledger.observe(runRec());
+        const shown = (id: string, paymentId: string, status: 'pending' | 'succeeded', t: number) =>
+          ledger.observe(webhook({ tReceived: t, type: status === 'succeeded' ? 'refund.succeeded' : undefined, payment: null, refund: refundObj({ id, paymentId, status }) }));
+        // Filler refunds so the ids and owners of the ones that matter sit on pages gone to disk.
+        for (let i = 0; i < 9; i++) shown(`re_fill${i}`, `pay_f${i}`, 'pending', 10 + i);
+        shown('re_one', 'pay_a', 'pending', 100);
+        shown('re_two', 'pay_a', 'pending', 110);
+        shown('re_two', 'pay_b', 'pending', 120);
+        for (let i = 9; i < 18; i++) shown(`re_fill${i}`, `pay_f${i}`, 'pending', 130 + i);
+        shown('re_one', '', 'succeeded', 200);
+        shown('re_two', '', 'succeeded', 210);
+        shown('re_none', '', 'succeeded', 220);
+        expect(ledger.refundSpans.firstEnd(refundKey('pay_a', 're_one'), 'succeeded').t).toBe(200);
+        expect(ledger.refundSpans.firstEnd(refundKey('', 're_one'), 'succeeded').t).toBe(Infinity);
+        // Seen with two payments: which one is not known.
+        expect(ledger.refundSpans.firstEnd(refundKey('pay_a', 're_two'), 'succeeded').t).toBe(Infinity);
+        expect(ledger.refundSpans.firstEnd(refundKey('', 're_two'), 'succeeded').t).toBe(210);
+        expect(ledger.refundSpans.firstEnd(refundKey('', 're_none'), 'succeeded').t).toBe(220);
+      } finally {
+        Object.assign(pageSettings, saved);
+      }
+    });
+  }
 });
