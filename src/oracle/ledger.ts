@@ -11,6 +11,7 @@ import type { Columns } from './lib/columns.ts';
 import { RateTable, type RateColumn } from './lib/rate-table.ts';
 import { StatusSpans } from './lib/status-spans.ts';
 import { PaymentRows } from './lib/payment-rows.ts';
+import { PaymentMarks } from './lib/payment-marks.ts';
 import { PaymentTable, type PaymentFacts, type PaymentList } from './lib/payment-table.ts';
 import { IdemTable, type IdemRare, type IdemRequest } from './lib/idem-table.ts';
 import { IdemTuples, type IdemTuple } from './lib/idem-tuples.ts';
@@ -106,8 +107,8 @@ export class Ledger {
    */
   private readonly failureCodes = new Uint32Column();
   private readonly failureCodeValues = new ValueCodes<string>();
-  /** Payments seen waiting on a 3DS challenge (`next_action.reason` three_d_secure). */
-  readonly threeDs = new Set<string>();
+  /** Payments seen waiting on a 3DS challenge (`next_action.reason` three_d_secure), in the order first seen so. */
+  readonly threeDs = new PaymentMarks(this.paymentRows);
   end: EndRecord | null = null;
   /** Latest run time any record mentions. */
   lastT = 0;
