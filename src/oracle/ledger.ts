@@ -196,19 +196,20 @@ export class Ledger {
   private readonly lastTuple: { key: string; scope: string; idemKey: string | undefined; head: number; requests: IdemRequest[] | null } = { key: '', scope: '', idemKey: undefined, head: 0, requests: null };
 
   /**
-   * The repeated tuples as the tuples' rows, not their views: a view of every repeated request
-   * held from one check's conclusion to the next cost about 200 bytes a request. Each walk makes
-   * its views as it goes.
+   * The repeated tuples as their heads in `tuples`, not their views nor their rows: a view of every
+   * repeated request held from one check's conclusion to the next cost about 200 bytes a request,
+   * an array of rows per tuple about 60. Each walk reads the rows and makes the views as it goes.
    */
-  private repeated: number[][] | null = null;
+  private repeated: Uint32Array | null = null;
   /** The tuples used more than once, sorted: the only ones most idempotency checks can judge (most keys are used once). */
   *idemRepeatedTuples(): Generator<IdemRequest[]> {
     if (this.repeated === null) {
-      const out: number[][] = [];
-      for (const t of this.tupleRows()) if (Array.isArray(t) && t.length > 1) out.push(t);
-      this.repeated = out;
+      this.sortTuples();
+      const heads: number[] = [];
+      for (const h of this.tuples.heads()) if (this.tuples.isList(h)) heads.push(h);
+      this.repeated = Uint32Array.from(heads);
     }
-    for (const t of this.repeated) yield this.viewsOf(t);
+    for (const h of this.repeated) yield this.viewsOf(this.tuples.tupleOf(h));
   }
 
   /** idemSharedValues as rows (see `repeated`). */

@@ -112,6 +112,20 @@ export class IdemTuples {
     return true;
   }
 
+  /** Every tuple's head, in the order of the nested Maps this replaces. */
+  *heads(): Generator<number> {
+    for (const byScope of this.groups.values()) {
+      for (const g of byScope.values()) {
+        for (let h = g.first; h !== 0; h = this.nextHead.get(h - 1)) yield h - 1;
+      }
+    }
+  }
+
+  /** Whether the tuple whose head is `head` holds more than its one request. */
+  isList(head: number): boolean {
+    return this.firstOfList.get(head) !== 0;
+  }
+
   /** Every tuple, in the order of the nested Maps this replaces. */
   *all(): Generator<IdemTuple> {
     for (const byScope of this.groups.values()) {
