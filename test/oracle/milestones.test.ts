@@ -53,6 +53,11 @@ class Model {
     if (!known) m.final.push({ id: r.id, t, seq });
     else if (t < known.t) (known.t = t), (known.seq = seq);
   }
+  longestFrontier(): number {
+    let n = 0;
+    for (const m of this.byPayment.values()) n = Math.max(n, m.refunded?.length ?? 0, m.refunds?.length ?? 0);
+    return n;
+  }
   staleness(p: Shown, cutoff: number) {
     const m = this.byPayment.get(p.id);
     if (!m) return null;
@@ -97,19 +102,22 @@ function run(tiny: boolean): void {
       const p = {
         id,
         presentation: next(3) === 0 ? 'A' : 'B',
-        amountRefunded: next(4) === 0 ? null : next(5) * 100,
+        // Up to seven levels: frontiers of one look, of a few (a slot of their own) and longer ones (a Map).
+        amountRefunded: next(4) === 0 ? null : next(8) * 100,
         refunds: next(5) === 0 ? null : refunds,
         refundedAt: next(3) === 0 ? t : null,
       } as unknown as CanonicalPayment;
       seen.payment(p, t, seq);
       model.payment(p, t, seq);
     }
-    const shown: Shown = { id: `pay_${next(40)}`, refunded: next(4) === 0 ? null : next(5) * 100, refunds: next(4) === 0 ? null : next(4), refundedAtUnset: next(2) === 0, pending: next(2) === 0 ? [`re_${next(4)}`, `re_${next(4)}`] : [] };
+    const shown: Shown = { id: `pay_${next(40)}`, refunded: next(4) === 0 ? null : next(8) * 100, refunds: next(4) === 0 ? null : next(4), refundedAtUnset: next(2) === 0, pending: next(2) === 0 ? [`re_${next(4)}`, `re_${next(4)}`] : [] };
     const cutoff = seq + next(80) - 20;
     const want = model.staleness(shown, cutoff);
     expect(seen.staleness(shown, cutoff)).toEqual(want);
     if (want) found++;
   }
+  // Frontiers past the four triples a slot holds were made too.
+  expect(model.longestFrontier()).toBeGreaterThan(12);
   // Both stale and current snapshots were judged.
   expect(found).toBeGreaterThan(200);
   expect(found).toBeLessThan(3800);

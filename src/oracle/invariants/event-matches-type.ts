@@ -6,7 +6,7 @@ import type { Invariant, OracleContext } from '../types.ts';
 import { Findings, evidence } from '../lib/findings.ts';
 import { residualSkewMs, resetToleranceMs, serverOffsetOf } from '../lib/rate.ts';
 import { refundKey } from '../ledger.ts';
-import { Float64Column, Uint8Column } from '../lib/paged-column.ts';
+import { Float64Column, Uint32Column, Uint8Column } from '../lib/paged-column.ts';
 import { PaymentRows } from '../lib/payment-rows.ts';
 
 /**
@@ -174,6 +174,62 @@ function shownBefore(fr: Frontier | null, cutoff: number): { v: number; seq: num
   return best < 0 ? null : { v: fr[best], seq: fr[best + 2] };
 }
 
+/** Triples a frontier's slot in FrontierColumn's `wide` holds; a longer frontier is kept in its Map. */
+const WIDE_TRIPLES = 4;
+
+/**
+ * One kind of frontier by payment row: one triple (most) in a column of three values; two to
+ * WIDE_TRIPLES in a slot of a column of their own, given when a frontier first outgrows one (a
+ * payment refunded a few times); longer ones in a Map. Paged columns, old pages on disk.
+ */
+class FrontierColumn {
+  private readonly one = new Float64Column(3);
+  /** By payment row: its slot in `wide` plus one (0: none). */
+  private readonly slotOf = new Uint32Column();
+  /** By slot: how many triples it holds (0: the frontier is in `more`), then the triples. */
+  private readonly wide = new Float64Column(1 + 3 * WIDE_TRIPLES);
+  private slots = 0;
+  private readonly more = new Map<number, Frontier>();
+
+  /** The frontier of a row that has one. */
+  get(r: number): Frontier {
+    const s = this.slotOf.get(r);
+    if (s === 0) {
+      const p = this.one.pageOf(r, false);
+      const o = this.one.at(r);
+      return [p[o], p[o + 1], p[o + 2]];
+    }
+    const p = this.wide.pageOf(s - 1, false);
+    const o = this.wide.at(s - 1);
+    const n = p[o];
+    if (n === 0) return this.more.get(r)!;
+    return Array.from(p.subarray(o + 1, o + 1 + 3 * n));
+  }
+
+  set(r: number, fr: Frontier): void {
+    let s = this.slotOf.get(r);
+    if (s === 0 && fr.length === 3) {
+      const p = this.one.pageOf(r, true);
+      const o = this.one.at(r);
+      p[o] = fr[0];
+      p[o + 1] = fr[1];
+      p[o + 2] = fr[2];
+      return;
+    }
+    if (s === 0) this.slotOf.set(r, (s = ++this.slots));
+    const p = this.wide.pageOf(s - 1, true);
+    const o = this.wide.at(s - 1);
+    if (fr.length > 3 * WIDE_TRIPLES) {
+      p[o] = 0;
+      this.more.set(r, fr);
+      return;
+    }
+    if (p[o] === 0) this.more.delete(r);
+    p[o] = fr.length / 3;
+    p.set(fr, o + 1);
+  }
+}
+
 /** Flags of a payment row in Milestones. */
 const SEEN = 1;
 const REFUNDED = 2;
@@ -195,11 +251,8 @@ const REFUNDED_AT = 8;
  */
 export class Milestones {
   private readonly flags = new Uint8Column();
-  private readonly refundedOne = new Float64Column(3);
-  private readonly refundsOne = new Float64Column(3);
-  /** Frontiers of more than one triple, by payment row. */
-  private readonly refundedMore = new Map<number, Frontier>();
-  private readonly refundsMore = new Map<number, Frontier>();
+  private readonly refunded = new FrontierColumn();
+  private readonly refunds = new FrontierColumn();
   /** When refunded_at was first shown set: [t, seq]. */
   private readonly refundedAt = new Float64Column(2);
   /** By refund key (refundKey of payment and refund id): when first shown final, [t, seq]; 1 in `finalSeen`. */
@@ -209,27 +262,13 @@ export class Milestones {
 
   constructor(private readonly rows: PaymentRows) {}
 
-  private frontier(col: Float64Column, more: Map<number, Frontier>, flag: number, r: number): Frontier | null {
-    if ((this.flags.get(r) & flag) === 0) return null;
-    const wide = more.get(r);
-    if (wide) return wide;
-    const p = col.pageOf(r, false);
-    const o = col.at(r);
-    return [p[o], p[o + 1], p[o + 2]];
+  private frontier(col: FrontierColumn, flag: number, r: number): Frontier | null {
+    return (this.flags.get(r) & flag) === 0 ? null : col.get(r);
   }
 
-  private setFrontier(col: Float64Column, more: Map<number, Frontier>, flag: number, r: number, fr: Frontier): void {
+  private setFrontier(col: FrontierColumn, flag: number, r: number, fr: Frontier): void {
     this.flags.set(r, this.flags.get(r) | flag);
-    if (fr.length > 3) {
-      more.set(r, fr);
-      return;
-    }
-    more.delete(r);
-    const p = col.pageOf(r, true);
-    const o = col.at(r);
-    p[o] = fr[0];
-    p[o + 1] = fr[1];
-    p[o + 2] = fr[2];
+    col.set(r, fr);
   }
 
   /** The payment's row, marked seen. */
@@ -247,8 +286,8 @@ export class Milestones {
     if (!refunded && !count && p.refundedAt === null && !final) return;
     const r = this.of(p.id);
     // Only B says its refunded_amount counts succeeded refunds alone (so it never falls); A's amount_refunded may drop when a pending refund fails.
-    if (refunded && p.presentation === 'B') this.setFrontier(this.refundedOne, this.refundedMore, REFUNDED, r, raise(this.frontier(this.refundedOne, this.refundedMore, REFUNDED, r), refunded, t, seq));
-    if (count) this.setFrontier(this.refundsOne, this.refundsMore, REFUNDS, r, raise(this.frontier(this.refundsOne, this.refundsMore, REFUNDS, r), count, t, seq));
+    if (refunded && p.presentation === 'B') this.setFrontier(this.refunded, REFUNDED, r, raise(this.frontier(this.refunded, REFUNDED, r), refunded, t, seq));
+    if (count) this.setFrontier(this.refunds, REFUNDS, r, raise(this.frontier(this.refunds, REFUNDS, r), count, t, seq));
     if (p.refundedAt !== null) {
       const f = this.flags.get(r);
       const at = this.refundedAt.pageOf(r, false);
@@ -285,9 +324,9 @@ export class Milestones {
   staleness(p: Shown, cutoff: number): { shows: string; seen: string; seq: number } | null {
     const r = this.rows.find(p.id);
     if (r === undefined || (this.flags.get(r) & SEEN) === 0) return null;
-    const refunded = shownBefore(this.frontier(this.refundedOne, this.refundedMore, REFUNDED, r), cutoff);
+    const refunded = shownBefore(this.frontier(this.refunded, REFUNDED, r), cutoff);
     if (refunded && p.refunded !== null && p.refunded < refunded.v) return { shows: `refunded amount ${p.refunded}`, seen: `an answer had shown ${refunded.v}`, seq: refunded.seq };
-    const count = shownBefore(this.frontier(this.refundsOne, this.refundsMore, REFUNDS, r), cutoff);
+    const count = shownBefore(this.frontier(this.refunds, REFUNDS, r), cutoff);
     if (count && p.refunds !== null && p.refunds < count.v) return { shows: `${p.refunds} refund(s)`, seen: `an answer had shown ${count.v}`, seq: count.seq };
     if (this.flags.get(r) & REFUNDED_AT && p.refundedAtUnset) {
       const at = this.refundedAt.pageOf(r, false);
