@@ -3,7 +3,7 @@ import type { PaymentRows } from '../lib/payment-rows.ts';
 import { currencyEq, is2xx, isCreate, scopeOf } from '../lib/exchange.ts';
 import { Findings, evidence, show } from '../lib/findings.ts';
 import { observedPayment } from '../lib/observations.ts';
-import { Float64Column, StringColumn, Uint32Column, Uint8Column, ValueCodes } from '../lib/paged-column.ts';
+import { Float64Column, StringColumn, Uint32Column, Uint8Column, ValueCodes, pageSettings } from '../lib/paged-column.ts';
 
 /**
  * What each payment's later answers are compared with, by its row in the ledger's payment rows: a
@@ -23,6 +23,15 @@ class Expected {
   private readonly currencyCodes = new ValueCodes<string>();
   private readonly descriptions = new StringColumn();
   private readonly metadataTexts = new StringColumn();
+  /**
+   * The metadata objects of the payments noted last (as many as a column keeps pages of in
+   * memory), by row: most looks are at payments made lately, and comparing with the object takes
+   * no canonical text of the look's metadata. `recentRows` says which row each place holds.
+   */
+  private readonly recentMetadata = new Map<number, Record<string, unknown>>();
+  private readonly recentRows: number[] = [];
+  private readonly recentCap = pageSettings.rows * pageSettings.resident;
+  private noted = 0;
   private readonly oddMetadata = new Map<number, unknown>();
   readonly seq = new Float64Column();
 
@@ -42,6 +51,10 @@ class Expected {
     else if (plainObject(metadata)) {
       flags |= METADATA_TEXT;
       this.metadataTexts.set(r, canon(metadata)!);
+      const at = this.noted++ % this.recentCap;
+      if (this.recentRows.length > at) this.recentMetadata.delete(this.recentRows[at]);
+      this.recentRows[at] = r;
+      this.recentMetadata.set(r, metadata);
     } else if (metadata !== undefined) {
       flags |= METADATA_ODD;
       this.oddMetadata.set(r, metadata);
@@ -69,6 +82,8 @@ class Expected {
     const flags = this.flags.get(r);
     if (flags & METADATA_NULL) return m === null;
     if (flags & METADATA_ODD) return sameMetadata(m, this.oddMetadata.get(r) as Record<string, unknown>);
+    const recent = this.recentMetadata.get(r);
+    if (recent !== undefined) return sameMetadata(m, recent);
     const text = this.metadataTexts.get(r)!;
     // Equal canonical texts are sameMetadata for JSON values; a value that is not an object is compared as it was.
     if (m !== null && typeof m === 'object') return canon(m) === text;
