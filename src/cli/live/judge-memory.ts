@@ -1,6 +1,6 @@
 /**
  * How much memory a judge thread may use. The oracle keeps something for every payment a run
- * made (docs/oracle.md, Memory: about 0.5 kB a payment on the synthetic history), so a soak's
+ * made (docs/oracle.md, Memory: about 0.1 kB a payment on the synthetic history), so a soak's
  * judge outgrows Node's default heap limit (about 4 GB) long before it outgrows the machine:
  * with it, `paystorm check` of 16M synthetic records (some two hours at 2,000 requests a second)
  * ended in a V8 abort after 10 minutes, and 8M took about twice as long as with room, the
@@ -74,7 +74,7 @@ export class JudgeOutOfMemory extends Error {
   /** Why nothing was judged and what the user can do: judge the kept history again with more memory. */
   unjudged(historyPath: string): Unjudged {
     const how = this.recheck(historyPath);
-    return { short: this.message, full: `${this.message}, so no invariant was judged. The oracle keeps about 0.5 kB per payment made (docs/oracle.md, Memory). The history is kept: ${how}` };
+    return { short: this.message, full: `${this.message}, so no invariant was judged. The oracle keeps about 0.1 kB per payment made (docs/oracle.md, Memory). The history is kept: ${how}` };
   }
 }
 
@@ -129,21 +129,22 @@ export class HeapWatch {
 
 /**
  * What the judge holds per request of a run, measured on the synthetic history (bench/oracle-memory.ts:
- * 111.0 MB of live state at 1,000,000 records, 786,861 of them requests: 148 B), with room for the
- * rows of one key read back at the end (about 56 B a request when all are on one key). Until the
- * oracle's memory is bounded (docs/oracle.md, Memory), a run's length is bounded by it.
+ * 80.6 MB of live state at 4,000,000 records, 3,147,444 of them requests: 26 B), with room for the
+ * rows of one key read back at the end (about 56 B a request when all are on one key) and for the
+ * notes of flows that history has few of (3DS, the hosted page, webhook retries). Until the oracle's
+ * memory is bounded (docs/oracle.md, Memory), a run's length is bounded by it.
  */
-export const JUDGE_BYTES_PER_REQUEST = 210;
-/** The same per record of a history (webhook deliveries and fault windows are records too): 111.0 MB at 1,000,000, and the read-back. */
-export const JUDGE_BYTES_PER_RECORD = 165;
+export const JUDGE_BYTES_PER_REQUEST = 90;
+/** The same per record of a history (webhook deliveries and fault windows are records too): 80.6 MB at 4,000,000 (20 B), and the read-back. */
+export const JUDGE_BYTES_PER_RECORD = 70;
 /**
  * What the judge writes to its scratch files per request (lib/spill.ts: the rate samples and spans
  * kept for the end; lib/paged-column.ts: the old pages of the per-payment columns), measured on the
- * same history: 172.4 MB at 1,000,000 records (230 B a request), and each table's last chunk.
+ * same history: 864.7 MB at 4,000,000 records (275 B a request), and each table's last chunk.
  */
-export const JUDGE_SCRATCH_BYTES_PER_REQUEST = 240;
-/** The same per record: 172.4 MB at 1,000,000 (181 B), and each table's last chunk. */
-export const JUDGE_SCRATCH_BYTES_PER_RECORD = 190;
+export const JUDGE_SCRATCH_BYTES_PER_REQUEST = 280;
+/** The same per record: 864.7 MB at 4,000,000 (216 B), and each table's last chunk. */
+export const JUDGE_SCRATCH_BYTES_PER_RECORD = 220;
 /** The share of a directory's free space the scratch files may take before it is said. */
 const SCRATCH_WARN_SHARE = 0.9;
 
