@@ -2,6 +2,8 @@
 import { ERROR_CODES, type CanonicalPayment, type CanonicalRefund, type InvariantResult } from '../../src/spec/index.ts';
 import { HISTORY_VERSION, type EndRecord, type ErrorInfo, type ExchangeRecord, type FaultRecord, type HistoryRecord, type RunRecord, type Sent, type WebhookRecord } from '../../src/history/index.ts';
 import { judge } from '../../src/oracle/index.ts';
+import { pageSettings } from '../../src/oracle/lib/paged-column.ts';
+import { spillSettings } from '../../src/oracle/lib/spill.ts';
 
 /** Epoch ms of run time 0. */
 export const RUN_WALL = 1_700_000_000_000;
@@ -231,4 +233,22 @@ export async function judgeOne(id: string, records: HistoryRecord[], run: Partia
   const recs = records[0]?.kind === 'run' ? records : [runRec(run), ...records];
   const { invariants } = await judge(recs, { only: [id] });
   return invariants[0];
+}
+
+/**
+ * `fn` run with every paged column made meanwhile on pages of two rows, one kept in memory and one
+ * read back (lib/paged-column.ts), and every spilled table in chunks of `chunkRows` when given
+ * (lib/spill.ts): nearly every read of what it makes goes through the scratch files.
+ */
+export async function withPagesOnDisk<T>(fn: () => T | Promise<T>, chunkRows?: number): Promise<T> {
+  const pages = { ...pageSettings };
+  const chunks = spillSettings.chunkRows;
+  Object.assign(pageSettings, { rows: 2, resident: 1, reloaded: 1 });
+  if (chunkRows !== undefined) spillSettings.chunkRows = chunkRows;
+  try {
+    return await fn();
+  } finally {
+    Object.assign(pageSettings, pages);
+    spillSettings.chunkRows = chunks;
+  }
 }

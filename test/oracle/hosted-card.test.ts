@@ -4,9 +4,8 @@
 // good. The submits' marks are bits by payment row: judged again with pages of two rows on disk.
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/oracle/ledger.ts';
-import { pageSettings } from '../../src/oracle/lib/paged-column.ts';
 import type { CardOutcome } from '../../src/spec/index.ts';
-import { create, ex, resetSeq, runRec } from './fixtures.ts';
+import { create, ex, resetSeq, runRec, withPagesOnDisk } from './fixtures.ts';
 
 const submit = (paymentId: string, card: [CardOutcome, string], status: number) =>
   ex({ op: 'submit_hpp', status, sent: { paymentId, cardOutcome: card[0], cardLast4: card[1] } });
@@ -46,13 +45,7 @@ describe('a hosted payment\'s card from its submits', () => {
   it('is the first accepted card, unknown once an unanswered submit and a different accepted card disagree', () => {
     expect(cards()).toEqual(want);
   });
-  it('is the same with pages of two rows on disk', () => {
-    const saved = { ...pageSettings };
-    Object.assign(pageSettings, { rows: 2, resident: 1, reloaded: 1 });
-    try {
-      expect(cards()).toEqual(want);
-    } finally {
-      Object.assign(pageSettings, saved);
-    }
+  it('is the same with pages of two rows on disk', async () => {
+    expect(await withPagesOnDisk(cards)).toEqual(want);
   });
 });

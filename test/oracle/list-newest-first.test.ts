@@ -4,9 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { judge } from '../../src/oracle/index.ts';
 import type { HistoryRecord } from '../../src/history/index.ts';
-import { pageSettings } from '../../src/oracle/lib/paged-column.ts';
-import { spillSettings } from '../../src/oracle/lib/spill.ts';
-import { K, endRec, list, resetSeq, runRec } from './fixtures.ts';
+import { endRec, K, list, resetSeq, runRec, withPagesOnDisk } from './fixtures.ts';
 
 function history(): HistoryRecord[] {
   resetSeq();
@@ -50,15 +48,6 @@ describe('list-newest-first across the pages of a walk', () => {
 
   it('gives the same verdict with its notes on disk (pages of two rows, chunks of three)', async () => {
     const want = await verdict();
-    const pages = { ...pageSettings };
-    const chunkRows = spillSettings.chunkRows;
-    Object.assign(pageSettings, { rows: 2, resident: 1, reloaded: 1 });
-    spillSettings.chunkRows = 3;
-    try {
-      expect(await verdict()).toEqual(want);
-    } finally {
-      Object.assign(pageSettings, pages);
-      spillSettings.chunkRows = chunkRows;
-    }
+    expect(await withPagesOnDisk(verdict, 3)).toEqual(want);
   });
 });

@@ -4,8 +4,7 @@
 // cases again with the texts on pages of two rows on disk.
 import { describe, expect, it } from 'vitest';
 import type { HistoryRecord } from '../../src/history/index.ts';
-import { pageSettings } from '../../src/oracle/lib/paged-column.ts';
-import { create, judgeOne, resetSeq, retrieve } from './fixtures.ts';
+import { create, judgeOne, resetSeq, retrieve, withPagesOnDisk } from './fixtures.ts';
 
 interface Case {
   name: string;
@@ -65,12 +64,6 @@ describe('payment-echoes-input: metadata', () => {
 
   it('gives the same verdict with the texts on pages of two rows on disk', async () => {
     const want = await judged();
-    const saved = { ...pageSettings };
-    Object.assign(pageSettings, { rows: 2, resident: 1, reloaded: 1 });
-    try {
-      expect(await judged()).toEqual(want);
-    } finally {
-      Object.assign(pageSettings, saved);
-    }
+    expect(await withPagesOnDisk(() => judged())).toEqual(want);
   });
 });

@@ -7,8 +7,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { readEnvelope } from '../../src/webhooks/envelope.ts';
-import { pageSettings } from '../../src/oracle/lib/paged-column.ts';
-import { create, endRec, judgeOne, refundReq, resetSeq, retrieve, webhook } from './fixtures.ts';
+import { create, endRec, judgeOne, refundReq, resetSeq, retrieve, webhook, withPagesOnDisk } from './fixtures.ts';
 
 beforeEach(() => resetSeq());
 
@@ -79,12 +78,6 @@ describe('WH-5 (terminal-refund-event): events noted by refund id in paged colum
 
   it('gives the same verdict with the notes on pages of two rows on disk', async () => {
     const want = await judgeOne('terminal-refund-event', history());
-    const saved = { ...pageSettings };
-    Object.assign(pageSettings, { rows: 2, resident: 1, reloaded: 1 });
-    try {
-      expect(await judgeOne('terminal-refund-event', history())).toEqual(want);
-    } finally {
-      Object.assign(pageSettings, saved);
-    }
+    expect(await withPagesOnDisk(() => judgeOne('terminal-refund-event', history()))).toEqual(want);
   });
 });

@@ -4,8 +4,7 @@
 // column on pages of two rows on disk.
 import { describe, expect, it } from 'vitest';
 import type { HistoryRecord } from '../../src/history/index.ts';
-import { pageSettings } from '../../src/oracle/lib/paged-column.ts';
-import { create, err, judgeOne, refundObj, refundReq, resetSeq, retrieve } from './fixtures.ts';
+import { create, err, judgeOne, refundObj, refundReq, resetSeq, retrieve, withPagesOnDisk } from './fixtures.ts';
 
 const PAY = (i: number) => `pay_r${i}`;
 
@@ -55,12 +54,6 @@ describe('refund-idempotency', () => {
 
   it('gives the same verdict with its notes on pages of two rows on disk', async () => {
     const want = await judgeOne('refund-idempotency', history());
-    const saved = { ...pageSettings };
-    Object.assign(pageSettings, { rows: 2, resident: 1, reloaded: 1 });
-    try {
-      expect(await judgeOne('refund-idempotency', history())).toEqual(want);
-    } finally {
-      Object.assign(pageSettings, saved);
-    }
+    expect(await withPagesOnDisk(() => judgeOne('refund-idempotency', history()))).toEqual(want);
   });
 });

@@ -7,8 +7,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { judge } from '../../src/oracle/index.ts';
-import { pageSettings } from '../../src/oracle/lib/paged-column.ts';
-import { create, endRec, judgeOne, K, pay, resetSeq, retrieve, runRec, webhook } from './fixtures.ts';
+import { create, endRec, judgeOne, K, pay, resetSeq, retrieve, runRec, webhook, withPagesOnDisk } from './fixtures.ts';
 
 beforeEach(() => resetSeq());
 
@@ -76,12 +75,6 @@ describe('WH-4 (terminal-payment-event): the event types noted per payment in pa
 
   it('gives the same verdict with the notes on pages of two rows on disk', async () => {
     const want = await judgeOne('terminal-payment-event', history());
-    const saved = { ...pageSettings };
-    Object.assign(pageSettings, { rows: 2, resident: 1, reloaded: 1 });
-    try {
-      expect(await judgeOne('terminal-payment-event', history())).toEqual(want);
-    } finally {
-      Object.assign(pageSettings, saved);
-    }
+    expect(await withPagesOnDisk(() => judgeOne('terminal-payment-event', history()))).toEqual(want);
   });
 });
