@@ -52,11 +52,6 @@ export function refundPathOf(x: Pick<ExchangeRecord, 'op' | 'sent'>): 'payment' 
 }
 
 /**
- * The ledger's key of a refund: its payment and its id. The spec does not show refund ids, so they
- * may be unique only within their payment (a sequence number, say): refund "1" of two payments
- * is two refunds.
- */
-/**
  * hostedCard's bits: the card is not known (a submit that got no answer, then another card
  * accepted); so far only a submit that got no answer gave it; an accepted submit gave it.
  */
@@ -67,6 +62,11 @@ const HOSTED_CARD_ACCEPTED = 4;
 /** refundOwner's mark of a refund id seen under more than one payment. */
 const OWNERS_MANY = 0xffffffff;
 
+/**
+ * The ledger's key of a refund: its payment and its id. The spec does not show refund ids, so they
+ * may be unique only within their payment (a sequence number, say): refund "1" of two payments
+ * is two refunds.
+ */
 export function refundKey(paymentId: string, id: string): string {
   return `${paymentId}\u0000${id}`;
 }
