@@ -2,10 +2,10 @@
  * The ledger's idempotency tuples: its idempotent requests grouped by (API key, scope,
  * Idempotency-Key). A tuple is the row of its first request in the ledger's IdemTable (its head),
  * or, once the key is used again, a list of its rows: a chain of rows in paged columns (a next row
- * per row), made into an array only when asked for, not an array per tuple held to the end. The index from a key to its head is an
- * open-addressed table of numbers (a head and a hash a slot), not a Map by Idempotency-Key string
- * (about 100 bytes a key); it reads a key back from the table only to confirm a slot whose hash
- * matches. Tuples are walked as the nested Maps they replace were: API keys in the order first
+ * per row), made into an array only when asked for, not an array per tuple held to the end. The
+ * index from a key to its head is an open-addressed table of numbers (a head and a hash a slot),
+ * not a Map by Idempotency-Key string (about 100 bytes a key); it reads a key back from the table
+ * only to confirm a slot whose hash matches. Tuples are walked as the nested Maps they replace were: API keys in the order first
  * used, then scopes, then tuples in the order first used.
  */
 import { Uint32Column, Uint8Column } from './paged-column.ts';
@@ -128,11 +128,7 @@ export class IdemTuples {
 
   /** Every tuple, in the order of the nested Maps this replaces. */
   *all(): Generator<IdemTuple> {
-    for (const byScope of this.groups.values()) {
-      for (const g of byScope.values()) {
-        for (let h = g.first; h !== 0; h = this.nextHead.get(h - 1)) yield this.tupleOf(h - 1);
-      }
-    }
+    for (const h of this.heads()) yield this.tupleOf(h);
   }
 
   /** The tuple whose head is `head`: the row alone, or its list's rows in their order. */
