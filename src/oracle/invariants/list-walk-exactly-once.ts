@@ -1,4 +1,5 @@
 import type { Invariant } from '../types.ts';
+import type { PaymentFacts } from '../ledger.ts';
 import { is2xx } from '../lib/exchange.ts';
 import { Findings } from '../lib/findings.ts';
 import { StatusFilterFacts, filterKey, listParams, mustShow, paymentsByKey, type ListParams } from '../lib/lists.ts';
@@ -71,7 +72,7 @@ const invariant: Invariant = {
             f.check();
             const start = w[0].tStart;
             const end = w[w.length - 1].tEnd;
-            if (ctx.ledger.payments.size && [...(byKey.get(key) ?? [])].some((p) => p.tStart < end && p.tEnd > start)) concurrent++;
+            if (ctx.ledger.payments.size && madeDuring(byKey.get(key) ?? [], start, end)) concurrent++;
             const seenOn = new Map<string, number>();
             for (const p of w) {
               for (const id of p.ids) {
@@ -101,3 +102,9 @@ const invariant: Invariant = {
   },
 };
 export default invariant;
+
+/** Whether any of `payments` was being created (its create in flight) at some time between `start` and `end`. */
+function madeDuring(payments: Iterable<PaymentFacts>, start: number, end: number): boolean {
+  for (const p of payments) if (p.tStart < end && p.tEnd > start) return true;
+  return false;
+}

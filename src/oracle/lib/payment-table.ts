@@ -163,12 +163,6 @@ export class PaymentList implements Iterable<PaymentFacts> {
     private readonly table: PaymentTable,
     private readonly rows: Uint32Array,
   ) {}
-  get length(): number {
-    return this.rows.length;
-  }
-  at(i: number): PaymentFacts {
-    return new PaymentView(this.table, this.rows[i]);
-  }
   *[Symbol.iterator](): IterableIterator<PaymentFacts> {
     for (let i = 0; i < this.rows.length; i++) yield new PaymentView(this.table, this.rows[i]);
   }
