@@ -1,7 +1,7 @@
 // Paged columns whose old pages wait in a scratch file: what is read back is what was set, however
 // the rows were spread over memory and file, and an id index that confirms a hash match on the id.
 import { describe, expect, it } from 'vitest';
-import { Float64Column, StringColumn, Uint32Column, Uint8Column, pageSettings, pagesReadBack } from '../../src/oracle/lib/paged-column.ts';
+import { Float64Column, StringColumn, Uint32Column, Uint8Column, pageSettings, pagesReadBack, valuesReadInPlace } from '../../src/oracle/lib/paged-column.ts';
 import { PaymentRows } from '../../src/oracle/lib/payment-rows.ts';
 import { scratchFilesOpened } from '../../src/oracle/lib/spill.ts';
 
@@ -96,6 +96,38 @@ describe('StringColumn with pages on disk', () => {
     expect(col.equals(3, 'pay_000')).toBe(false);
     expect(col.equals(3, 'pay_00033')).toBe(false);
     expect(col.equals(39, 'pay_0039')).toBe(true);
+  });
+
+  it('compares a row of a page on disk in the file, without reading the page back', () => {
+    const odd = ['', 'é', 'naïve-key', '\u{1F4B3}card', '\ud800'];
+    const col = tiny(() => new StringColumn());
+    const n = 60;
+    const value = (r: number): string | undefined => (r % 7 === 3 ? undefined : r < odd.length ? odd[r] : `pay_${r}_${'x'.repeat(r % 5)}`);
+    for (let r = 0; r < n; r++) col.set(r, value(r));
+    // Set again after its page went out: kept in the heap, where the file's copy says otherwise.
+    col.set(6, 'changed');
+    const pages = pagesReadBack();
+    const inPlace = valuesReadInPlace();
+    for (const r of shuffled(n - 4)) {
+      const v = value(r);
+      if (r === 6) {
+        expect(col.equals(r, 'changed')).toBe(true);
+        expect(col.equals(r, v!)).toBe(false);
+      } else if (v === undefined) {
+        expect(col.equals(r, '')).toBe(false);
+      } else {
+        expect(col.equals(r, v)).toBe(true);
+        expect(col.equals(r, v + 'y')).toBe(false);
+        if (v.length > 0) expect(col.equals(r, v.slice(0, -1) + String.fromCharCode(v.charCodeAt(v.length - 1) ^ 1))).toBe(false);
+      }
+    }
+    expect(pagesReadBack()).toBe(pages);
+    expect(valuesReadInPlace()).toBeGreaterThan(inPlace);
+    // A page read back for a get is compared in memory.
+    col.get(9);
+    const before = valuesReadInPlace();
+    expect(col.equals(9, value(9)!)).toBe(true);
+    expect(valuesReadInPlace()).toBe(before);
   });
 
   it('keeps a row set again after its page went out', () => {

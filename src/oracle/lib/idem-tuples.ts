@@ -3,13 +3,14 @@
  * Idempotency-Key). A tuple is the row of its first request in the ledger's IdemTable (its head),
  * or, once the key is used again, a list of its rows: a chain of rows in paged columns (a next row
  * per row), made into an array only when asked for, not an array per tuple held to the end. The
- * index from a key to its head is an open-addressed table of numbers (a head and a hash a slot),
- * not a Map by Idempotency-Key string (about 100 bytes a key); it reads a key back from the table
- * only to confirm a slot whose hash matches. Tuples are walked as the nested Maps they replace were: API keys in the order first
- * used, then scopes, then tuples in the order first used.
+ * index from a key to its head holds numbers (lib/hash-slots.ts: a head and a hash, the older ones
+ * in runs on disk), not a Map by Idempotency-Key string (about 100 bytes a key); it reads a key
+ * back from the table only to confirm a head whose hash matches. Tuples are walked as the nested
+ * Maps they replace were: API keys in the order first used, then scopes, then tuples in the order
+ * first used.
  */
 import { Uint32Column, Uint8Column } from './paged-column.ts';
-import { HashSlots, hashOf } from './hash-slots.ts';
+import { HashSlots, hashOf, type RowMatcher } from './hash-slots.ts';
 import type { IdemTable } from './idem-table.ts';
 
 /** A tuple's rows in the ledger's IdemTable: the one row, or (made when asked for) a list once the key is used again. */
@@ -22,7 +23,7 @@ interface Group {
   last: number;
 }
 
-export class IdemTuples {
+export class IdemTuples implements RowMatcher {
   private readonly groups = new Map<string, Map<string, Group>>();
   private groupCount = 0;
   /** By head row: the group's next head, plus one (0: the last). */
@@ -34,8 +35,12 @@ export class IdemTuples {
   private readonly lastOfList = new Uint32Column();
   /** By row: the next row of its tuple's list, plus one (0: the last). */
   private readonly nextInList = new Uint32Column();
-  /** Heads of the lists that got a request since they were last sorted (`sortLists`), each once (`unsortedMark`). */
-  private unsorted: number[] = [];
+  /**
+   * Heads of the lists that got a request since they were last sorted (`sortLists`), each once
+   * (`unsortedMark`): a paged column and a count, since a pass sorts none and a soak repeats many keys.
+   */
+  private readonly unsorted = new Uint32Column();
+  private unsortedCount = 0;
   private readonly unsortedMark = new Uint8Column();
   /** Heads by the hash of (group, Idempotency-Key). */
   private readonly slots = new HashSlots();
@@ -58,12 +63,17 @@ export class IdemTuples {
 
   /** The head of the tuple of `idemKey` in group `g` (undefined: not used yet). */
   findHead(g: number, idemKey: string): number | undefined {
-    const h = this.hash(g, idemKey);
-    const slots = this.slots;
-    for (let i = slots.first(h), e = slots.rowPlus1(i); e !== 0; i = slots.next(i), e = slots.rowPlus1(i)) {
-      if (slots.hashAt(i) === h && this.groupOfHead.get(e - 1) === g && this.table.idemKeyIs(e - 1, idemKey)) return e - 1;
-    }
-    return undefined;
+    this.soughtGroup = g;
+    this.soughtKey = idemKey;
+    const head = this.slots.find(this.hash(g, idemKey), this);
+    return head < 0 ? undefined : head;
+  }
+
+  /** The tuple `findHead` looks for, which `matchesRow` confirms a head against. */
+  private soughtGroup = 0;
+  private soughtKey = '';
+  matchesRow(head: number): boolean {
+    return this.groupOfHead.get(head) === this.soughtGroup && this.table.idemKeyIs(head, this.soughtKey);
   }
 
   /** The tuple of `idemKey` in group `g` so far (undefined: not used yet). */
@@ -93,14 +103,15 @@ export class IdemTuples {
     this.lastOfList.set(head, row + 1);
     if (this.unsortedMark.get(head) === 0) {
       this.unsortedMark.set(head, 1);
-      this.unsorted.push(head);
+      this.unsorted.set(this.unsortedCount++, head);
     }
   }
 
   /** Sorts the lists that got a request since they were last sorted (IdemTable.sortRows: by start, then seq). */
   sortLists(): boolean {
-    if (this.unsorted.length === 0) return false;
-    for (const head of this.unsorted) {
+    if (this.unsortedCount === 0) return false;
+    for (let u = 0; u < this.unsortedCount; u++) {
+      const head = this.unsorted.get(u);
       const rows = this.tupleOf(head) as number[];
       this.table.sortRows(rows);
       this.firstOfList.set(head, rows[0] + 1);
@@ -108,7 +119,7 @@ export class IdemTuples {
       this.lastOfList.set(head, rows[rows.length - 1] + 1);
       this.unsortedMark.set(head, 0);
     }
-    this.unsorted = [];
+    this.unsortedCount = 0;
     return true;
   }
 

@@ -23,6 +23,8 @@ type Page = Float64Array | Uint32Array | Uint8Array;
  * with pages of two rows, so that every table of a small history goes through its file.
  */
 const rowsFromEnv = pageRowsFromEnv();
+/** Whether `PAYSTORM_PAGE_ROWS` set the pages (lib/hash-slots.ts keeps its runs' pages as small then). */
+export const pagesFromEnv = rowsFromEnv !== undefined;
 export const pageSettings = rowsFromEnv === undefined ? { rows: 4096, resident: 4, reloaded: 8 } : { rows: rowsFromEnv, resident: 1, reloaded: 1 };
 
 function pageRowsFromEnv(): number | undefined {
@@ -38,6 +40,12 @@ function pageRowsFromEnv(): number | undefined {
 let pagesReloaded = 0;
 export function pagesReadBack(): number {
   return pagesReloaded;
+}
+
+/** Single values a StringColumn has compared in its scratch file without reading their page back, all columns of this thread (tests). */
+let partsRead = 0;
+export function valuesReadInPlace(): number {
+  return partsRead;
 }
 
 /**
@@ -68,6 +76,12 @@ class PageSlots {
   read(i: number, into: Uint8Array): void {
     readScratch(this.fd!, into, this.at[i], `page ${i + 1}`);
     pagesReloaded++;
+  }
+
+  /** Fills `into` from `offset` bytes into page `i` (a few values of a page, not the page). */
+  readPart(i: number, offset: number, into: Uint8Array): void {
+    readScratch(this.fd!, into, this.at[i] + offset, `page ${i + 1}`);
+    partsRead++;
   }
 }
 
@@ -295,14 +309,21 @@ export class StringColumn {
     return kind === KEPT ? this.kept.get(row) : undefined;
   }
 
-  /** Whether row `row` holds `s`, without making a string of a row read back. */
+  /**
+   * Whether row `row` holds `s`, without making a string of a row read back. A row of a page not in
+   * memory is compared in the file (its start, its kind, its characters: three small reads), not
+   * by reading its page back: an index confirming a match (lib/payment-rows.ts) names rows at
+   * random, so a page read back for one row would seldom serve another, and would push out a page
+   * that might.
+   */
   equals(row: number, s: string): boolean {
     const i = row >>> this.shift;
     const p = this.pages[i];
     if (p !== undefined) return p[row & this.mask] === s;
     if (i >= this.pages.length) return false;
-    const q = this.packed[i] ?? this.readBack(i);
     const k = row & this.mask;
+    const q = this.packed[i];
+    if (q === undefined) return this.equalsInFile(i, k, s);
     const kind = q.kinds[k];
     if (kind === KEPT) return this.kept.get(row) === s;
     if (kind !== ASCII) return false;
@@ -310,6 +331,29 @@ export class StringColumn {
     if (q.starts[k + 1] - a !== s.length) return false;
     const c = q.chars;
     for (let j = 0; j < s.length; j++) if (c[a + j] !== s.charCodeAt(j)) return false;
+    return true;
+  }
+
+  /** Buffers for equalsInFile: a row's two starts, its kind, its characters. */
+  private readonly partStarts = new Uint32Array(2);
+  private readonly partKind = new Uint8Array(1);
+  private partChars = Buffer.alloc(64);
+
+  /** equals() for row `k` of page `i`, which is in the file only (see the layout at putOut). */
+  private equalsInFile(i: number, k: number, s: string): boolean {
+    const n = this.rows;
+    if (this.setLate.has(i) && this.kept.has((i << this.shift) + k)) return this.kept.get((i << this.shift) + k) === s;
+    this.slots.readPart(i, 4 * (n + 1) + k, this.partKind);
+    const kind = this.partKind[0];
+    if (kind === KEPT) return this.kept.get((i << this.shift) + k) === s;
+    if (kind !== ASCII) return false;
+    this.slots.readPart(i, 4 * k, new Uint8Array(this.partStarts.buffer));
+    const len = this.partStarts[1] - this.partStarts[0];
+    if (len !== s.length) return false;
+    if (this.partChars.length < len) this.partChars = Buffer.alloc(2 * len);
+    const c = this.partChars.subarray(0, len);
+    this.slots.readPart(i, 4 * (n + 1) + n + this.partStarts[0], c);
+    for (let j = 0; j < len; j++) if (c[j] !== s.charCodeAt(j)) return false;
     return true;
   }
 

@@ -3,18 +3,18 @@
  * spans): one index from id to row for all of them, not one per table, and rows that columns and
  * pages can hold by number. Rows are given in the order ids are first asked for and never move.
  *
- * The index is an open-addressed table of numbers (a row and the id's hash a slot, 16 bytes a
- * payment at most), not a Map of strings: the ids themselves are a column whose old pages wait in
- * a scratch file (lib/paged-column.ts), so a soak's payment ids cost disk, not heap. A lookup reads
- * an id back only to confirm a slot whose hash matches. The ids of the newest rows (as many as a
+ * The index holds numbers (lib/hash-slots.ts: the newest ids' hashes and rows in a table, older
+ * ones in runs on disk), not a Map of strings: the ids themselves are a column whose old pages wait
+ * in a scratch file (lib/paged-column.ts), so a soak's payment ids cost disk, not heap. A lookup
+ * reads an id back only to confirm a row whose hash matches. The ids of the newest rows (as many as a
  * column keeps in memory) are also in a Map: nearly every lookup names a payment made in the last
  * few thousand (a run polls what it made lately), and a Map finds a string it has seen before by
  * the hash V8 keeps in the string, where the index hashes it again each time.
  */
-import { HashSlots, hashOf } from './hash-slots.ts';
+import { HashSlots, hashOf, type RowMatcher } from './hash-slots.ts';
 import { StringColumn, pageSettings } from './paged-column.ts';
 
-export class PaymentRows {
+export class PaymentRows implements RowMatcher {
   /** Row -> id. */
   private readonly ids = new StringColumn();
   private count = 0;
@@ -52,16 +52,18 @@ export class PaymentRows {
       this.lastRow = near;
       return near;
     }
-    const h = hashOf(id);
-    const slots = this.slots;
-    for (let i = slots.first(h), e = slots.rowPlus1(i); e !== 0; i = slots.next(i), e = slots.rowPlus1(i)) {
-      if (slots.hashAt(i) === h && this.ids.equals(e - 1, id)) {
-        this.lastId = id;
-        this.lastRow = e - 1;
-        return e - 1;
-      }
-    }
-    return undefined;
+    this.sought = id;
+    const r = this.slots.find(hashOf(id), this);
+    if (r < 0) return undefined;
+    this.lastId = id;
+    this.lastRow = r;
+    return r;
+  }
+
+  /** The id `find` looks for, which `matchesRow` confirms a row against. */
+  private sought = '';
+  matchesRow(row: number): boolean {
+    return this.ids.equals(row, this.sought);
   }
 
   idAt(row: number): string {

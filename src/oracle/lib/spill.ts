@@ -191,6 +191,12 @@ export function openScratch(owner: object): number {
     throw new Error(`the judge could not open a scratch file in ${tmpdir()} (${(e as Error).message}): set TMPDIR to a directory it can write`, { cause: e });
   }
   unlinkSync(path);
-  closeOnCollect.register(owner, fd);
+  closeOnCollect.register(owner, fd, owner);
   return fd;
+}
+
+/** Closes `owner`'s scratch file now, not when it is collected (its disk space is freed). */
+export function closeScratch(owner: object, fd: number): void {
+  closeOnCollect.unregister(owner);
+  closeSync(fd);
 }
