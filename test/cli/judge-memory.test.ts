@@ -231,7 +231,7 @@ describe('JudgeFileForecast', () => {
   it('foretells the file\'s records from the first ones and the share of the file they took, and warns once when they would not fit', () => {
     const said: string[] = [];
     let read = 0;
-    // 1,000 MB limit: 80% holds about 12.0 million records at 70 B; the scratch files fit (1 TB free).
+    // 1,000 MB limit: 80% holds about 14.0 million records at 60 B; the scratch files fit (1 TB free).
     const roomy = { dir: '/scratch', free: () => 2 ** 40 };
     const f = new JudgeFileForecast((m) => said.push(m), 1000, 4_000_000_000, () => read, 100_000, roomy);
     read = 10_000_000;
@@ -239,7 +239,7 @@ describe('JudgeFileForecast', () => {
     expect(said).toEqual([]);
     f.judged(1); // 100,000 records in 1/400 of the file: about 40 million in all
     expect(said).toHaveLength(1);
-    expect(said[0]).toMatch(/^this history holds about 40\.0 million records \(from the first 100,000 and the share of the file they took\); the judge keeps about 70 bytes a record \(docs\/oracle\.md, Memory\): about 2\.6 GB, more than it can use of its 1000 MB limit \(--judge-memory 1000\)\. It would stop at about 12\.0 million and judge no invariant; to judge them, stop now and give it --judge-memory 333\d\.$/);
+    expect(said[0]).toMatch(/^this history holds about 40\.0 million records \(from the first 100,000 and the share of the file they took\); the judge keeps about 60 bytes a record \(docs\/oracle\.md, Memory\): about 2\.2 GB, more than it can use of its 1000 MB limit \(--judge-memory 1000\)\. It would stop at about 14\.0 million and judge no invariant; to judge them, stop now and give it --judge-memory 286\d\.$/);
     f.judged(100_000);
     expect(said).toHaveLength(1);
     const fits: string[] = [];
@@ -250,13 +250,13 @@ describe('JudgeFileForecast', () => {
 
   it('says once, from the same forecast, when the scratch files of the history would not fit in TMPDIR', () => {
     const said: string[] = [];
-    // 40 million records at 220 B: about 8.2 GB of scratch files, in a directory with 1 GB free; the memory fits (64 GB limit).
+    // 40 million records at 230 B: about 8.6 GB of scratch files, in a directory with 1 GB free; the memory fits (64 GB limit).
     const f = new JudgeFileForecast((m) => said.push(m), 64_000, 4_000_000_000, () => 10_000_000, 100_000, { dir: '/small', free: () => 2 ** 30 });
     f.judged(100_000);
     f.judged(100_000);
     expect(said).toEqual([
-      'this history holds about 40.0 million records, and the judge writes about 220 bytes a record of scratch files (docs/oracle.md, Memory): about 8.2 GB in /small, which has 1.0 GB free. ' +
-        'Past about 4.4 million records its invariants would be "error" (the metrics are kept): free some space there, or set TMPDIR to a directory with room.',
+      'this history holds about 40.0 million records, and the judge writes about 230 bytes a record of scratch files (docs/oracle.md, Memory): about 8.6 GB in /small, which has 1.0 GB free. ' +
+        'Past about 4.2 million records its invariants would be "error" (the metrics are kept): free some space there, or set TMPDIR to a directory with room.',
     ]);
   });
 
@@ -264,7 +264,7 @@ describe('JudgeFileForecast', () => {
     // NDJSON, so the reader's read-ahead (2 MB) is a small share of the file and the forecast near the truth.
     const dir = mkdtempSync(join(tmpdir(), 'paystorm-judge-forecast-'));
     const file = join(dir, 'history.ndjson');
-    // 300,000 records at 70 B: about 20 MB, past 80% of the 16 MB limit (about 192,000).
+    // 300,000 records at 60 B: about 17 MB, past 80% of the 16 MB limit (about 224,000).
     await writeSyntheticHistory(file, 300_000);
     const warnings: string[] = [];
     const err = await judgeFileOnThread(file, { thresholds: [], scenarioThresholds: {} }, TOO_SMALL_MB, (m) => warnings.push(m), { forecastAfter: 5_000 }).then(

@@ -99,13 +99,13 @@ describe("the judge's memory, forecast before the load", () => {
   it('says nothing while the run fits in 80% of the judge\'s limit; past it, how much it needs, where it would stop, and the fix', () => {
     const perMb = 2 ** 20 / JUDGE_BYTES_PER_REQUEST;
     expect(judgeMemoryForecast(0.79 * 1000 * perMb, 1000, 24_000)).toBeNull();
-    // A 24-hour soak at 525 requests a second: 45.4 million requests at 90 B, about 3.8 GB; 80% of 3,000 MB holds 28.0 million.
+    // A 24-hour soak at 525 requests a second: 45.4 million requests at 75 B, about 3.2 GB; 80% of 3,000 MB holds 33.6 million.
     expect(judgeMemoryForecast(45_360_000, 8_000, 48_000)).toBeNull();
     const roomy = judgeMemoryForecast(45_360_000, 3_000, 48_000)!;
-    expect(roomy).toMatch(/^this run plans about 45\.4 million requests, and the judge keeps about 90 bytes a request \(docs\/oracle\.md, Memory\): about 3\.8 GB, more than it can use of its 2\.9 GB limit \(--judge-memory\)\. Past about 28\.0 million requests it would stop, and the invariants would be "error" \(the metrics are kept\): give it --judge-memory (\d+)\.$/);
+    expect(roomy).toMatch(/^this run plans about 45\.4 million requests, and the judge keeps about 75 bytes a request \(docs\/oracle\.md, Memory\): about 3\.2 GB, more than it can use of its 2\.9 GB limit \(--judge-memory\)\. Past about 33\.6 million requests it would stop, and the invariants would be "error" \(the metrics are kept\): give it --judge-memory (\d+)\.$/);
     const want = Number(/--judge-memory (\d+)\.$/.exec(roomy)![1]);
     expect(judgeMemoryForecast(45_360_000, want, 48_000)).toBeNull();
-    expect(judgeMemoryForecast(45_360_000, 3_000, 3_500)).toMatch(/this machine has 3\.4 GB: run it on one with about 4\.8 GB or more, or make it shorter\.$/);
+    expect(judgeMemoryForecast(45_360_000, 3_000, 3_500)).toMatch(/this machine has 3\.4 GB: run it on one with about 4\.0 GB or more, or make it shorter\.$/);
   });
 });
 
@@ -116,12 +116,12 @@ describe("the judge's scratch files, from the plan", () => {
     expect(judgeScratchForecast(45_360_000, '/var/tmp', 100 * GB)).toBeNull();
     expect(judgeScratchForecast(Math.floor((0.89 * GB) / JUDGE_SCRATCH_BYTES_PER_REQUEST), '/var/tmp', GB)).toBeNull();
     expect(judgeScratchForecast(45_360_000, '/tmp', 2 * GB)).toBe(
-      'this run plans about 45.4 million requests, and the judge writes about 280 bytes a request of scratch files (docs/oracle.md, Memory): about 12 GB in /tmp, which has 2.0 GB free. ' +
-        'Past about 6.9 million requests its invariants would be "error" (the metrics are kept): free some space there, or set TMPDIR to a directory with room.',
+      'this run plans about 45.4 million requests, and the judge writes about 290 bytes a request of scratch files (docs/oracle.md, Memory): about 12 GB in /tmp, which has 2.0 GB free. ' +
+        'Past about 6.7 million requests its invariants would be "error" (the metrics are kept): free some space there, or set TMPDIR to a directory with room.',
     );
     // A directory that is not there (TMPDIR misspelled) is said whatever the run's length.
     expect(judgeScratchForecast(1_000, '/no/such/dir')).toBe(
-      'this run plans about 1,000 requests, and the judge writes its scratch files in /no/such/dir (TMPDIR), which it cannot read: set TMPDIR to a directory it can write, with room for about 280 bytes a request.',
+      'this run plans about 1,000 requests, and the judge writes its scratch files in /no/such/dir (TMPDIR), which it cannot read: set TMPDIR to a directory it can write, with room for about 290 bytes a request.',
     );
   });
 });

@@ -17,7 +17,7 @@ export const checkCommand: PaystormCommand = {
       .option('baseline', { type: 'string', describe: 'Compare with a baseline (a --save-baseline directory, a baseline.json or a run directory); regression thresholds as in paystorm run (docs/baselines.md)' })
       .option('trend-window', { type: 'string', describe: 'Window of the drift figures and trend() thresholds (default 60s)' })
       .option('write', { type: 'boolean', default: true, describe: 'Rewrite the reports beside the history (--no-write to only print)' })
-      .option('judge-memory', { type: 'number', describe: "The judge's memory limit in MB (default three quarters of the machine's): a long soak's history needs about 0.1 kB per payment made" })
+      .option('judge-memory', { type: 'number', describe: "The judge's memory limit in MB (default three quarters of the machine's): a long soak's history needs about 60 bytes a record (most of it one key's rate-limit rows, read back at the end)" })
       .option('save-history', { type: 'boolean', default: false, describe: 'k6 output: also write the converted history (history.bin.gz) beside the reports; it is written anyway when the run has violations (their repro scripts are made from it)' })
       .example('$0 check reports/latest', 'Judge the latest run again')
       .example('$0 check run.k6.json.gz', 'Judge a k6 run (k6 run --out json=run.k6.json.gz dist/k6/mixed.js); reports go to run.k6.paystorm/'),

@@ -1,6 +1,7 @@
 /**
  * How much memory a judge thread may use. The oracle keeps something for every payment a run
- * made (docs/oracle.md, Memory: about 0.1 kB a payment on the synthetic history), so a soak's
+ * made and reads one key's rate-limit rows back at the end (docs/oracle.md, Memory: about 75 bytes
+ * a request on the synthetic history, most of it that read-back), so a soak's
  * judge outgrows Node's default heap limit (about 4 GB) long before it outgrows the machine:
  * with it, `paystorm check` of 16M synthetic records (some two hours at 2,000 requests a second)
  * ended in a V8 abort after 10 minutes, and 8M took about twice as long as with room, the
@@ -74,7 +75,7 @@ export class JudgeOutOfMemory extends Error {
   /** Why nothing was judged and what the user can do: judge the kept history again with more memory. */
   unjudged(historyPath: string): Unjudged {
     const how = this.recheck(historyPath);
-    return { short: this.message, full: `${this.message}, so no invariant was judged. The oracle keeps about 0.1 kB per payment made (docs/oracle.md, Memory). The history is kept: ${how}` };
+    return { short: this.message, full: `${this.message}, so no invariant was judged. The oracle keeps about 75 bytes a request, most of it one key's rate-limit rows read back at the end (docs/oracle.md, Memory). The history is kept: ${how}` };
   }
 }
 
@@ -129,22 +130,23 @@ export class HeapWatch {
 
 /**
  * What the judge holds per request of a run, measured on the synthetic history (bench/oracle-memory.ts:
- * 80.6 MB of live state at 4,000,000 records, 3,147,444 of them requests: 26 B), with room for the
- * rows of one key read back at the end (about 56 B a request when all are on one key) and for the
- * notes of flows that history has few of (3DS, the hosted page, webhook retries). Until the oracle's
- * memory is bounded (docs/oracle.md, Memory), a run's length is bounded by it.
+ * 52.1 MB of live state at 4,000,000 records, 3,147,444 of them requests: 17 B, most of it fixed,
+ * since the state now grows by about 11 B a payment), with room for the rows of one key read back
+ * at the end (about 56 B a request when all are on one key) and for the notes of flows that history
+ * has few of (3DS, the hosted page, webhook retries). Until the oracle's memory is bounded
+ * (docs/oracle.md, Memory), a run's length is bounded by it.
  */
-export const JUDGE_BYTES_PER_REQUEST = 90;
-/** The same per record of a history (webhook deliveries and fault windows are records too): 80.6 MB at 4,000,000 (20 B), and the read-back. */
-export const JUDGE_BYTES_PER_RECORD = 70;
+export const JUDGE_BYTES_PER_REQUEST = 75;
+/** The same per record of a history (webhook deliveries and fault windows are records too): 52.1 MB at 4,000,000 (13 B), and the read-back. */
+export const JUDGE_BYTES_PER_RECORD = 60;
 /**
  * What the judge writes to its scratch files per request (lib/spill.ts: the rate samples and spans
  * kept for the end; lib/paged-column.ts: the old pages of the per-payment columns), measured on the
- * same history: 864.7 MB at 4,000,000 records (275 B a request), and each table's last chunk.
+ * same history: 906.8 MB at 4,000,000 records (288 B a request, with the indexes' runs: lib/hash-slots.ts), and each table's last chunk.
  */
-export const JUDGE_SCRATCH_BYTES_PER_REQUEST = 280;
-/** The same per record: 864.7 MB at 4,000,000 (216 B), and each table's last chunk. */
-export const JUDGE_SCRATCH_BYTES_PER_RECORD = 220;
+export const JUDGE_SCRATCH_BYTES_PER_REQUEST = 290;
+/** The same per record: 906.8 MB at 4,000,000 (227 B), and each table's last chunk. */
+export const JUDGE_SCRATCH_BYTES_PER_RECORD = 230;
 /** The share of a directory's free space the scratch files may take before it is said. */
 const SCRATCH_WARN_SHARE = 0.9;
 
