@@ -80,7 +80,7 @@ export class Ledger {
   /** One row per refund key (refundKey), shared by `refunds` and `refundSpans`. */
   readonly refundRows = new PaymentRows();
   /** The refunds the run's answers showed, by refundKey. */
-  readonly refunds = new RefundTable(this.refundRows);
+  readonly refunds = new RefundTable(this.refundRows, this.paymentRows);
   /** Every status observed per payment id (also payments the run did not create). */
   readonly paymentSpans = new StatusSpans<PaymentStatus>(PAYMENT_STATUSES, this.paymentRows);
   /** Every status observed per refund, by refundKey (payment and refund id). */

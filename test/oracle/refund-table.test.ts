@@ -11,10 +11,12 @@ function check(tiny: boolean): void {
   const saved = { ...pageSettings };
   if (tiny) Object.assign(pageSettings, { rows: 2, resident: 1, reloaded: 1 });
   let rows: PaymentRows;
+  let paymentRows: PaymentRows;
   let table: RefundTable;
   try {
     rows = new PaymentRows();
-    table = new RefundTable(rows);
+    paymentRows = new PaymentRows();
+    table = new RefundTable(rows, paymentRows);
   } finally {
     Object.assign(pageSettings, saved);
   }
@@ -40,6 +42,12 @@ function check(tiny: boolean): void {
   expect(table.get(refundKey('pay_1', 're_1'))?.firstSeq).toBe(1001);
   expect(table.has('other-9')).toBe(false);
   expect(table.get('never')).toBeUndefined();
+  // Each payment's refunds, in the order first seen: what a Map of lists built from values() held.
+  const byPayment = new Map<string, string[]>();
+  for (const r of got) byPayment.set(r.paymentId, [...(byPayment.get(r.paymentId) ?? []), r.key]);
+  for (const [paymentId, keys] of byPayment) expect([...table.refundsOf(paymentId)].map((r) => r.key)).toEqual(keys);
+  expect(byPayment.get('pay_1')!.length).toBeGreaterThan(2);
+  expect([...table.refundsOf('pay_never')]).toEqual([]);
 }
 
 describe('RefundTable', () => {

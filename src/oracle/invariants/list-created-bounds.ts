@@ -40,9 +40,16 @@ const invariant: Invariant = {
       finish() {
         const byKey = paymentsByKey(ctx);
         for (const pg of edgePages) {
-          const atEdge = [...(byKey.get(pg.key) ?? [])].filter((x) => x.tEnd < pg.tStart && x.created === pg.gte && (pg.params.lt === undefined || x.created < pg.params.lt));
-          const missing = atEdge.filter((x) => !pg.ids.has(x.id));
-          if (missing.length) f.violation(evidence(`created[gte]=${pg.gte} left out ${missing[0].id}, created exactly at ${pg.gte} (gte is inclusive)`, [pg.rec], { seqs: [missing[0].seq], paymentIds: [missing[0].id] }));
+          // The key's first payment made before the page, created exactly at gte, and not on it (the list is by answer time).
+          let missing: { id: string; seq: number } | undefined;
+          for (const x of byKey.get(pg.key) ?? []) {
+            if (x.tEnd >= pg.tStart) break;
+            if (x.created === pg.gte && (pg.params.lt === undefined || x.created < pg.params.lt) && !pg.ids.has(x.id)) {
+              missing = x;
+              break;
+            }
+          }
+          if (missing) f.violation(evidence(`created[gte]=${pg.gte} left out ${missing.id}, created exactly at ${pg.gte} (gte is inclusive)`, [pg.rec], { seqs: [missing.seq], paymentIds: [missing.id] }));
         }
         return f.outcome('no list request used created[gte] or created[lt]');
       },

@@ -33,12 +33,6 @@ const invariant: Invariant = {
       },
       finish() {
         const { ledger } = ctx;
-        const refundsOf = new Map<string, { key: string; amount: number | null }[]>();
-        for (const r of ledger.refunds.values()) {
-          let l = refundsOf.get(r.paymentId);
-          if (!l) refundsOf.set(r.paymentId, (l = []));
-          l.push(r);
-        }
         for (const [pid, reqs] of ledger.refundRequests) {
           const amount = ledger.payments.get(pid)?.amount;
           for (const q of reqs) {
@@ -49,7 +43,7 @@ const invariant: Invariant = {
             if (q.badInput || !servedPath(ctx, q.path)) continue;
             if (q.amount === undefined || amount === undefined || amount === null || refundInconclusive(q) || !sameOwner(ctx, q)) continue;
             let used = 0;
-            for (const r of refundsOf.get(pid) ?? []) if (r.amount !== null && ledger.refundSpans.firstEnd(r.key, 'succeeded').t < q.tStart) used += r.amount;
+            for (const r of ledger.refunds.refundsOf(pid)) if (r.amount !== null && ledger.refundSpans.firstEnd(r.key, 'succeeded').t < q.tStart) used += r.amount;
             // The refunded total only grows (succeeded refunds only): any total seen before the request is refunded for good.
             for (const [t, total] of totals.get(pid) ?? []) if (t < q.tStart && total > used) used = total;
             if (q.amount <= amount - used) continue;

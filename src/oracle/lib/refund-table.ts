@@ -29,9 +29,20 @@ export class RefundTable {
   private readonly paymentIds = new StringColumn();
   private readonly amounts = new Float64Column();
   private readonly firstSeqs = new Float64Column();
+  /**
+   * Each payment's refunds in the order first seen, as a chain: by payment row its first and last
+   * refund rows, by refund row the next (all plus one, 0: none), so a check can walk one payment's
+   * refunds without a Map of lists by payment id made at the end.
+   */
+  private readonly firstOfPayment = new Uint32Column();
+  private readonly lastOfPayment = new Uint32Column();
+  private readonly nextOfPayment = new Uint32Column();
 
-  /** `rows`: refund keys to rows, shared with the refund status spans. */
-  constructor(readonly rows: PaymentRows) {}
+  /** `rows`: refund keys to rows, shared with the refund status spans; `paymentRows`: the ledger's payment rows (refundsOf). */
+  constructor(
+    readonly rows: PaymentRows,
+    private readonly paymentRows?: PaymentRows,
+  ) {}
 
   get size(): number {
     return this.count;
@@ -54,6 +65,21 @@ export class RefundTable {
     this.paymentIds.set(r, paymentId);
     if (amount !== null) this.amounts.set(r, amount);
     this.firstSeqs.set(r, seq);
+    if (this.paymentRows) {
+      const p = this.paymentRows.rowOf(paymentId);
+      const last = this.lastOfPayment.get(p);
+      if (last === 0) this.firstOfPayment.set(p, r + 1);
+      else this.nextOfPayment.set(last - 1, r + 1);
+      this.lastOfPayment.set(p, r + 1);
+    }
+  }
+
+  /** The refunds of payment `paymentId`, in the order first seen (as `values()` gives them). */
+  *refundsOf(paymentId: string): Generator<RefundFacts> {
+    if (!this.paymentRows) throw new Error('RefundTable.refundsOf needs the payment rows');
+    const p = this.paymentRows.find(paymentId);
+    if (p === undefined) return;
+    for (let r = this.firstOfPayment.get(p); r !== 0; r = this.nextOfPayment.get(r - 1)) yield new RefundView(this, r - 1);
   }
 
   private find(key: string): number | undefined {
