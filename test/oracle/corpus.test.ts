@@ -10,6 +10,7 @@ import { checkEntry, corpusEntries, readJson, REPO_ROOT, type SourceFile } from 
 import { describeDifference } from '../../scripts/corpus/fingerprint.ts';
 import { pageSettings, pagesReadBack } from '../../src/oracle/lib/paged-column.ts';
 import { scratchFilesOpened, spillSettings } from '../../src/oracle/lib/spill.ts';
+import { hashSettings, indexPagesReadBack } from '../../src/oracle/lib/hash-slots.ts';
 
 const SAMPLE = join(REPO_ROOT, 'test', 'fixtures', 'oracle-corpus');
 const entries = corpusEntries(SAMPLE);
@@ -35,19 +36,26 @@ describe('oracle regression corpus sample, every table and paged column kept on 
   // gets more than two rows goes through its file, and back nearly at every read.
   let chunkRows = 0;
   let pages = { ...pageSettings };
+  let index = { ...hashSettings };
   let opened = 0;
   let readBack = 0;
+  let indexReads = 0;
   beforeAll(() => {
     chunkRows = spillSettings.chunkRows;
     pages = { ...pageSettings };
+    index = { ...hashSettings };
     spillSettings.chunkRows = 3;
     Object.assign(pageSettings, { rows: 2, resident: 1, reloaded: 1 });
+    // Indexes from ids to rows with two entries in memory: nearly every lookup goes through a run on disk.
+    Object.assign(hashSettings, { memoryEntries: 2, runPageEntries: 2 });
     opened = scratchFilesOpened();
     readBack = pagesReadBack();
+    indexReads = indexPagesReadBack();
   });
   afterAll(() => {
     spillSettings.chunkRows = chunkRows;
     Object.assign(pageSettings, pages);
+    Object.assign(hashSettings, index);
   });
 
   for (const name of entries) {
@@ -60,5 +68,6 @@ describe('oracle regression corpus sample, every table and paged column kept on 
   it('spilled', () => {
     expect(scratchFilesOpened() - opened).toBeGreaterThan(entries.length);
     expect(pagesReadBack() - readBack).toBeGreaterThan(100 * entries.length);
+    expect(indexPagesReadBack() - indexReads).toBeGreaterThan(100 * entries.length);
   });
 });

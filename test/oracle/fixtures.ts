@@ -4,6 +4,7 @@ import { HISTORY_VERSION, type EndRecord, type ErrorInfo, type ExchangeRecord, t
 import { judge } from '../../src/oracle/index.ts';
 import { pageSettings } from '../../src/oracle/lib/paged-column.ts';
 import { spillSettings } from '../../src/oracle/lib/spill.ts';
+import { hashSettings } from '../../src/oracle/lib/hash-slots.ts';
 
 /** Epoch ms of run time 0. */
 export const RUN_WALL = 1_700_000_000_000;
@@ -237,18 +238,22 @@ export async function judgeOne(id: string, records: HistoryRecord[], run: Partia
 
 /**
  * `fn` run with every paged column made meanwhile on pages of two rows, one kept in memory and one
- * read back (lib/paged-column.ts), and every spilled table in chunks of `chunkRows` when given
- * (lib/spill.ts): nearly every read of what it makes goes through the scratch files.
+ * read back (lib/paged-column.ts), every index from ids to rows keeping two entries in memory and
+ * the rest in runs on disk (lib/hash-slots.ts), and every spilled table in chunks of `chunkRows`
+ * when given (lib/spill.ts): nearly every read of what it makes goes through the scratch files.
  */
 export async function withPagesOnDisk<T>(fn: () => T | Promise<T>, chunkRows?: number): Promise<T> {
   const pages = { ...pageSettings };
+  const index = { ...hashSettings };
   const chunks = spillSettings.chunkRows;
   Object.assign(pageSettings, { rows: 2, resident: 1, reloaded: 1 });
+  Object.assign(hashSettings, { memoryEntries: 2, runPageEntries: 2 });
   if (chunkRows !== undefined) spillSettings.chunkRows = chunkRows;
   try {
     return await fn();
   } finally {
     Object.assign(pageSettings, pages);
+    Object.assign(hashSettings, index);
     spillSettings.chunkRows = chunks;
   }
 }

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { IdemTable } from '../../src/oracle/lib/idem-table.ts';
 import { IdemTuples, type IdemTuple } from '../../src/oracle/lib/idem-tuples.ts';
 import { pageSettings } from '../../src/oracle/lib/paged-column.ts';
+import { hashSettings } from '../../src/oracle/lib/hash-slots.ts';
 
 interface Sent {
   key: string;
@@ -56,12 +57,16 @@ function sample(): Sent[] {
 
 function check(sent: Sent[], tiny: boolean): void {
   const saved = { ...pageSettings };
+  const index = { ...hashSettings };
   if (tiny) Object.assign(pageSettings, { rows: 2, resident: 1, reloaded: 1 });
+  // The index from keys to heads with two entries in memory, the rest in runs on disk.
+  if (tiny) Object.assign(hashSettings, { memoryEntries: 2, runPageEntries: 2 });
   let made: ReturnType<typeof replay>;
   try {
     made = replay(sent);
   } finally {
     Object.assign(pageSettings, saved);
+    Object.assign(hashSettings, index);
   }
   const { tuples, nested } = made;
   const want: number[][] = [];
