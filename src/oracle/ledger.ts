@@ -7,7 +7,7 @@
 import { PAYMENT_STATUSES, REFUND_STATUSES, TERMINAL_STATUSES, type CanonicalPayment, type CanonicalRefund, type PaymentStatus, type RefundStatus } from '../spec/index.ts';
 import { type EndRecord, type ExchangeRecord, type FaultRecord, type HistoryRecord, type KeyInfo } from '../history/index.ts';
 import { authVariant, createdObjectId, errorCode, is2xx, isApiCall, scopeOf, withoutQuery } from './lib/exchange.ts';
-import type { Columns } from './lib/columns.ts';
+import { ColumnPool, type Columns } from './lib/columns.ts';
 import { RateTable, type RateColumn } from './lib/rate-table.ts';
 import { StatusSpans } from './lib/status-spans.ts';
 import { PaymentRows } from './lib/payment-rows.ts';
@@ -16,6 +16,7 @@ import { PaymentTable, type PaymentFacts, type PaymentList } from './lib/payment
 import { IdemTable, type IdemRare, type IdemRequest } from './lib/idem-table.ts';
 import { IdemTuples, type IdemTuple } from './lib/idem-tuples.ts';
 import { Uint32Column, Uint8Column, ValueCodes } from './lib/paged-column.ts';
+import { hashOf, sortByHash } from './lib/hash-slots.ts';
 import { RefundRequestTable, type RefundRequest } from './lib/refund-request-table.ts';
 import { RefundTable } from './lib/refund-table.ts';
 import { ServerClock } from '../history/server-clock.ts';
@@ -149,6 +150,7 @@ export class Ledger {
     this.repeated = null;
     this.valueGroups = null;
     this.byKeyCache = null;
+    this.ratePool.release();
   }
 
   /**
@@ -212,24 +214,54 @@ export class Ledger {
     for (const h of this.repeated) yield this.viewsOf(this.tuples.tupleOf(h));
   }
 
-  /** idemSharedValues as rows (see `repeated`). */
-  private valueGroups: Map<string, IdemTuple[]> | null = null;
-  /** Idempotency-Key values used in more than one tuple (another API key or operation): each value's tuples. */
+  /** idemSharedValues as heads (see `repeated`): each value's tuples' heads. */
+  private valueGroups: Uint32Array[] | null = null;
+  /**
+   * Idempotency-Key values used in more than one tuple (another API key or operation): each value's
+   * tuples in the order tuples are walked, the values in the order each was met a second time.
+   */
   *idemSharedValues(): Generator<IdemRequest[][]> {
-    if (!this.valueGroups) {
-      // Only the values met again keep their tuples (a one-request tuple is noted as its request meanwhile).
-      const seen = new Map<string, IdemTuple>();
-      const shared = new Map<string, IdemTuple[]>();
-      for (const t of this.tupleRows()) {
-        const v = this.idemTable.idemKeyOf(Array.isArray(t) ? t[0] : t);
-        const prev = seen.get(v);
-        if (prev === undefined) seen.set(v, t);
-        else if (shared.has(v)) shared.get(v)!.push(t);
-        else shared.set(v, [prev, t]);
-      }
-      this.valueGroups = shared;
+    if (!this.valueGroups) this.valueGroups = this.sharedValueHeads();
+    for (const heads of this.valueGroups) yield Array.from(heads, (h) => this.viewsOf(this.tuples.tupleOf(h)));
+  }
+
+  /**
+   * The heads of the tuples whose values are shared, found by hash: every tuple's value hashed in
+   * walk order and sorted stably by hash, so only the tuples whose hash recurs have their values
+   * read again and compared. A Map from every value string to its tuple held a string and an
+   * entry a tuple (about 700 MB of RSS at 30M records); this holds 16 bytes a tuple for a moment.
+   */
+  private sharedValueHeads(): Uint32Array[] {
+    this.sortTuples();
+    const n = this.tuples.size;
+    const heads = new Uint32Array(n);
+    const hashes = new Uint32Array(n);
+    let k = 0;
+    for (const h of this.tuples.heads()) {
+      heads[k] = h;
+      hashes[k++] = hashOf(this.idemTable.idemKeyOf(h));
     }
-    for (const tuples of this.valueGroups.values()) yield tuples.map((t) => this.viewsOf(t));
+    const order = sortByHash(hashes);
+    const groups: number[][] = [];
+    for (let i = 0; i < n; ) {
+      let j = i + 1;
+      while (j < n && hashes[order[j]] === hashes[order[i]]) j++;
+      if (j - i >= 2) {
+        // Walk positions by value (equal hashes keep walk order: the sort is stable).
+        const byValue = new Map<string, number[]>();
+        for (let m = i; m < j; m++) {
+          const v = this.idemTable.idemKeyOf(heads[order[m]]);
+          const l = byValue.get(v);
+          if (l) l.push(order[m]);
+          else byValue.set(v, [order[m]]);
+        }
+        for (const l of byValue.values()) if (l.length >= 2) groups.push(l);
+      }
+      i = j;
+    }
+    // A value's group was made when its second tuple was met.
+    groups.sort((a, b) => a[1] - b[1]);
+    return groups.map((g) => Uint32Array.from(g, (pos) => heads[pos]));
   }
 
   /** Time the run ended: the end record, or the latest time seen (interrupted history). */
@@ -264,18 +296,34 @@ export class Ledger {
   /** The run's payments per creating key, sorted by when their create was answered (cached). */
   paymentsByKey(): ReadonlyMap<string, PaymentList> {
     if (!this.byKeyCache || this.byKeyCache.payments !== this.payments.size) {
-      const rows = new Map<string, { rows: number[]; ends: number[] }>();
+      // Typed arrays by registration order, not arrays per key: 16 bytes a payment for a moment (lists
+      // of numbers and their sort orders took about 380 MB of RSS at 30M records).
+      const n = this.payments.size;
+      const keyIndex = new Map<string, number>();
+      const keyOf = new Uint32Array(n);
+      const rowOf = new Uint32Array(n);
+      const ends = new Float64Array(n);
+      const counts: number[] = [];
+      let i = 0;
       for (const f of this.payments.values()) {
-        let l = rows.get(f.key);
-        if (!l) rows.set(f.key, (l = { rows: [], ends: [] }));
-        l.rows.push(f.row);
-        l.ends.push(f.tEnd);
+        let k = keyIndex.get(f.key);
+        if (k === undefined) {
+          keyIndex.set(f.key, (k = counts.length));
+          counts.push(0);
+        }
+        counts[k]++;
+        keyOf[i] = k;
+        rowOf[i] = f.row;
+        ends[i++] = f.tEnd;
       }
       const m = new Map<string, PaymentList>();
-      for (const [key, l] of rows) {
+      for (const [key, k] of keyIndex) {
+        const order = new Uint32Array(counts[k]);
+        for (let p = 0, o = 0; p < i; p++) if (keyOf[p] === k) order[o++] = p;
         // Ties keep the order the payments were registered in.
-        const order = l.rows.map((_, i) => i).sort((a, b) => l.ends[a] - l.ends[b] || a - b);
-        m.set(key, this.payments.listOf(Uint32Array.from(order, (i) => l.rows[i])));
+        order.sort((a, b) => ends[a] - ends[b] || a - b);
+        for (let o = 0; o < order.length; o++) order[o] = rowOf[order[o]];
+        m.set(key, this.payments.listOf(order));
       }
       this.byKeyCache = { payments: this.payments.size, map: m };
     }
@@ -412,8 +460,10 @@ export class Ledger {
    * holds one key's rows, not every key's.
    */
   *rateTables(): Generator<[key: string, rows: Columns<RateColumn>]> {
-    for (const [key, table] of this.rate) yield [key, table.load()];
+    for (const [key, table] of this.rate) yield [key, table.load(this.ratePool)];
   }
+  /** The memory every rate table is loaded into, one after another (lib/columns.ts, ColumnPool). */
+  private readonly ratePool = new ColumnPool();
 
   /** `group`: the exchange's key and scope in `tuples`; `head`: its tuple's head so far (undefined: a first use). */
   private addIdem(x: ExchangeRecord, scope: string, idemKey: string, group: number, head: number | undefined): void {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { IdemTable, type IdemRare, type IdemRequest } from '../../src/oracle/lib/idem-table.ts';
 import { Ledger } from '../../src/oracle/ledger.ts';
 import { seededRandom } from '../../src/spec/random.ts';
-import { K, create, resetSeq, runRec } from './fixtures.ts';
+import { K, create, resetSeq, runRec, withPagesOnDisk } from './fixtures.ts';
 
 const FIELDS = ['seq', 'key', 'scope', 'idemKey', 'digest', 'tStart', 'tEnd', 'status', 'code', 'type', 'requestId', 'objectId', 'refundPath', 'attempt', 'merchantReference', 'badInput', 'group', 'errorSig'] as const;
 const plain = (r: IdemRequest) => Object.fromEntries(FIELDS.map((f) => [f, r[f]]));
@@ -70,5 +70,74 @@ describe('the ledger\'s idempotency tuples', () => {
     ledger.observe(create({ t: 400, idemKey: 'k2', id: 'pay_c', op: 'create_hpp' }));
     const shared = [...ledger.idemSharedValues()].find((t) => t[0][0].idemKey === 'k2');
     expect(shared?.map((t) => t.map((r) => `${r.scope}@${r.tStart}`))).toEqual([['payment_create@50'], ['hosted_create@400']]);
+  });
+});
+
+describe('the ledger\'s shared Idempotency-Key values', () => {
+  // What idemSharedValues gave when it was a Map from every value to its tuples: each value used in
+  // more than one tuple, its tuples in walk order, the values in the order each was met a second time.
+  function byMap(ledger: Ledger): string[][] {
+    const seen = new Map<string, IdemRequest[]>();
+    const shared = new Map<string, IdemRequest[][]>();
+    for (const t of ledger.idemTuples()) {
+      const v = t[0].idemKey;
+      const prev = seen.get(v);
+      if (prev === undefined) seen.set(v, t);
+      else if (shared.has(v)) shared.get(v)!.push(t);
+      else shared.set(v, [prev, t]);
+    }
+    return [...shared.values()].map((ts) => ts.map((t) => t.map((r) => `${r.key}/${r.scope}/${r.idemKey}@${r.seq}`).join(',')));
+  }
+  const views = (ledger: Ledger) => [...ledger.idemSharedValues()].map((ts) => ts.map((t) => t.map((r) => `${r.key}/${r.scope}/${r.idemKey}@${r.seq}`).join(',')));
+
+  for (const tiny of [false, true]) {
+    it(`gives each shared value's tuples, as a Map of every value did, values with one hash told apart${tiny ? ' (pages and indexes on disk)' : ''}`, async () => {
+      const run = () => {
+        resetSeq();
+        const rnd = seededRandom(11);
+        const ledger = new Ledger(new Map());
+        ledger.observe(runRec());
+        const keys = [K.test, 'merchant_b:test …0003'];
+        const ops = ['create', 'create_hpp'] as const;
+        // pay_10unw and pay_1xwba share a 32-bit FNV-1a hash: both are shared values here, in one hash run.
+        const values = ['pay_10unw', 'pay_1xwba', ...Array.from({ length: 400 }, (_, i) => `idem-${i}`)];
+        for (let n = 0; n < 1_500; n++) {
+          const idemKey = values[n < 6 ? n % 2 : Math.floor(rnd() * values.length)];
+          ledger.observe(create({ t: n, key: keys[Math.floor(rnd() * 2)], op: ops[Math.floor(rnd() * 2)], idemKey, id: `pay_${n}` }));
+        }
+        return ledger;
+      };
+      const ledger = tiny ? await withPagesOnDisk(run) : run();
+      const want = byMap(ledger);
+      expect(want.length).toBeGreaterThan(50);
+      expect(want.some((g) => g[0].includes('/pay_10unw@')) && want.some((g) => g[0].includes('/pay_1xwba@'))).toBe(true);
+      expect(views(ledger)).toEqual(want);
+      // Asked again (a later check's conclusion), the same.
+      expect(views(ledger)).toEqual(want);
+    });
+  }
+});
+
+describe('the ledger\'s payments by key', () => {
+  it('lists each key\'s payments by when their create was answered, ties in the order they were registered', () => {
+    resetSeq();
+    const rnd = seededRandom(3);
+    const ledger = new Ledger(new Map());
+    ledger.observe(runRec());
+    const keys = [K.test, K.test2, K.other];
+    for (let n = 0; n < 600; n++) {
+      // Answers that end out of start order, and many ending at the same millisecond.
+      ledger.observe(create({ t: n, dur: Math.floor(rnd() * 40) * 5, key: keys[Math.floor(rnd() * 3)], id: `pay_${n}`, idemKey: `k${n}` }));
+    }
+    const want = new Map<string, string[]>();
+    const all = [...ledger.payments.values()].map((f, i) => ({ key: f.key, id: f.id, tEnd: f.tEnd, i }));
+    for (const key of new Set(all.map((a) => a.key))) {
+      want.set(key, all.filter((a) => a.key === key).sort((a, b) => a.tEnd - b.tEnd || a.i - b.i).map((a) => a.id));
+    }
+    const got = new Map([...ledger.paymentsByKey()].map(([key, l]) => [key, [...l].map((f) => f.id)]));
+    expect([...got.keys()]).toEqual([...want.keys()]);
+    expect(got).toEqual(want);
+    const ties = all.filter((a, _, xs) => xs.some((b) => b !== a && b.key === a.key && b.tEnd === a.tEnd));
+    expect(ties.length).toBeGreaterThan(50);
   });
 });

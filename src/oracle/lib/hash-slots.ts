@@ -322,8 +322,8 @@ export class HashSlots {
   }
 }
 
-/** The order of `hashes` sorted ascending (a radix sort of two 16-bit passes: a run's entries number up to memoryEntries). */
-function sortByHash(hashes: Uint32Array): Uint32Array {
+/** The order of `hashes` sorted ascending, equal hashes in their given order (a radix sort of two 16-bit passes: stable). */
+export function sortByHash(hashes: Uint32Array): Uint32Array {
   const n = hashes.length;
   let order = new Uint32Array(n);
   let next = new Uint32Array(n);

@@ -26,6 +26,8 @@ interface Group {
 export class IdemTuples implements RowMatcher {
   private readonly groups = new Map<string, Map<string, Group>>();
   private groupCount = 0;
+  /** Tuples (heads) so far. */
+  private headCount = 0;
   /** By head row: the group's next head, plus one (0: the last). */
   private readonly nextHead = new Uint32Column();
   /** By head row: its group. */
@@ -85,6 +87,7 @@ export class IdemTuples implements RowMatcher {
   /** Adds request `row` (with `idemKey`, in group `g`) to the tuple whose head is `head` (what findHead gave), or as a new tuple's head. */
   add(g: number, idemKey: string, row: number, head: number | undefined): void {
     if (head === undefined) {
+      this.headCount++;
       this.groupOfHead.set(row, g);
       const group = this.groupById(g);
       if (group.last === 0) group.first = row + 1;
@@ -130,6 +133,11 @@ export class IdemTuples implements RowMatcher {
         for (let h = g.first; h !== 0; h = this.nextHead.get(h - 1)) yield h - 1;
       }
     }
+  }
+
+  /** How many tuples there are (what `heads()` walks). */
+  get size(): number {
+    return this.headCount;
   }
 
   /** Whether the tuple whose head is `head` holds more than its one request. */

@@ -8,6 +8,8 @@ import { Float64Column, StringColumn, Uint32Column, Uint8Column } from './paged-
 import type { PaymentRows } from './payment-rows.ts';
 
 export interface RefundFacts {
+  /** Row of its key in the table's rows (shared with the refund status spans): a check can keep notes by it. */
+  readonly row: number;
   /** Key in `refunds` and `refundSpans` (refundKey). */
   readonly key: string;
   readonly id: string;
