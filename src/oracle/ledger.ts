@@ -7,7 +7,7 @@
 import { PAYMENT_STATUSES, REFUND_STATUSES, TERMINAL_STATUSES, type CanonicalPayment, type CanonicalRefund, type PaymentStatus, type RefundStatus } from '../spec/index.ts';
 import { type EndRecord, type ExchangeRecord, type FaultRecord, type HistoryRecord, type KeyInfo } from '../history/index.ts';
 import { authVariant, createdObjectId, errorCode, is2xx, isApiCall, scopeOf, withoutQuery } from './lib/exchange.ts';
-import { ColumnPool, type Columns } from './lib/columns.ts';
+import type { Columns } from './lib/columns.ts';
 import { RateTable, type RateColumn } from './lib/rate-table.ts';
 import { StatusSpans } from './lib/status-spans.ts';
 import { PaymentRows } from './lib/payment-rows.ts';
@@ -150,7 +150,6 @@ export class Ledger {
     this.repeated = null;
     this.valueGroups = null;
     this.byKeyCache = null;
-    this.ratePool.release();
   }
 
   /**
@@ -460,10 +459,8 @@ export class Ledger {
    * holds one key's rows, not every key's.
    */
   *rateTables(): Generator<[key: string, rows: Columns<RateColumn>]> {
-    for (const [key, table] of this.rate) yield [key, table.load(this.ratePool)];
+    for (const [key, table] of this.rate) yield [key, table.load()];
   }
-  /** The memory every rate table is loaded into, one after another (lib/columns.ts, ColumnPool). */
-  private readonly ratePool = new ColumnPool();
 
   /** `group`: the exchange's key and scope in `tuples`; `head`: its tuple's head so far (undefined: a first use). */
   private addIdem(x: ExchangeRecord, scope: string, idemKey: string, group: number, head: number | undefined): void {

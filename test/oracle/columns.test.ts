@@ -4,7 +4,7 @@
  * the table grows past its first allocations.
  */
 import { describe, expect, it } from 'vitest';
-import { ColumnPool, Columns } from '../../src/oracle/lib/columns.ts';
+import { Columns } from '../../src/oracle/lib/columns.ts';
 import { seededRandom } from '../../src/spec/random.ts';
 
 describe('Columns', () => {
@@ -49,47 +49,5 @@ describe('Columns', () => {
     expect(bulk.col('n').constructor.name).toBe('Float64Array');
     expect([...bulk.col('t').subarray(0, bulk.length)]).toEqual([...one.col('t').subarray(0, one.length)]);
     expect([...bulk.col('n').subarray(0, bulk.length)]).toEqual([...one.col('n').subarray(0, one.length)]);
-  });
-});
-
-describe('Columns from a ColumnPool (the rate rules\' tables, loaded one after another)', () => {
-  const names = ['t', 'status', 'seq'] as const;
-  const load = (pool: ColumnPool, rows: number[][]) => {
-    const c = new Columns(names, ['status', 'seq'], rows.length, pool);
-    c.pushChunk([rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2])], rows.length);
-    return c;
-  };
-  it('gives each table its own values in the same memory, widening a narrow column exactly', () => {
-    const pool = new ColumnPool();
-    const a = load(pool, [[1.5, 200, 1], [2.25, 429, 2], [3, 200, 3]]);
-    expect([...a.col('t')]).toEqual([1.5, 2.25, 3]);
-    expect([...a.col('status')]).toEqual([200, 429, 200]);
-    const buffer = a.col('t').buffer;
-    // The next table (shorter) is a view of the same buffers; a seq past 2^24 widens its column to 64 bits.
-    const b = load(pool, [[9.75, 503, 2 ** 24 + 1], [10, 201, 5]]);
-    expect(b.col('t').buffer).toBe(buffer);
-    expect([...b.col('t')]).toEqual([9.75, 10]);
-    expect([...b.col('status')]).toEqual([503, 201]);
-    expect(b.col('seq')).toBeInstanceOf(Float64Array);
-    expect([...b.col('seq')]).toEqual([2 ** 24 + 1, 5]);
-    // A longer table gets a bigger buffer, and its values.
-    const rows = Array.from({ length: 50 }, (_, i) => [i / 4, 200 + (i % 3), i]);
-    const c = load(pool, rows);
-    expect([...c.col('t')]).toEqual(rows.map((r) => r[0]));
-    expect([...c.col('seq')]).toEqual(rows.map((r) => r[2]));
-  });
-
-  it('refuses to read a table after the next was made from its memory, and after the pool let go', () => {
-    const pool = new ColumnPool();
-    const a = load(pool, [[1, 200, 1]]);
-    load(pool, [[2, 200, 2]]);
-    expect(() => a.col('t')).toThrow(/read after the next one was made/);
-    const c = load(pool, [[3, 200, 3]]);
-    pool.release();
-    expect(() => c.col('t')).toThrow(/read after the next one was made/);
-    // A table made without a pool is never refused.
-    const free = new Columns(names);
-    free.pushValues(1, 2, 3);
-    expect(free.col('seq')[0]).toBe(3);
   });
 });

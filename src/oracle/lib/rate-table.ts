@@ -4,7 +4,7 @@
  * them at the end, when the server-clock estimate is final: `load()` gives one key's rows as one
  * table then, and the judge lets it go before the next key's.
  */
-import { Columns, type ColumnPool } from './columns.ts';
+import { Columns } from './columns.ts';
 import { SpillColumns, spillSettings } from './spill.ts';
 
 /** One row per authenticated API answer (and per request that got none): NaN where a header was absent. */
@@ -90,12 +90,9 @@ export class RateTable {
     return null;
   }
 
-  /**
-   * Every row in push order, as one table in memory (made anew on each call: let it go after use).
-   * With `pool`, its columns are views of the pool's memory, valid until the next table is loaded from it.
-   */
-  load(pool?: ColumnPool): Columns<RateColumn> {
-    const out = new Columns(RATE_COLUMNS, NARROW_RATE_COLUMNS, this.rows.length, pool);
+  /** Every row in push order, as one table in memory (made anew on each call: let it go after use). */
+  load(): Columns<RateColumn> {
+    const out = new Columns(RATE_COLUMNS, NARROW_RATE_COLUMNS, this.rows.length);
     for (const { cols, n } of this.rows.chunks()) out.pushChunk(cols, n);
     return out;
   }
