@@ -455,11 +455,20 @@ export class Ledger {
 
   /**
    * Each key's rate samples as one table in memory, a key at a time, in the order the keys were
-   * first used: the table of one key is let go when the next is asked for, so the end of a soak
-   * holds one key's rows, not every key's.
+   * first used. Every key is loaded into the same table, so the end of a soak holds one key's rows,
+   * not every key's; the table a key was given is emptied when the next key is asked for, so read
+   * a key's rows (and what is computed from them) before going on.
    */
   *rateTables(): Generator<[key: string, rows: Columns<RateColumn>]> {
-    for (const [key, table] of this.rate) yield [key, table.load()];
+    let most = 0;
+    for (const table of this.rate.values()) most = Math.max(most, table.length);
+    const into = RateTable.emptyTable(most);
+    try {
+      for (const [key, table] of this.rate) yield [key, table.load(into)];
+    } finally {
+      // A table kept past its key would read the next key's rows: this one reads as empty instead.
+      into.clear();
+    }
   }
 
   /** `group`: the exchange's key and scope in `tuples`; `head`: its tuple's head so far (undefined: a first use). */

@@ -4,7 +4,7 @@
  * the table grows past its first allocations.
  */
 import { describe, expect, it } from 'vitest';
-import { Columns } from '../../src/oracle/lib/columns.ts';
+import { Columns, sortRows } from '../../src/oracle/lib/columns.ts';
 import { seededRandom } from '../../src/spec/random.ts';
 
 describe('Columns', () => {
@@ -49,5 +49,40 @@ describe('Columns', () => {
     expect(bulk.col('n').constructor.name).toBe('Float64Array');
     expect([...bulk.col('t').subarray(0, bulk.length)]).toEqual([...one.col('t').subarray(0, one.length)]);
     expect([...bulk.col('n').subarray(0, bulk.length)]).toEqual([...one.col('n').subarray(0, one.length)]);
+  });
+});
+
+describe('sortRows', () => {
+  const comparatorSort = (rows: number[], v: ArrayLike<number>) => [...rows].sort((a, b) => v[a] - v[b] || a - b);
+
+  it('gives what the comparator sort of a plain array gives: random, tied, nearly sorted and reversed values, any subset of rows', () => {
+    const rnd = seededRandom(17);
+    for (const n of [0, 1, 2, 31, 32, 33, 100, 1000, 5000]) {
+      const shapes: Record<string, (i: number) => number> = {
+        random: () => rnd() * 1000,
+        ties: () => Math.floor(rnd() * 5),
+        nearly: (i) => i + rnd() * 40,
+        reversed: (i) => n - i,
+      };
+      for (const [shape, value] of Object.entries(shapes)) {
+        const v = Float64Array.from({ length: n }, (_, i) => value(i));
+        // A subset of rows in an order of its own, as rate-remaining sorts a window's rows.
+        const rows = Array.from({ length: n }, (_, i) => i).filter(() => rnd() < 0.7).sort(() => rnd() - 0.5);
+        expect([...sortRows(Uint32Array.from(rows), v)], `${shape} ${n}`).toEqual(comparatorSort(rows, v));
+      }
+    }
+  });
+
+  it('keeps the comparator sort\'s order for a column holding NaN', () => {
+    const v = Float64Array.from([3, NaN, 1, 2, NaN, 0, 5, 4]);
+    for (const rows of [[7, 6, 5, 4, 3, 2, 1, 0], [4, 1], [0, 4, 1, 2]]) {
+      expect([...sortRows(Uint32Array.from(rows), v)], String(rows)).toEqual(comparatorSort(rows, v));
+    }
+  });
+
+  it('Columns.order sorts by the column, ties by row index', () => {
+    const cols = new Columns(['t'] as const, [], 4);
+    for (const t of [5, 1, 5, 0, 1, 9, 0]) cols.pushValues(t);
+    expect([...cols.order('t')]).toEqual([3, 6, 1, 4, 0, 2, 5]);
   });
 });

@@ -166,9 +166,11 @@ describe('idempotent replay repeating the original rate headers', () => {
     const ledger = new Ledger(new Map());
     for (const r of recs) ledger.observe(r);
     expect([1, 2, 3].map((s) => ledger.isReplayedRate(s))).toEqual([false, false, true]);
-    const c = new Map(ledger.rateTables()).get(K.test)!;
-    expect(Number.isNaN(c.col('reset')[2])).toBe(true);
-    expect(c.col('status')[2]).toBe(201);
+    // A key's table is read before the next key is asked for (the ledger reuses one table).
+    const read: number[] = [];
+    for (const [key, c] of ledger.rateTables()) if (key === K.test) read.push(c.col('reset')[2], c.col('status')[2]);
+    expect(Number.isNaN(read[0])).toBe(true);
+    expect(read[1]).toBe(201);
   });
 
   it('the whole RL set passes a history whose replays repeat their headers', async () => {

@@ -5,7 +5,10 @@
  * (a merged history's shards interleave).
  */
 import { describe, expect, it } from 'vitest';
-import { RATE_COLUMNS, RateTable } from '../../src/oracle/lib/rate-table.ts';
+import { RATE_COLUMNS, RateTable, type RateColumn } from '../../src/oracle/lib/rate-table.ts';
+import type { Columns } from '../../src/oracle/lib/columns.ts';
+import { groupByReset, orderBy } from '../../src/oracle/lib/rate.ts';
+import { Ledger } from '../../src/oracle/ledger.ts';
 import { spillSettings } from '../../src/oracle/lib/spill.ts';
 import { seededRandom } from '../../src/spec/random.ts';
 
@@ -47,6 +50,54 @@ describe('RateTable', () => {
       find(rows.length);
       // Seqs no row holds: between rising ones, past the end, and inside a shuffled chunk's range.
       for (const seq of [2, 4, 200, 1_100, 9_999]) expect(t.headersOfSeq(seq), `seq ${seq}`).toBeNull();
+    });
+  });
+});
+
+describe('Ledger.rateTables', () => {
+  it('gives each key its own rows in one reused table, and orders and groups made from a key are not served for the next', () => {
+    withChunkRows(8, () => {
+      const ledger = new Ledger(new Map());
+      const rnd = seededRandom(5);
+      // Three keys: the second as long as the first (a cache checked by length alone would serve it the first's groups), the third longer.
+      const lengths = { 'm/a': 30, 'm/b': 30, 'm/c': 75 };
+      const pushed = new Map<string, number[][]>();
+      let seq = 1;
+      for (const [key, n] of Object.entries(lengths)) {
+        const t = new RateTable();
+        const rows: number[][] = [];
+        for (let i = 0; i < n; i++) {
+          const start = i * 100 + rnd() * 300;
+          const row = [seq++, start, start + 20, 200, 10, 9, 1_700_000_000 + Math.floor(rnd() * (key === 'm/b' ? 2 : 5)), NaN];
+          rows.push(row);
+          t.push(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7]);
+        }
+        ledger.rate.set(key, t);
+        pushed.set(key, rows);
+      }
+      const seen: string[] = [];
+      let table: Columns<RateColumn> | null = null;
+      for (const [key, c] of ledger.rateTables()) {
+        seen.push(key);
+        if (table) expect(c, 'one table reused for every key').toBe(table);
+        table = c;
+        const rows = pushed.get(key)!;
+        expect(rows.map((_, i) => RATE_COLUMNS.map((col) => c.col(col)[i])), key).toEqual(rows);
+        expect(c.length).toBe(rows.length);
+        // The expected groups: rows by reset value, each group in start order (ties by row), groups by their first row.
+        const byStart = rows.map((_, i) => i).sort((a, b) => rows[a][1] - rows[b][1] || a - b);
+        const want = new Map<number, number[]>();
+        for (const i of byStart) {
+          const r = rows[i][6];
+          if (!want.has(r)) want.set(r, []);
+          want.get(r)!.push(i);
+        }
+        expect([...orderBy(c, 'tStart')], key).toEqual(byStart);
+        expect([...groupByReset(c)].map(([r, g]) => [r, [...g]]), key).toEqual([...want]);
+      }
+      expect(seen).toEqual(Object.keys(lengths));
+      // Once the keys are done the table reads as empty, not as the last key's rows.
+      expect(table!.length).toBe(0);
     });
   });
 });

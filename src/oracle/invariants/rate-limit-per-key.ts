@@ -46,6 +46,7 @@ const invariant: Invariant = {
           for (let i = 0; i < c.length; i++) {
             if (others.some((e) => sEpoch(ts[i]) >= e.from && sEpoch(ts[i]) <= e.to)) f.check();
           }
+          const unplaced = unplacedRows(c);
           for (const [R, rows] of groupByReset(c)) {
             const refused = rows.filter((i) => status[i] === 429);
             if (refused.length === 0) continue;
@@ -54,7 +55,7 @@ const invariant: Invariant = {
             const limit = limitOf(c, rows, ctx);
             if (limit === undefined) continue;
             let own = rows.filter((i) => isCounted(c, i)).length;
-            for (const i of unplacedRows(c)) {
+            for (const i of unplaced) {
               if (status[i] === 0 && sEpoch(te[i]) >= opened && sEpoch(ts[i]) <= R * 1000) own++;
             }
             // On a key other clients also use (--shared-key) their requests may make up the rest (rate-no-early-429 observes it).

@@ -9,6 +9,8 @@ export type NumberColumn = Float64Array | Float32Array;
  */
 export class Columns<K extends string> {
   length = 0;
+  /** Bumped by clear(): what was computed from the rows before (an order, groups) is stale when it differs. */
+  generation = 0;
   private cap = 64;
   /** The columns in `names` order: pushes index them by position, not by name (a keyed lookup per value). */
   private readonly arrays: NumberColumn[];
@@ -87,16 +89,92 @@ export class Columns<K extends string> {
     }
   }
 
+  /**
+   * Empties the table and keeps its arrays, to be filled again: one table read back after another
+   * (the rate rules' key tables, millions of rows each) then takes the same memory, rather than each
+   * a new set of arrays that the collector frees only some time after the next is made.
+   */
+  clear(): void {
+    this.length = 0;
+    this.generation++;
+  }
+
+  /** Makes room for `rows` rows in all, at once (nothing copied row by row as they are pushed). */
+  reserveRows(rows: number): void {
+    if (rows <= this.cap) return;
+    this.cap = rows;
+    for (let i = 0; i < this.arrays.length; i++) {
+      const old = this.arrays[i];
+      const next = old instanceof Float32Array ? new Float32Array(rows) : new Float64Array(rows);
+      next.set(old.subarray(0, this.length));
+      this.arrays[i] = next;
+    }
+  }
+
   col(name: K): NumberColumn {
     return this.arrays[this.position[name]];
   }
 
-  /** Row indices sorted by a column (ties by insertion order). Rows arrive nearly in order, which TimSort on a plain array makes cheap. */
+  /** Row indices sorted by a column (ties by row index). */
   order(by: K): Uint32Array {
-    const idx: number[] = new Array(this.length);
-    for (let i = 0; i < this.length; i++) idx[i] = i;
-    const c = this.col(by);
-    idx.sort((a, b) => c[a] - c[b] || a - b);
-    return Uint32Array.from(idx);
+    const rows = new Uint32Array(this.length);
+    for (let i = 0; i < rows.length; i++) rows[i] = i;
+    return sortRows(rows, this.col(by));
   }
+}
+
+/**
+ * `rows` sorted in place by `values[row]`, ties by row index: what
+ * `[...rows].sort((a, b) => values[a] - values[b] || a - b)` gives, in typed arrays. A rate table's
+ * rows number millions, and a plain array of them (with the sort's own copy) set the judge's peak
+ * at the end of a soak (docs/oracle.md, Memory). Rows arrive nearly in order, so a sorted run is
+ * checked first; otherwise a bottom-up merge sort with one scratch array.
+ */
+export function sortRows(rows: Uint32Array, values: ArrayLike<number>): Uint32Array {
+  const n = rows.length;
+  const before = (a: number, b: number) => values[a] < values[b] || (values[a] === values[b] && a < b);
+  for (let k = 0; k < n; k++) {
+    // NaN has no place in an order: keep what the comparator sort gave such a column.
+    if (Number.isNaN(values[rows[k]])) {
+      rows.set(Array.from(rows).sort((a, b) => values[a] - values[b] || a - b));
+      return rows;
+    }
+  }
+  let sorted = true;
+  for (let k = 1; k < n && sorted; k++) sorted = !before(rows[k], rows[k - 1]);
+  if (sorted) return rows;
+  // Runs of 32 by insertion, then merges of doubling width between `rows` and `scratch`.
+  const RUN = 32;
+  for (let lo = 0; lo < n; lo += RUN) {
+    const hi = Math.min(n, lo + RUN);
+    for (let k = lo + 1; k < hi; k++) {
+      const r = rows[k];
+      let j = k - 1;
+      while (j >= lo && before(r, rows[j])) {
+        rows[j + 1] = rows[j];
+        j--;
+      }
+      rows[j + 1] = r;
+    }
+  }
+  let src: Uint32Array = rows;
+  let dst: Uint32Array = new Uint32Array(n);
+  for (let width = RUN; width < n; width *= 2) {
+    for (let lo = 0; lo < n; lo += 2 * width) {
+      const mid = Math.min(n, lo + width);
+      const hi = Math.min(n, lo + 2 * width);
+      let a = lo, b = mid, o = lo;
+      // Already in order across the seam: copy the pair as it is.
+      if (mid >= hi || !before(src[mid], src[mid - 1])) {
+        dst.set(src.subarray(lo, hi), lo);
+        continue;
+      }
+      while (a < mid && b < hi) dst[o++] = before(src[b], src[a]) ? src[b++] : src[a++];
+      while (a < mid) dst[o++] = src[a++];
+      while (b < hi) dst[o++] = src[b++];
+    }
+    [src, dst] = [dst, src];
+  }
+  if (src !== rows) rows.set(src);
+  return rows;
 }

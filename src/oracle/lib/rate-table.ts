@@ -90,10 +90,20 @@ export class RateTable {
     return null;
   }
 
-  /** Every row in push order, as one table in memory (made anew on each call: let it go after use). */
-  load(): Columns<RateColumn> {
-    const out = new Columns(RATE_COLUMNS, NARROW_RATE_COLUMNS, this.rows.length);
+  /**
+   * Every row in push order, as one table in memory: `into` emptied and filled again (its arrays
+   * reused, made larger only when this key has more rows), or a new table.
+   */
+  load(into?: Columns<RateColumn>): Columns<RateColumn> {
+    const out = into ?? new Columns(RATE_COLUMNS, NARROW_RATE_COLUMNS, this.rows.length);
+    out.clear();
+    out.reserveRows(this.rows.length);
     for (const { cols, n } of this.rows.chunks()) out.pushChunk(cols, n);
     return out;
+  }
+
+  /** An empty table of this shape with room for `rows` rows, to load() keys into one after another. */
+  static emptyTable(rows: number): Columns<RateColumn> {
+    return new Columns(RATE_COLUMNS, NARROW_RATE_COLUMNS, rows);
   }
 }

@@ -1,6 +1,6 @@
 /** Per-key rate-limit samples (ledger.rate) grouped the way the rate rules need them. */
 import { LIMITS, type Evidence } from '../../spec/index.ts';
-import type { Columns } from './columns.ts';
+import { sortRows, type Columns } from './columns.ts';
 import type { RateColumn } from '../ledger.ts';
 import type { OracleContext } from '../types.ts';
 
@@ -44,51 +44,75 @@ export function resetToleranceMs(ctx: OracleContext): number {
   return 1000 + residualSkewMs(ctx) + serverOffsetOf(ctx).uncertaintyMs;
 }
 
-const groupCache = new WeakMap<RateCols, { length: number; groups: Map<number, number[]> }>();
-const orderCache = new WeakMap<RateCols, Map<string, { length: number; order: Uint32Array }>>();
+// Keyed by table and checked against its length and generation: a table is refilled with another key's rows (ledger.rateTables).
+const groupCache = new WeakMap<RateCols, { length: number; generation: number; groups: Map<number, Uint32Array> }>();
+const orderCache = new WeakMap<RateCols, Map<string, { length: number; generation: number; order: Uint32Array }>>();
 
 /** Row indices sorted by a column (computed once per key and column). */
 export function orderBy(c: RateCols, col: RateColumn): Uint32Array {
   let m = orderCache.get(c);
   if (!m) orderCache.set(c, (m = new Map()));
   const hit = m.get(col);
-  if (hit && hit.length === c.length) return hit.order;
+  if (hit && hit.length === c.length && hit.generation === c.generation) return hit.order;
   const order = c.order(col);
-  m.set(col, { length: c.length, order });
+  m.set(col, { length: c.length, generation: c.generation, order });
   return order;
 }
 
 /**
  * Row indices by X-RateLimit-Reset value: the server's own statement of which window counted
- * each request. Each group's rows are in start order. Computed once per key.
+ * each request. Groups come in the order of their first request, each group's rows in start
+ * order. Computed once per key; the groups are views of one typed array (a soak's key has millions
+ * of rows: a plain array a window would hold them all again in the heap).
  */
-export function groupByReset(c: RateCols): Map<number, number[]> {
+export function groupByReset(c: RateCols): Map<number, Uint32Array> {
   const hit = groupCache.get(c);
-  if (hit && hit.length === c.length) return hit.groups;
+  if (hit && hit.length === c.length && hit.generation === c.generation) return hit.groups;
   const reset = c.col('reset');
-  const groups = new Map<number, number[]>();
-  for (const i of orderBy(c, 'tStart')) {
+  const byStart = orderBy(c, 'tStart');
+  const sizes = new Map<number, number>();
+  let placed = 0;
+  for (let k = 0; k < byStart.length; k++) {
+    const r = reset[byStart[k]];
+    if (Number.isNaN(r)) continue;
+    sizes.set(r, (sizes.get(r) ?? 0) + 1);
+    placed++;
+  }
+  const all = new Uint32Array(placed);
+  const groups = new Map<number, Uint32Array>();
+  const next = new Map<number, number>();
+  let at = 0;
+  for (const [r, n] of sizes) {
+    groups.set(r, all.subarray(at, at + n));
+    next.set(r, at);
+    at += n;
+  }
+  for (let k = 0; k < byStart.length; k++) {
+    const i = byStart[k];
     const r = reset[i];
     if (Number.isNaN(r)) continue;
-    let g = groups.get(r);
-    if (!g) groups.set(r, (g = []));
-    g.push(i);
+    const to = next.get(r)!;
+    all[to] = i;
+    next.set(r, to + 1);
   }
-  groupCache.set(c, { length: c.length, groups });
+  groupCache.set(c, { length: c.length, generation: c.generation, groups });
   return groups;
 }
 
 /** Rows that may have been counted without saying in which window: no answer, or no reset header. */
-export function unplacedRows(c: RateCols): number[] {
+export function unplacedRows(c: RateCols): Uint32Array {
   const reset = c.col('reset');
   const status = c.col('status');
-  const out: number[] = [];
-  for (let i = 0; i < c.length; i++) if (Number.isNaN(reset[i]) || status[i] === 0) out.push(i);
+  let n = 0;
+  for (let i = 0; i < c.length; i++) if (Number.isNaN(reset[i]) || status[i] === 0) n++;
+  const out = new Uint32Array(n);
+  n = 0;
+  for (let i = 0; i < c.length; i++) if (Number.isNaN(reset[i]) || status[i] === 0) out[n++] = i;
   return out;
 }
 
 /** The limit in effect: the largest X-RateLimit-Limit among the rows, else what the run learned. */
-export function limitOf(c: RateCols, rows: readonly number[], ctx: OracleContext): number | undefined {
+export function limitOf(c: RateCols, rows: ArrayLike<number> & Iterable<number>, ctx: OracleContext): number | undefined {
   const lim = c.col('limit');
   let best = -Infinity;
   for (const i of rows) if (!Number.isNaN(lim[i]) && lim[i] > best) best = lim[i];
@@ -101,13 +125,13 @@ export function isCounted(c: RateCols, i: number): boolean {
   return s > 0 && s !== 429;
 }
 
-export function sortBy(c: RateCols, rows: readonly number[], col: RateColumn): number[] {
-  const v = c.col(col);
-  return [...rows].sort((a, b) => v[a] - v[b] || a - b);
+/** `rows` (not changed) sorted by a column, ties by row index. */
+export function sortBy(c: RateCols, rows: ArrayLike<number>, col: RateColumn): Uint32Array {
+  return sortRows(Uint32Array.from(rows), c.col(col));
 }
 
 /** The most rows whose starts fit in one span of `span` ms (rows sorted by tStart). */
-export function densest(c: RateCols, sortedRows: readonly number[], span: number): { count: number; from: number; to: number } {
+export function densest(c: RateCols, sortedRows: ArrayLike<number>, span: number): { count: number; from: number; to: number } {
   const ts = c.col('tStart');
   let best = { count: 0, from: 0, to: 0 };
   let lo = 0;
@@ -118,9 +142,11 @@ export function densest(c: RateCols, sortedRows: readonly number[], span: number
   return best;
 }
 
-export function rowEvidence(c: RateCols, key: string, rows: readonly number[], message: string): Evidence {
+/** `rows` may be a typed array: the evidence's lists are plain arrays of the values all the same. */
+export function rowEvidence(c: RateCols, key: string, rows: ArrayLike<number>, message: string): Evidence {
   const seq = c.col('seq');
   const ts = c.col('tStart');
-  const pick = rows.length > 6 ? [...rows.slice(0, 3), ...rows.slice(-3)] : rows;
+  const n = rows.length;
+  const pick = n > 6 ? [rows[0], rows[1], rows[2], rows[n - 3], rows[n - 2], rows[n - 1]] : Array.from(rows);
   return { message, seqs: pick.map((i) => seq[i]), times: pick.map((i) => Math.round(ts[i] * 10) / 10), keys: [key] };
 }
