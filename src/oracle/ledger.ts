@@ -87,6 +87,8 @@ export class Ledger {
   /** Every status observed per refund, by refundKey (payment and refund id). */
   readonly refundSpans = new StatusSpans<RefundStatus>(REFUND_STATUSES, this.refundRows);
   readonly faults: FaultRecord[] = [];
+  /** The table rateTables() loads each key's rows into, made at the first call. */
+  private rateScratch: Columns<RateColumn> | null = null;
   /** Rate-limit samples per key label, on disk but for their last chunk: read them with rateTables(). */
   readonly rate = new Map<string, RateTable>();
   /** The server's clock offset from ours, from the API answers' Date headers. */
@@ -142,11 +144,12 @@ export class Ledger {
   }
 
   /**
-   * Lets go of the lists made for the checks' conclusions (the repeated tuples, the payments by key): they
-   * are made again when asked. After a run's snapshot (an interim judgement), so that what it
-   * listed is not held until the next one.
+   * Lets go of the lists made for the checks' conclusions (the repeated tuples, the payments by
+   * key, the rate rules' table): they are made again when asked. After a run's snapshot (an interim
+   * judgement), so that what it listed is not held until the next one.
    */
   dropConclusionLists(): void {
+    this.rateScratch = null;
     this.repeated = null;
     this.valueGroups = null;
     this.byKeyCache = null;
@@ -462,7 +465,9 @@ export class Ledger {
   *rateTables(): Generator<[key: string, rows: Columns<RateColumn>]> {
     let most = 0;
     for (const table of this.rate.values()) most = Math.max(most, table.length);
-    const into = RateTable.emptyTable(most);
+    // One table for every rule too (and the orders and groups lib/rate.ts computes into it), kept until dropConclusionLists().
+    const into = (this.rateScratch ??= RateTable.emptyTable(most));
+    into.reserveRows(most);
     try {
       for (const [key, table] of this.rate) yield [key, table.load(into)];
     } finally {

@@ -98,6 +98,18 @@ describe('Ledger.rateTables', () => {
       expect(seen).toEqual(Object.keys(lengths));
       // Once the keys are done the table reads as empty, not as the last key's rows.
       expect(table!.length).toBe(0);
+      // The next rule is given the same table (and the arrays computed into it), until the conclusions' lists are dropped.
+      const again = (): [Columns<RateColumn>, number] | null => {
+        for (const [, c] of ledger.rateTables()) return [c, c.length];
+        return null;
+      };
+      const [same, n] = again()!;
+      expect(same).toBe(table);
+      expect(n).toBe(30);
+      ledger.dropConclusionLists();
+      const [fresh, rows] = again()!;
+      expect(fresh).not.toBe(table);
+      expect(rows).toBe(30);
     });
   });
 });

@@ -1,7 +1,7 @@
 import { LIMITS } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
 import { Findings } from '../lib/findings.ts';
-import { isCounted, limitOf, orderBy, rowEvidence, windowMsOf } from '../lib/rate.ts';
+import { countedByStart, limitOf, rowEvidence, windowMsOf } from '../lib/rate.ts';
 
 /**
  * RL-3. A fixed window lets bursts across a boundary reach about twice the limit,
@@ -19,13 +19,7 @@ const invariant: Invariant = {
       finish() {
         const W = windowMsOf(ctx);
         for (const [key, c] of ctx.ledger.rateTables()) {
-          // The counted rows in start order, as a typed array (a soak's key has millions).
-          const byStart = orderBy(c, 'tStart');
-          let n = 0;
-          for (let k = 0; k < byStart.length; k++) if (isCounted(c, byStart[k])) n++;
-          const sorted = new Uint32Array(n);
-          n = 0;
-          for (let k = 0; k < byStart.length; k++) if (isCounted(c, byStart[k])) sorted[n++] = byStart[k];
+          const sorted = countedByStart(c);
           const limit = limitOf(c, sorted, ctx);
           if (limit === undefined || sorted.length <= limit) continue;
           const ts = c.col('tStart');

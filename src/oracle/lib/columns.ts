@@ -128,9 +128,10 @@ export class Columns<K extends string> {
  * `[...rows].sort((a, b) => values[a] - values[b] || a - b)` gives, in typed arrays. A rate table's
  * rows number millions, and a plain array of them (with the sort's own copy) set the judge's peak
  * at the end of a soak (docs/oracle.md, Memory). Rows arrive nearly in order, so a sorted run is
- * checked first; otherwise a bottom-up merge sort with one scratch array.
+ * checked first; otherwise a bottom-up merge sort with one scratch array (`scratch`, at least as
+ * long as `rows`, when given).
  */
-export function sortRows(rows: Uint32Array, values: ArrayLike<number>): Uint32Array {
+export function sortRows(rows: Uint32Array, values: ArrayLike<number>, scratch?: Uint32Array): Uint32Array {
   const n = rows.length;
   const before = (a: number, b: number) => values[a] < values[b] || (values[a] === values[b] && a < b);
   for (let k = 0; k < n; k++) {
@@ -158,7 +159,7 @@ export function sortRows(rows: Uint32Array, values: ArrayLike<number>): Uint32Ar
     }
   }
   let src: Uint32Array = rows;
-  let dst: Uint32Array = new Uint32Array(n);
+  let dst: Uint32Array = scratch ? scratch.subarray(0, n) : new Uint32Array(n);
   for (let width = RUN; width < n; width *= 2) {
     for (let lo = 0; lo < n; lo += 2 * width) {
       const mid = Math.min(n, lo + width);

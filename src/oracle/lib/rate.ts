@@ -47,16 +47,45 @@ export function resetToleranceMs(ctx: OracleContext): number {
 // Keyed by table and checked against its length and generation: a table is refilled with another key's rows (ledger.rateTables).
 const groupCache = new WeakMap<RateCols, { length: number; generation: number; groups: Map<number, Uint32Array> }>();
 const orderCache = new WeakMap<RateCols, Map<string, { length: number; generation: number; order: Uint32Array }>>();
+const bufferCache = new WeakMap<RateCols, Map<string, Uint32Array>>();
 
-/** Row indices sorted by a column (computed once per key and column). */
+/**
+ * `n` numbers of the table's array for `purpose` (an order, the groups, a sort's scratch), made
+ * larger only when a key has more rows. What a key's rows give is computed into the same arrays
+ * the previous key's used: the ledger reuses one table for every key and rule, and arrays made
+ * anew per key and rule were freed only some time after the next were made (docs/oracle.md,
+ * Memory). Valid until the table is refilled, as the caches here are.
+ */
+function bufferOf(c: RateCols, purpose: string, n: number): Uint32Array {
+  let m = bufferCache.get(c);
+  if (!m) bufferCache.set(c, (m = new Map()));
+  let b = m.get(purpose);
+  if (!b || b.length < n) m.set(purpose, (b = new Uint32Array(Math.max(n, b ? b.length : 0))));
+  return b.subarray(0, n);
+}
+
+/** Row indices sorted by a column, ties by row index (computed once per key and column). */
 export function orderBy(c: RateCols, col: RateColumn): Uint32Array {
   let m = orderCache.get(c);
   if (!m) orderCache.set(c, (m = new Map()));
   const hit = m.get(col);
   if (hit && hit.length === c.length && hit.generation === c.generation) return hit.order;
-  const order = c.order(col);
+  const order = bufferOf(c, `order ${col}`, c.length);
+  for (let i = 0; i < order.length; i++) order[i] = i;
+  sortRows(order, c.col(col), bufferOf(c, 'sort scratch', c.length));
   m.set(col, { length: c.length, generation: c.generation, order });
   return order;
+}
+
+/** The counted rows (answered, not 429: isCounted) in start order, in an array reused from key to key. */
+export function countedByStart(c: RateCols): Uint32Array {
+  const byStart = orderBy(c, 'tStart');
+  let n = 0;
+  for (let k = 0; k < byStart.length; k++) if (isCounted(c, byStart[k])) n++;
+  const out = bufferOf(c, 'counted', n);
+  n = 0;
+  for (let k = 0; k < byStart.length; k++) if (isCounted(c, byStart[k])) out[n++] = byStart[k];
+  return out;
 }
 
 /**
@@ -78,7 +107,7 @@ export function groupByReset(c: RateCols): Map<number, Uint32Array> {
     sizes.set(r, (sizes.get(r) ?? 0) + 1);
     placed++;
   }
-  const all = new Uint32Array(placed);
+  const all = bufferOf(c, 'groups', placed);
   const groups = new Map<number, Uint32Array>();
   const next = new Map<number, number>();
   let at = 0;
