@@ -185,7 +185,8 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
   /** Every invariant's result over the records judged so far: at the end of the pass, or midway (interim: what finish() adds to its counts is taken back). */
   function conclude(interim: boolean): Judgement {
     const findings = new Map<string, Finding>();
-    const results: InvariantResult[] = slots.map(({ inv, check, error, findings: made }) => {
+    const lastRateReader = slots.map((s) => s.inv.readsRateTables === true).lastIndexOf(true);
+    const results: InvariantResult[] = slots.map(({ inv, check, error, findings: made }, index) => {
       const base = { id: inv.id, title: inv.title, rules: [...inv.rules] };
       const err = error ?? (ledgerError ? `the oracle's ledger failed on this history, so no invariant can be trusted:\n${ledgerError}` : null);
       if (err !== null || !check) {
@@ -202,6 +203,7 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
         return { ...base, status: 'error', violations: 0, examples: [], reason: 'the check threw an exception', error: stackOf(e), checked: 0 };
       } finally {
         for (const r of restores) r();
+        if (index === lastRateReader) ctx?.ledger.releaseRateTable();
       }
     });
     if (interim) ctx?.ledger.dropConclusionLists();

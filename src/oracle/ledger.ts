@@ -87,7 +87,7 @@ export class Ledger {
   /** Every status observed per refund, by refundKey (payment and refund id). */
   readonly refundSpans = new StatusSpans<RefundStatus>(REFUND_STATUSES, this.refundRows);
   readonly faults: FaultRecord[] = [];
-  /** The table rateTables() loads each key's rows into, made at the first call. */
+  /** The table rateTables() loads each key's rows into, made at the first call, kept until releaseRateTable(). */
   private rateScratch: Columns<RateColumn> | null = null;
   /** Rate-limit samples per key label, on disk but for their last chunk: read them with rateTables(). */
   readonly rate = new Map<string, RateTable>();
@@ -143,13 +143,18 @@ export class Ledger {
     }
   }
 
+  /** Lets go of the table rateTables() loads keys into: after the last rate rule's finish(). */
+  releaseRateTable(): void {
+    this.rateScratch = null;
+  }
+
   /**
    * Lets go of the lists made for the checks' conclusions (the repeated tuples, the payments by
    * key, the rate rules' table): they are made again when asked. After a run's snapshot (an interim
    * judgement), so that what it listed is not held until the next one.
    */
   dropConclusionLists(): void {
-    this.rateScratch = null;
+    this.releaseRateTable();
     this.repeated = null;
     this.valueGroups = null;
     this.byKeyCache = null;
@@ -465,7 +470,7 @@ export class Ledger {
   *rateTables(): Generator<[key: string, rows: Columns<RateColumn>]> {
     let most = 0;
     for (const table of this.rate.values()) most = Math.max(most, table.length);
-    // One table for every rule too (and the orders and groups lib/rate.ts computes into it), kept until dropConclusionLists().
+    // One table for every rule too (and the orders and groups lib/rate.ts computes into it), kept until releaseRateTable().
     const into = (this.rateScratch ??= RateTable.emptyTable(most));
     into.reserveRows(most);
     try {

@@ -47,6 +47,13 @@ export interface Invariant {
   title: string;
   /** rules.md ids it covers. */
   rules: string[];
+  /**
+   * Its finish() reads `ctx.ledger.rateTables()`. The ledger keeps the table those are loaded
+   * into from one such invariant to the next, and the judge lets it go after the last one's
+   * finish() (a soak's key fills hundreds of megabytes). One not marked still reads the tables,
+   * in a table made anew.
+   */
+  readsRateTables?: true;
   create(ctx: OracleContext): InvariantCheck;
 }
 

@@ -49,6 +49,20 @@ describe('REF-1 (refund-settles): a fault excuses a slow refund, not a stranded 
     expect(r.examples.map((e) => e.message)).toEqual([expect.stringMatching(/refund re_x of payment .* was still pending 58\.5 s after the faults healed/)]);
   });
 
+  it('a refund is made when the first answer naming it came, even one not showing it pending (a replay later does not move it)', async () => {
+    const pending = { status: 'succeeded' as const, refunds: [{ id: 're_x', paymentId: pid, amount: 100, status: 'pending' as const, created: 1_700_000_001 }] };
+    const recs = [
+      create({ id: pid, t: 0, p: { status: 'succeeded' } }),
+      // A status the spec does not name: the answer names the refund, its spans start at the retrieve.
+      refundReq(pid, { t: 900, dur: 700, r: { id: 're_x', status: 'processing' as never } }),
+      refundReq(pid, { t: 10_000, dur: 100, r: { id: 're_x', status: 'processing' as never } }),
+      retrieve(pid, { t: 20_000, p: pending }),
+      retrieve(pid, { t: 60_000, p: pending }),
+    ];
+    const r = await judgeOne('refund-settles', recs);
+    expect(r.examples.map((e) => e.message)).toEqual([expect.stringMatching(/refund re_x of payment .* was still pending 58\.4 s after it was made \(bound .*, no fault\)/)]);
+  });
+
   it('pending long after it was made with no fault: a violation', async () => {
     const r = await judgeOne('refund-settles', records(null, 60_000));
     expect(r.examples.map((e) => e.message)).toEqual([expect.stringMatching(/refund re_x of payment .* was still pending 58\.4 s after it was made \(bound .*, no fault\)/)]);

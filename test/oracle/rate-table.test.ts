@@ -9,6 +9,13 @@ import { RATE_COLUMNS, RateTable, type RateColumn } from '../../src/oracle/lib/r
 import type { Columns } from '../../src/oracle/lib/columns.ts';
 import { groupByReset, orderBy } from '../../src/oracle/lib/rate.ts';
 import { Ledger } from '../../src/oracle/ledger.ts';
+import { INVARIANTS, judge } from '../../src/oracle/index.ts';
+import type { Invariant } from '../../src/oracle/types.ts';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { resetSeq, runRec } from './fixtures.ts';
+import { rl, S } from './cases/rate.ts';
 import { spillSettings } from '../../src/oracle/lib/spill.ts';
 import { seededRandom } from '../../src/spec/random.ts';
 
@@ -111,5 +118,39 @@ describe('Ledger.rateTables', () => {
       expect(fresh).not.toBe(table);
       expect(rows).toBe(30);
     });
+  });
+});
+
+describe('the judge and the rate table', () => {
+  it('every invariant that reads ledger.rateTables() says so (readsRateTables), so the judge keeps its table no longer than they need it', () => {
+    const dir = join(dirname(fileURLToPath(import.meta.url)), '../../src/oracle/invariants');
+    const readers = INVARIANTS.filter((inv) => readFileSync(join(dir, `${inv.id}.ts`), 'utf8').includes('rateTables('));
+    expect(readers.length).toBeGreaterThanOrEqual(7);
+    expect(readers.filter((inv) => inv.readsRateTables !== true).map((inv) => inv.id)).toEqual([]);
+    expect(INVARIANTS.filter((inv) => inv.readsRateTables === true && !readers.includes(inv)).map((inv) => inv.id)).toEqual([]);
+  });
+
+  it('one table serves the marked invariants in turn and is let go after the last of them', async () => {
+    const tables: [string, Columns<RateColumn>][] = [];
+    const reader = (id: string, marked: boolean): Invariant => ({
+      id,
+      title: id,
+      rules: [],
+      ...(marked ? { readsRateTables: true as const } : {}),
+      create: (ctx) => ({
+        finish: () => {
+          for (const [, c] of ctx.ledger.rateTables()) tables.push([id, c]);
+          return { status: 'pass', violations: 0, examples: [], reason: '', checked: 1 };
+        },
+      }),
+    });
+    resetSeq();
+    const recs = [runRec(), rl(1, 100, 200, 9, S + 60), rl(2, 200, 200, 8, S + 60)];
+    await judge(recs, { invariants: [reader('a', true), reader('b', true), reader('c', false), reader('d', true), reader('e', false)] });
+    const [a, b, c, d, e] = tables.map(([, t]) => t);
+    expect(tables.map(([id]) => id)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    // Kept from a to d (c, unmarked, is given it too), let go after d, the last marked.
+    expect([b, c, d].every((t) => t === a)).toBe(true);
+    expect(e).not.toBe(a);
   });
 });

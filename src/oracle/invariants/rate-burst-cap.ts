@@ -13,6 +13,7 @@ const invariant: Invariant = {
   id: 'rate-burst-cap',
   title: 'No span of one window length holds more than twice the limit of non-429 responses for one key',
   rules: ['RL-3'],
+  readsRateTables: true,
   create(ctx) {
     const f = new Findings();
     return {

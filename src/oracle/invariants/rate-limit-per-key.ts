@@ -13,6 +13,7 @@ const invariant: Invariant = {
   id: 'rate-limit-per-key',
   title: 'Rate limit counters are per API key: exhausting one key never gives 429 to another',
   rules: ['RL-9'],
+  readsRateTables: true,
   create(ctx) {
     const f = new Findings();
     return {

@@ -24,6 +24,7 @@ const invariant: Invariant = {
   id: 'rate-no-early-429',
   title: 'A 429 comes only after X-RateLimit-Limit requests of the key were counted in the window',
   rules: ['RL-1', 'RL-7'],
+  readsRateTables: true,
   create(ctx) {
     const f = new Findings();
     return {

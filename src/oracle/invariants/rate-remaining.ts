@@ -12,6 +12,7 @@ const invariant: Invariant = {
   id: 'rate-remaining',
   title: 'X-RateLimit-Remaining is never negative and falls by one per counted request within a window',
   rules: ['RL-5'],
+  readsRateTables: true,
   create(ctx) {
     const f = new Findings();
     return {

@@ -13,6 +13,7 @@ const invariant: Invariant = {
   id: 'rate-window-cap',
   title: 'No fixed window of one key holds more non-429 responses than X-RateLimit-Limit',
   rules: ['RL-1'],
+  readsRateTables: true,
   create(ctx) {
     const f = new Findings();
     return {

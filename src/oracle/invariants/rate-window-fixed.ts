@@ -18,6 +18,7 @@ const invariant: Invariant = {
   id: 'rate-window-fixed',
   title: 'The rate window is fixed: it starts at a request, lasts the window length and is not restarted',
   rules: ['RL-2', 'RL-6'],
+  readsRateTables: true,
   create(ctx) {
     const f = new Findings();
     return {

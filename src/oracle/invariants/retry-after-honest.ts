@@ -12,6 +12,7 @@ const invariant: Invariant = {
   id: 'retry-after-honest',
   title: 'Retry-After neither understates the wait (same window still refused) nor overstates it by more than a second',
   rules: ['RL-8'],
+  readsRateTables: true,
   create(ctx) {
     const f = new Findings();
     return {
