@@ -132,7 +132,8 @@ export class HeapWatch {
  * What the judge holds per request of a run, measured on the synthetic history (bench/oracle-memory.ts:
  * 52.1 MB of live state at 4,000,000 records, 3,147,444 of them requests: 17 B, most of it fixed,
  * since the state now grows by about 11 B a payment), with room for the rows of one key read back
- * at the end (about 56 B a request when all are on one key) and for the notes of flows that history
+ * at the end (about 60 B a request when all are on one key: a table of 44 B a row, 48 once seqs
+ * pass 2^24, and 16 B of orders and groups, one set for every rate rule) and for the notes of flows that history
  * has few of (3DS, the hosted page, webhook retries). Until the oracle's memory is bounded
  * (docs/oracle.md, Memory), a run's length is bounded by it.
  */
