@@ -89,6 +89,8 @@ export class Ledger {
   readonly faults: FaultRecord[] = [];
   /** The table rateTables() loads each key's rows into, made at the first call, kept until releaseRateTable(). */
   private rateScratch: Columns<RateColumn> | null = null;
+  /** Whether a rateTables() walk is under way (walks do not nest). */
+  private rateWalking = false;
   /** Rate-limit samples per key label, on disk but for their last chunk: read them with rateTables(). */
   readonly rate = new Map<string, RateTable>();
   /** The server's clock offset from ours, from the API answers' Date headers. */
@@ -468,14 +470,18 @@ export class Ledger {
    * a key's rows (and what is computed from them) before going on.
    */
   *rateTables(): Generator<[key: string, rows: Columns<RateColumn>]> {
+    // A walk inside another would refill the table under it: an error, not another key's rows read as this one's.
+    if (this.rateWalking) throw new Error('ledger.rateTables() was walked inside another of its walks: every key is loaded into one table, so finish one walk first');
     let most = 0;
     for (const table of this.rate.values()) most = Math.max(most, table.length);
     // One table for every rule too (and the orders and groups lib/rate.ts computes into it), kept until releaseRateTable().
     const into = (this.rateScratch ??= RateTable.emptyTable(most));
     into.reserveRows(most);
+    this.rateWalking = true;
     try {
       for (const [key, table] of this.rate) yield [key, table.load(into)];
     } finally {
+      this.rateWalking = false;
       // A table kept past its key would read the next key's rows: this one reads as empty instead.
       into.clear();
     }

@@ -117,6 +117,11 @@ describe('Ledger.rateTables', () => {
       const [fresh, rows] = again()!;
       expect(fresh).not.toBe(table);
       expect(rows).toBe(30);
+      // Walks do not nest (the inner would refill the table under the outer): an error, and the next walk works.
+      expect(() => {
+        for (const [, c] of ledger.rateTables()) for (const [, d] of ledger.rateTables()) expect(d).toBe(c);
+      }).toThrow(/walked inside another of its walks/);
+      expect(again()![1]).toBe(30);
     });
   });
 });

@@ -115,12 +115,6 @@ export class Columns<K extends string> {
     return this.arrays[this.position[name]];
   }
 
-  /** Row indices sorted by a column (ties by row index). */
-  order(by: K): Uint32Array {
-    const rows = new Uint32Array(this.length);
-    for (let i = 0; i < rows.length; i++) rows[i] = i;
-    return sortRows(rows, this.col(by));
-  }
 }
 
 /**
