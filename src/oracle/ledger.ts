@@ -7,7 +7,7 @@
 import { PAYMENT_STATUSES, REFUND_STATUSES, TERMINAL_STATUSES, type CanonicalPayment, type CanonicalRefund, type PaymentStatus, type RefundStatus } from '../spec/index.ts';
 import { type EndRecord, type ExchangeRecord, type FaultRecord, type HistoryRecord, type KeyInfo } from '../history/index.ts';
 import { authVariant, createdObjectId, errorCode, is2xx, isApiCall, scopeOf, withoutQuery } from './lib/exchange.ts';
-import type { Columns } from './lib/columns.ts';
+import { sortRows, type Columns } from './lib/columns.ts';
 import { RateTable, type RateColumn } from './lib/rate-table.ts';
 import { StatusSpans } from './lib/status-spans.ts';
 import { PaymentRows } from './lib/payment-rows.ts';
@@ -330,7 +330,7 @@ export class Ledger {
         const order = new Uint32Array(counts[k]);
         for (let p = 0, o = 0; p < i; p++) if (keyOf[p] === k) order[o++] = p;
         // Ties keep the order the payments were registered in.
-        order.sort((a, b) => ends[a] - ends[b] || a - b);
+        sortRows(order, ends);
         for (let o = 0; o < order.length; o++) order[o] = rowOf[order[o]];
         m.set(key, this.payments.listOf(order));
       }

@@ -1,6 +1,7 @@
 import type { Invariant } from '../types.ts';
 import { faultOverlapping, pendingPastHeal } from '../lib/faults.ts';
 import { Findings } from '../lib/findings.ts';
+import { firstByRefundRow } from '../lib/refunds.ts';
 
 /**
  * REF-1 ("starting pending and ending succeeded or failed"): a refund that never ends is stranded
@@ -22,23 +23,8 @@ const invariant: Invariant = {
       finish() {
         const bound = ctx.settleBoundMs;
         const { ledger } = ctx;
-        /**
-         * When each refund was accepted (the first answer naming it), by its row in the refund
-         * table: typed arrays, not a Map by refund key (about 300 MB at 30M records). Only refunds
-         * the table holds are asked for below (every one the spans saw).
-         */
-        const rows = ledger.refunds.rows.size;
-        const acceptedAt = new Float64Array(rows);
-        const accepted = new Uint8Array(rows);
-        for (const reqs of ledger.refundRequests.values()) {
-          for (const q of reqs) {
-            const key = ledger.refundKeyOfRequest(q);
-            const row = key === undefined ? undefined : ledger.refunds.get(key)?.row;
-            if (row === undefined || accepted[row]) continue;
-            accepted[row] = 1;
-            acceptedAt[row] = q.tEnd;
-          }
-        }
+        // When each refund was accepted (the first answer naming it), by its row (none where no request was answered with its id).
+        const accepted = firstByRefundRow(ledger, (q) => q.tEnd);
         /**
          * When the refund's request was sent: a refund is made while its request is in flight, so a
          * fault excuses from there. Its own request (answered with its id), or one to its payment that
@@ -56,7 +42,7 @@ const invariant: Invariant = {
           const r = ledger.refunds.get(key);
           const id = r?.id ?? key;
           if (!spans.seen(key, 'pending')) continue;
-          const born = Math.min(r && accepted[r.row] ? acceptedAt[r.row] : Infinity, spans.firstEnd(key, 'pending').t);
+          const born = Math.min(r && accepted.has[r.row] ? accepted.value[r.row] : Infinity, spans.firstEnd(key, 'pending').t);
           if (!Number.isFinite(born)) continue;
           const late = spans.lastStart(key, 'pending');
           const settled = spans.seen(key, 'succeeded') || spans.seen(key, 'failed');

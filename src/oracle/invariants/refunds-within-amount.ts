@@ -2,7 +2,8 @@ import type { Invariant } from '../types.ts';
 import { overlaps } from '../lib/exchange.ts';
 import { Findings, evidence } from '../lib/findings.ts';
 import { observedPayment } from '../lib/observations.ts';
-import { Float64Column, Uint8Column } from '../lib/paged-column.ts';
+import { Uint8Column } from '../lib/paged-column.ts';
+import { firstByRefundRow } from '../lib/refunds.ts';
 import type { RefundFacts } from '../lib/refund-table.ts';
 
 /**
@@ -34,23 +35,11 @@ const invariant: Invariant = {
         // The spec shows no refund body: where no answer showed a refund's amount, the amount the
         // run sent for it (a request answered with its id) stands in; a refund of "the rest" has none.
         // Kept by the refund's row (a refund never shown has none, and is never summed), and the
-        // payments walked by the refund table's chains: paged columns, not Maps by refund key and
-        // by payment id, which took about 900 MB of RSS at the end of a 30M-record soak.
-        const sent = new Float64Column();
-        const hasSent = new Uint8Column();
-        for (const reqs of ledger.refundRequests.values()) {
-          for (const q of reqs) {
-            const key = ledger.refundKeyOfRequest(q);
-            if (!key || q.amount === undefined) continue;
-            const row = ledger.refundRows.find(key);
-            if (row === undefined || hasSent.get(row) === 1) continue;
-            hasSent.set(row, 1);
-            sent.set(row, q.amount);
-          }
-        }
+        // payments walked by the refund table's chains, not Maps by refund key and by payment id.
+        const sent = firstByRefundRow(ledger, (q) => q.amount);
         /** The refund's amount when it counts toward its payment's sum (seen succeeded, its amount known), else null. */
         const counted = (r: RefundFacts): number | null => {
-          const amount = r.amount ?? (hasSent.get(r.row) === 1 ? sent.get(r.row) : null);
+          const amount = r.amount ?? (sent.has[r.row] ? sent.value[r.row] : null);
           if (!r.paymentId || !ledger.refundSpans.seen(r.key, 'succeeded') || amount === null || !Number.isFinite(amount)) return null;
           return amount;
         };

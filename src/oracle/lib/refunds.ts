@@ -1,5 +1,5 @@
 /** Refund facts the REF invariants share. */
-import type { RefundRequest } from '../ledger.ts';
+import type { Ledger, RefundRequest } from '../ledger.ts';
 import type { OracleContext } from '../types.ts';
 
 /** Whether the key that asked may act on the payment (its creator's merchant and mode); unknown creators are not judged. */
@@ -34,4 +34,27 @@ export function refundInconclusive(q: RefundRequest): boolean {
  */
 export function amountRequiredRefusal(q: RefundRequest): boolean {
   return q.amountSent === undefined && !q.badInput && q.status === 400 && (q.code === 'parameter_invalid' || q.code === 'parameter_missing');
+}
+
+/**
+ * By refund row (`ledger.refundRows`), the first value `pick` gives among the requests answered
+ * with that refund's id, walked as `ledger.refundRequests` gives them; `has[row]` is 1 where one
+ * was given. Typed arrays, not a Map by refund key: a soak makes millions of refunds, and such a
+ * Map took hundreds of megabytes at the end of a 30M-record judgement (docs/oracle.md, Memory).
+ */
+export function firstByRefundRow(ledger: Ledger, pick: (q: RefundRequest) => number | undefined): { has: Uint8Array; value: Float64Array } {
+  const rows = ledger.refundRows.size;
+  const has = new Uint8Array(rows);
+  const value = new Float64Array(rows);
+  for (const reqs of ledger.refundRequests.values()) {
+    for (const q of reqs) {
+      const v = pick(q);
+      const key = v === undefined ? undefined : ledger.refundKeyOfRequest(q);
+      const row = key === undefined ? undefined : ledger.refundRows.find(key);
+      if (row === undefined || has[row]) continue;
+      has[row] = 1;
+      value[row] = v!;
+    }
+  }
+  return { has, value };
 }
