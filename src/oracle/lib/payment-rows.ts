@@ -66,8 +66,12 @@ export class PaymentRows implements RowMatcher {
     return this.ids.equals(row, this.sought);
   }
 
+  /** The id of `row`; the next `find` of it answers without the index (a walk by row asks for the id it was just given). */
   idAt(row: number): string {
-    return this.ids.get(row)!;
+    const id = this.ids.get(row)!;
+    this.lastId = id;
+    this.lastRow = row;
+    return id;
   }
 
   get size(): number {

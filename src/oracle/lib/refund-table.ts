@@ -28,7 +28,8 @@ export class RefundTable {
   /** Rows in the order refunds were first seen (what `values()` follows). */
   private readonly order = new Uint32Column();
   private readonly ids = new StringColumn();
-  private readonly paymentIds = new StringColumn();
+  /** Each refund's payment, as its row in the ledger's payment rows: the id is read back from there, which also spares the lookup a check then makes of that payment. */
+  private readonly paymentRowOf = new Uint32Column();
   private readonly amounts = new Float64Column();
   private readonly firstSeqs = new Float64Column();
   /**
@@ -40,10 +41,10 @@ export class RefundTable {
   private readonly lastOfPayment = new Uint32Column();
   private readonly nextOfPayment = new Uint32Column();
 
-  /** `rows`: refund keys to rows, shared with the refund status spans; `paymentRows`: the ledger's payment rows (refundsOf). */
+  /** `rows`: refund keys to rows, shared with the refund status spans; `paymentRows`: the ledger's payment rows. */
   constructor(
     readonly rows: PaymentRows,
-    private readonly paymentRows?: PaymentRows,
+    private readonly paymentRows: PaymentRows,
   ) {}
 
   get size(): number {
@@ -64,21 +65,18 @@ export class RefundTable {
     this.flags.set(r, REGISTERED | (amount === null ? AMOUNT_NULL : 0));
     this.order.set(this.count++, r);
     this.ids.set(r, id);
-    this.paymentIds.set(r, paymentId);
     if (amount !== null) this.amounts.set(r, amount);
     this.firstSeqs.set(r, seq);
-    if (this.paymentRows) {
-      const p = this.paymentRows.rowOf(paymentId);
-      const last = this.lastOfPayment.get(p);
-      if (last === 0) this.firstOfPayment.set(p, r + 1);
-      else this.nextOfPayment.set(last - 1, r + 1);
-      this.lastOfPayment.set(p, r + 1);
-    }
+    const p = this.paymentRows.rowOf(paymentId);
+    this.paymentRowOf.set(r, p);
+    const last = this.lastOfPayment.get(p);
+    if (last === 0) this.firstOfPayment.set(p, r + 1);
+    else this.nextOfPayment.set(last - 1, r + 1);
+    this.lastOfPayment.set(p, r + 1);
   }
 
   /** The refunds of payment `paymentId`, in the order first seen (as `values()` gives them). */
   *refundsOf(paymentId: string): Generator<RefundFacts> {
-    if (!this.paymentRows) throw new Error('RefundTable.refundsOf needs the payment rows');
     const p = this.paymentRows.find(paymentId);
     if (p === undefined) return;
     for (let r = this.firstOfPayment.get(p); r !== 0; r = this.nextOfPayment.get(r - 1)) yield new RefundView(this, r - 1);
@@ -111,7 +109,7 @@ export class RefundTable {
     return this.ids.get(r)!;
   }
   paymentIdOf(r: number): string {
-    return this.paymentIds.get(r)!;
+    return this.paymentRows.idAt(this.paymentRowOf.get(r));
   }
   amountOf(r: number): number | null {
     return this.flags.get(r) & AMOUNT_NULL ? null : this.amounts.get(r);
