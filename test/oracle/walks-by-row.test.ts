@@ -3,8 +3,8 @@
 // walk that looked every id up again read an index page a payment: about 540,000 pages at 1M
 // records. A walk's id is given by its row, so the lookup that follows must answer without the
 // index, and must still answer every other id right.
-import { describe, expect, it } from 'vitest';
-import { hashSettings, indexPagesReadBack } from '../../src/oracle/lib/hash-slots.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { HashSlots, hashSettings, indexPagesReadBack } from '../../src/oracle/lib/hash-slots.ts';
 import { PaymentRows } from '../../src/oracle/lib/payment-rows.ts';
 import { RefundTable } from '../../src/oracle/lib/refund-table.ts';
 import { StatusSpans } from '../../src/oracle/lib/status-spans.ts';
@@ -98,5 +98,28 @@ describe('walks by row', () => {
     }
     expect(got).toEqual(want);
     expect(indexPagesReadBack()).toBe(before);
+  });
+
+  it('a new id asked for and then given its row is searched for once, and a miss is forgotten once a row is given', () => {
+    const rows = onDisk(() => new PaymentRows());
+    for (let i = 0; i < 100; i++) rows.rowOf(`pay_${i}`);
+    const searches = vi.spyOn(HashSlots.prototype, 'find');
+    try {
+      // payments.has, then register: one search of the index, not two.
+      expect(rows.find('pay_new')).toBeUndefined();
+      expect(rows.find(copy('pay_new'))).toBeUndefined();
+      expect(rows.rowOf(copy('pay_new'))).toBe(100);
+      expect(searches).toHaveBeenCalledTimes(1);
+      // A miss, then another id given a row: the first is still missing, and is given the next row.
+      expect(rows.find('pay_other')).toBeUndefined();
+      expect(rows.rowOf('pay_third')).toBe(101);
+      expect(rows.find('pay_other')).toBeUndefined();
+      expect(rows.rowOf('pay_other')).toBe(102);
+      expect(rows.find(copy('pay_other'))).toBe(102);
+      expect(rows.find('pay_new')).toBe(100);
+      expect(rows.find('pay_3')).toBe(3);
+    } finally {
+      searches.mockRestore();
+    }
   });
 });

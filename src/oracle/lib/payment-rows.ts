@@ -27,10 +27,20 @@ export class PaymentRows implements RowMatcher {
   private lastId: string | undefined = undefined;
   private lastRow = -1;
 
+  /**
+   * The id `find` last found no row for (until a row is given): a new payment is asked for, then
+   * given its row (payments.has, then register), and that second lookup would search every run's
+   * filter again.
+   */
+  private missedId: string | undefined = undefined;
+
   /** The id's row, given it now if it has none. */
   rowOf(id: string): number {
-    const r = this.find(id);
-    if (r !== undefined) return r;
+    if (id !== this.missedId) {
+      const r = this.find(id);
+      if (r !== undefined) return r;
+    }
+    this.missedId = undefined;
     const row = this.count++;
     this.ids.set(row, id);
     this.slots.add(row, hashOf(id));
@@ -52,9 +62,13 @@ export class PaymentRows implements RowMatcher {
       this.lastRow = near;
       return near;
     }
+    if (id === this.missedId) return undefined;
     this.sought = id;
     const r = this.slots.find(hashOf(id), this);
-    if (r < 0) return undefined;
+    if (r < 0) {
+      this.missedId = id;
+      return undefined;
+    }
     this.lastId = id;
     this.lastRow = r;
     return r;
