@@ -2,7 +2,7 @@ import { CARD_EXPECTED } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
 import { errorType, isCreate } from '../lib/exchange.ts';
 import { faultOverlapping } from '../lib/faults.ts';
-import { Findings, evidence, show } from '../lib/findings.ts';
+import { Findings, evidence, evidenceRec, show, type EvidenceSource } from '../lib/findings.ts';
 import { observedPayment } from '../lib/observations.ts';
 
 const DESIGNATED = ['do_not_honor', 'insufficient_funds'] as const;
@@ -22,7 +22,7 @@ const invariant: Invariant = {
     const f = new Findings();
     /** The designated codes are the sandbox processor's: a live key only has to refuse test cards (AUTH-7), in no set form. */
     const testMode = (key: string) => ctx.keys.get(key)?.mode === 'test';
-    const wrongCode: { id: string; rec: Parameters<typeof evidence>[1][number]; t: number; msg: string }[] = [];
+    const wrongCode: { id: string; rec: EvidenceSource; t: number; msg: string }[] = [];
     return {
       onRecord(rec) {
         if (rec.kind === 'exchange' && isCreate(rec) && rec.status === 422 && errorType(rec) === 'card_error') {
@@ -30,7 +30,7 @@ const invariant: Invariant = {
           if (outcome && (DESIGNATED as readonly string[]).includes(outcome)) {
             f.check();
             const want = CARD_EXPECTED[outcome].code;
-            if (rec.error?.decline_code !== want) wrongCode.push({ id: '', rec, t: rec.tEnd, msg: `422 for the "${outcome}" card has decline_code ${show(rec.error?.decline_code)} (expected ${want})` });
+            if (rec.error?.decline_code !== want) wrongCode.push({ id: '', rec: evidenceRec(rec), t: rec.tEnd, msg: `422 for the "${outcome}" card has decline_code ${show(rec.error?.decline_code)} (expected ${want})` });
           }
         }
         const o = observedPayment(rec);
@@ -44,7 +44,7 @@ const invariant: Invariant = {
         const facts = ctx.ledger.payments.get(p.id);
         const outcome = facts && testMode(facts.key) ? facts.cardOutcome : undefined;
         if (outcome && (DESIGNATED as readonly string[]).includes(outcome) && p.failureCode !== CARD_EXPECTED[outcome].code) {
-          wrongCode.push({ id: p.id, rec: o, t: o.kind === 'exchange' ? o.tEnd : o.tReceived, msg: `payment ${p.id} with the "${outcome}" card failed with ${p.failureCode} (expected ${CARD_EXPECTED[outcome].code})` });
+          wrongCode.push({ id: p.id, rec: evidenceRec(o), t: o.kind === 'exchange' ? o.tEnd : o.tReceived, msg: `payment ${p.id} with the "${outcome}" card failed with ${p.failureCode} (expected ${CARD_EXPECTED[outcome].code})` });
         }
       },
       finish() {

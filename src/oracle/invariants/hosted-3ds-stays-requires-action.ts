@@ -1,17 +1,21 @@
 import type { Invariant } from '../types.ts';
-import { Findings, evidence, show } from '../lib/findings.ts';
+import { Findings, evidence, evidenceRec, show, type EvidenceSource } from '../lib/findings.ts';
+import { SpillColumns } from '../lib/spill.ts';
+import { sortRows } from '../lib/columns.ts';
 import { observedPayment } from '../lib/observations.ts';
 import { abandonedEnding } from './three-ds-outcome.ts';
 
-interface Obs {
-  status: string;
-  failureCode: string | null;
+/** An observation's facts, as bits of one number (`flags`). */
+const ABANDONED = 1;
+const THREE_DS = 2;
+const HOSTED_REASON = 4;
+const REQUIRES_ACTION = 8;
+
+/** What a message names of an observation that may be a violation (few, where the service conforms). */
+interface Suspect {
   wire: string;
   reason: string | null;
-  presentation: 'A' | 'B';
-  tStart: number;
-  tEnd: number;
-  rec: Parameters<typeof evidence>[1][number];
+  rec: EvidenceSource;
 }
 
 /**
@@ -28,38 +32,80 @@ const invariant: Invariant = {
   rules: ['SM-5'],
   create(ctx) {
     const f = new Findings();
-    const submitted = new Map<string, { tEnd: number; rec: Parameters<typeof evidence>[1][number] }>();
+    const submitted = new Map<string, { tEnd: number; rec: EvidenceSource }>();
     const completion = new Map<string, number>();
-    const obs = new Map<string, Obs[]>();
+    /**
+     * Every observation of a hosted payment, as numbers on disk (lib/spill.ts): its payment's row,
+     * its times, its facts as `flags`, and its place in `suspects` (-1: it cannot be a violation,
+     * requires_action with the 3DS reason or an abandoned ending). A list of observations per
+     * payment with each record held grew a kilobyte or more an observation through a soak.
+     */
+    const seen = new SpillColumns(['row', 'tStart', 'tEnd', 'flags', 'suspect'] as const);
+    const suspects: Suspect[] = [];
     return {
       onRecord(rec) {
         if (rec.kind === 'exchange' && rec.sent.paymentId) {
           const id = rec.sent.paymentId;
-          if (rec.op === 'submit_hpp' && rec.sent.cardOutcome === 'three_ds_challenge' && rec.status > 0 && rec.status < 400 && !submitted.has(id)) submitted.set(id, { tEnd: rec.tEnd, rec });
+          if (rec.op === 'submit_hpp' && rec.sent.cardOutcome === 'three_ds_challenge' && rec.status > 0 && rec.status < 400 && !submitted.has(id)) submitted.set(id, { tEnd: rec.tEnd, rec: evidenceRec(rec) });
           if (rec.op === 'complete_3ds') completion.set(id, Math.min(completion.get(id) ?? Infinity, rec.tStart));
         }
         const o = observedPayment(rec);
-        if (!o || o.kind !== 'exchange' || !ctx.ledger.payments.get(o.payment.id)?.hosted) return;
-        let list = obs.get(o.payment.id);
-        if (!list) obs.set(o.payment.id, (list = []));
-        list.push({ status: o.payment.status, failureCode: o.payment.failureCode ?? null, wire: o.payment.wireStatus, reason: o.payment.nextAction?.reason ?? null, presentation: o.payment.presentation, tStart: o.tStart, tEnd: o.tEnd, rec: o });
+        if (!o || o.kind !== 'exchange') return;
+        const facts = ctx.ledger.payments.get(o.payment.id);
+        if (!facts?.hosted) return;
+        const p = o.payment;
+        const reason = p.nextAction?.reason ?? null;
+        const flags =
+          (abandonedEnding(p.status, p.failureCode ?? null) ? ABANDONED : 0) |
+          (reason === 'three_d_secure' || (p.presentation === 'B' && reason === null) ? THREE_DS : 0) |
+          (reason === 'hosted_payment_page' ? HOSTED_REASON : 0) |
+          (p.status === 'requires_action' ? REQUIRES_ACTION : 0);
+        const harmless = (flags & ABANDONED) !== 0 || (flags & (REQUIRES_ACTION | THREE_DS)) === (REQUIRES_ACTION | THREE_DS);
+        if (!harmless) suspects.push({ wire: p.wireStatus, reason, rec: evidenceRec(o) });
+        seen.pushValues(facts.row, o.tStart, o.tEnd, flags, harmless ? -1 : suspects.length - 1);
       },
       finish() {
+        if (submitted.size === 0) return f.outcome('no hosted page was submitted with the 3DS card and then looked at before the challenge');
+        // Every observation, by payment row and then by start (ties in arrival order), read back once.
+        const n = seen.length;
+        const cols = { row: new Float64Array(n), tStart: new Float64Array(n), tEnd: new Float64Array(n), flags: new Float64Array(n), suspect: new Float64Array(n) };
+        const names = ['row', 'tStart', 'tEnd', 'flags', 'suspect'] as const;
+        let at = 0;
+        for (const chunk of seen.chunks()) {
+          for (const name of names) cols[name].set(chunk.cols[seen.index(name)].subarray(0, chunk.n), at);
+          at += chunk.n;
+        }
+        const order = new Uint32Array(n);
+        for (let i = 0; i < n; i++) order[i] = i;
+        // By start (ties in arrival order), then by payment keeping that order: one key of both,
+        // as sortRows breaks ties by arrival, not by the order given.
+        sortRows(order, cols.tStart);
+        const key = new Float64Array(n);
+        for (let k = 0; k < n; k++) key[order[k]] = cols.row[order[k]] * n + k;
+        sortRows(order, key);
+        const rows = ctx.ledger.paymentRows;
         for (const [id, s] of submitted) {
+          const row = rows.find(id);
+          if (row === undefined) continue;
           const until = completion.get(id) ?? Infinity;
           // When the 3DS reason was first shown (by an answer that ended before this one started).
           let threeDsSeenBy = Infinity;
-          for (const o of (obs.get(id) ?? []).sort((x, y) => x.tStart - y.tStart)) {
-            if (o.tStart <= s.tEnd || o.tEnd >= until) continue;
+          for (let k = firstOf(order, cols.row, row); k < n && cols.row[order[k]] === row; k++) {
+            const i = order[k];
+            const tStart = cols.tStart[i];
+            const tEnd = cols.tEnd[i];
+            const flags = cols.flags[i];
+            if (tStart <= s.tEnd || tEnd >= until) continue;
             f.check();
-            if (abandonedEnding(o.status, o.failureCode)) continue;
-            const threeDs = o.reason === 'three_d_secure' || (o.presentation === 'B' && o.reason === null);
+            if (flags & ABANDONED) continue;
+            const threeDs = (flags & THREE_DS) !== 0;
             // The issuer's answer may take a moment after the form is submitted (processing is
             // asynchronous), so the hosted-page reason may linger; it must not come back once the
             // 3DS reason was shown.
-            const stillDeciding = o.reason === 'hosted_payment_page' && o.tStart < threeDsSeenBy;
-            if (threeDs) threeDsSeenBy = Math.min(threeDsSeenBy, o.tEnd);
-            if (o.status !== 'requires_action' || !(threeDs || stillDeciding)) {
+            const stillDeciding = (flags & HOSTED_REASON) !== 0 && tStart < threeDsSeenBy;
+            if (threeDs) threeDsSeenBy = Math.min(threeDsSeenBy, tEnd);
+            if (!(flags & REQUIRES_ACTION) || !(threeDs || stillDeciding)) {
+              const o = suspects[cols.suspect[i]];
               f.violation(evidence(`hosted payment ${id} submitted with the 3DS card shows ${o.wire} with next_action.reason ${show(o.reason)} before the challenge was done`, [s.rec, o.rec]));
             }
           }
@@ -69,4 +115,16 @@ const invariant: Invariant = {
     };
   },
 };
+
+/** The first place in `order` (sorted by `rows`) whose row is `row`, or where it would be. */
+function firstOf(order: Uint32Array, rows: Float64Array, row: number): number {
+  let lo = 0;
+  let hi = order.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (rows[order[mid]] < row) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 export default invariant;

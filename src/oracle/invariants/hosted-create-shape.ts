@@ -1,6 +1,6 @@
 import type { Invariant } from '../types.ts';
 import { is2xx } from '../lib/exchange.ts';
-import { Findings, evidence, show } from '../lib/findings.ts';
+import { Findings, evidence, evidenceRec, show, type EvidenceSource } from '../lib/findings.ts';
 import { observedPayment } from '../lib/observations.ts';
 
 /**
@@ -17,7 +17,7 @@ const invariant: Invariant = {
     const f = new Findings();
     const hostedB = new Set<string>();
     /** Earliest-ending observation of a hosted B payment that showed a card. */
-    const cardSeen = new Map<string, { tEnd: number; seq: number; rec: Parameters<typeof evidence>[1][number] }>();
+    const cardSeen = new Map<string, { tEnd: number; seq: number; rec: EvidenceSource }>();
     const submitted = new Map<string, number>();
     return {
       onRecord(rec) {
@@ -49,7 +49,7 @@ const invariant: Invariant = {
         if (o && hostedB.has(o.payment.id) && o.payment.card !== null) {
           const end = o.kind === 'exchange' ? o.tEnd : o.tReceived;
           const prev = cardSeen.get(o.payment.id);
-          if (!prev || end < prev.tEnd) cardSeen.set(o.payment.id, { tEnd: end, seq: o.seq, rec: o });
+          if (!prev || end < prev.tEnd) cardSeen.set(o.payment.id, { tEnd: end, seq: o.seq, rec: evidenceRec(o) });
         }
       },
       finish() {

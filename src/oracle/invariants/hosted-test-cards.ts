@@ -1,7 +1,7 @@
 import { CARD_EXPECTED, type CardOutcome } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
 import { faultOverlapping } from '../lib/faults.ts';
-import { Findings, evidence, show } from '../lib/findings.ts';
+import { Findings, evidence, evidenceRec, show, type EvidenceSource } from '../lib/findings.ts';
 import { endedFromRequiresAction } from '../lib/implied-states.ts';
 
 const JUDGED = new Set<CardOutcome>(['succeeds', 'do_not_honor', 'insufficient_funds', 'three_ds_challenge']);
@@ -18,7 +18,7 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     /** First submit per payment; its outcome is decided while it is in flight, so a fault excuses from its start. */
-    const submits = new Map<string, { outcome: CardOutcome; tStart: number; tEnd: number; rec: Parameters<typeof evidence>[1][number] }>();
+    const submits = new Map<string, { outcome: CardOutcome; tStart: number; tEnd: number; rec: EvidenceSource }>();
     const challenged = new Set<string>();
     return {
       kinds: ['exchange'],
@@ -27,7 +27,7 @@ const invariant: Invariant = {
         if (rec.kind !== 'exchange' || !rec.sent.paymentId) return;
         if (rec.op === 'complete_3ds') challenged.add(rec.sent.paymentId);
         if (rec.op !== 'submit_hpp' || !rec.sent.cardOutcome || !JUDGED.has(rec.sent.cardOutcome) || rec.status === 0 || rec.status >= 400) return;
-        if (!submits.has(rec.sent.paymentId)) submits.set(rec.sent.paymentId, { outcome: rec.sent.cardOutcome, tStart: rec.tStart, tEnd: rec.tEnd, rec });
+        if (!submits.has(rec.sent.paymentId)) submits.set(rec.sent.paymentId, { outcome: rec.sent.cardOutcome, tStart: rec.tStart, tEnd: rec.tEnd, rec: evidenceRec(rec) });
       },
       finish() {
         const { ledger } = ctx;

@@ -1,6 +1,6 @@
 import type { Invariant } from '../types.ts';
 import { errorCode, is2xx, isInconclusive } from '../lib/exchange.ts';
-import { Findings, evidence, show } from '../lib/findings.ts';
+import { Findings, evidence, evidenceRec, show, type EvidenceSource } from '../lib/findings.ts';
 import { listParams, paymentsByKey, type ListParams } from '../lib/lists.ts';
 import { judgeProbe, probeRule } from '../lib/probes.ts';
 
@@ -15,7 +15,7 @@ const invariant: Invariant = {
   rules: ['LIST-7'],
   create(ctx) {
     const f = new Findings();
-    const edgePages: { key: string; seq: number; tStart: number; gte: number; params: ListParams; ids: Set<string>; rec: Parameters<typeof evidence>[1][number] }[] = [];
+    const edgePages: { key: string; seq: number; tStart: number; gte: number; params: ListParams; ids: Set<string>; rec: EvidenceSource }[] = [];
     return {
       kinds: ['exchange'],
       ops: ['list'],
@@ -34,7 +34,7 @@ const invariant: Invariant = {
         const i = rec.list.created.findIndex((c) => c !== null && ((p.gte !== undefined && c < p.gte) || (p.lt !== undefined && c >= p.lt)));
         if (i >= 0) f.violation(evidence(`created[gte]=${p.gte ?? '-'} created[lt]=${p.lt ?? '-'} returned ${rec.list.ids[i]} created ${rec.list.created[i]}`, [rec], { paymentIds: [rec.list.ids[i]] }));
         if (p.gte !== undefined && !p.startingAfter && !p.status && rec.list.hasMore === false) {
-          edgePages.push({ key: rec.key, seq: rec.seq, tStart: rec.tStart, gte: p.gte, params: p, ids: new Set(rec.list.ids), rec });
+          edgePages.push({ key: rec.key, seq: rec.seq, tStart: rec.tStart, gte: p.gte, params: p, ids: new Set(rec.list.ids), rec: evidenceRec(rec) });
         }
       },
       finish() {

@@ -2,7 +2,7 @@ import { CARD_EXPECTED } from '../../spec/index.ts';
 import type { Invariant } from '../types.ts';
 import { errorType, isCreate } from '../lib/exchange.ts';
 import { faultOverlapping } from '../lib/faults.ts';
-import { Findings, evidence, show } from '../lib/findings.ts';
+import { Findings, evidence, evidenceRec, show, type EvidenceSource } from '../lib/findings.ts';
 import { passedRequiresAction } from '../lib/implied-states.ts';
 
 const JUDGED = new Set(['succeeds', 'do_not_honor', 'insufficient_funds', 'three_ds_challenge']);
@@ -20,7 +20,7 @@ const invariant: Invariant = {
   rules: ['SM-3'],
   create(ctx) {
     const f = new Findings();
-    const sync: { rec: Parameters<typeof evidence>[1][number]; msg: string; from: number; to: number }[] = [];
+    const sync: { rec: EvidenceSource; msg: string; from: number; to: number }[] = [];
     return {
       kinds: ['exchange'],
       ops: ['create'],
@@ -31,7 +31,7 @@ const invariant: Invariant = {
         f.check();
         const want = CARD_EXPECTED[o].code;
         if (o === 'succeeds' || o === 'three_ds_challenge' || rec.error?.decline_code !== want) {
-          sync.push({ rec, from: rec.tStart, to: rec.tEnd, msg: `create with the "${o}" card was declined synchronously with ${show(rec.error?.decline_code)}` });
+          sync.push({ rec: evidenceRec(rec), from: rec.tStart, to: rec.tEnd, msg: `create with the "${o}" card was declined synchronously with ${show(rec.error?.decline_code)}` });
         }
       },
       finish() {

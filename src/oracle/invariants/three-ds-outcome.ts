@@ -1,5 +1,5 @@
 import type { Invariant } from '../types.ts';
-import { Findings, evidence, show } from '../lib/findings.ts';
+import { Findings, evidence, evidenceRec, show, type KeptExchange } from '../lib/findings.ts';
 import { passedRequiresAction } from '../lib/implied-states.ts';
 import { faultOverlapping } from '../lib/faults.ts';
 import { THREE_DS_TIMEOUT_CODE } from '../../spec/index.ts';
@@ -36,7 +36,7 @@ const invariant: Invariant = {
   rules: ['SM-4'],
   create(ctx) {
     const f = new Findings();
-    const completed = new Map<string, { result: 'success' | 'fail'; rec: ExchangeRecord }>();
+    const completed = new Map<string, { result: 'success' | 'fail'; rec: KeptExchange }>();
     const attempted = new Set<string>();
     return {
       kinds: ['exchange'],
@@ -45,7 +45,7 @@ const invariant: Invariant = {
         if (rec.kind !== 'exchange' || rec.op !== 'complete_3ds' || !rec.sent.paymentId) return;
         attempted.add(rec.sent.paymentId);
         // The sandbox answers 303 to return_url once the challenge is done.
-        if (rec.sent.threeDsResult && rec.status >= 200 && rec.status < 400 && !completed.has(rec.sent.paymentId)) completed.set(rec.sent.paymentId, { result: rec.sent.threeDsResult, rec });
+        if (rec.sent.threeDsResult && rec.status >= 200 && rec.status < 400 && !completed.has(rec.sent.paymentId)) completed.set(rec.sent.paymentId, { result: rec.sent.threeDsResult, rec: evidenceRec(rec) });
       },
       finish() {
         const { ledger } = ctx;

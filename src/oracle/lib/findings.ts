@@ -95,7 +95,50 @@ export class Findings {
   }
 }
 
-type Rec = ExchangeRecord | WebhookRecord;
+/** What `evidence` reads of a record: a whole record, or the part of one `evidenceRec` keeps. */
+export type EvidenceSource =
+  | (Pick<ExchangeRecord, 'kind' | 'seq' | 'tStart' | 'key' | 'idemKey' | 'bodySnippet'> & {
+      error: { request_id?: unknown } | null;
+      payment: { id: string } | null;
+      refund: { paymentId: string } | null;
+      sent: { paymentId?: string };
+    })
+  | (Pick<WebhookRecord, 'kind' | 'seq' | 'tReceived'> & { payment: { id: string } | null; refund: { paymentId: string } | null });
+
+type Rec = EvidenceSource;
+
+/**
+ * The part of a record `evidence` reads (and the times), for a check that keeps a record past its
+ * onRecord to name it later: a few numbers and strings the record already holds, where the record
+ * itself holds its whole payment, body and headers (a kilobyte or more). A check that keeps one a
+ * hosted payment or an observation (the hosted page's and 3DS's checks) otherwise holds a soak's
+ * records.
+ */
+/** An exchange as evidenceRec keeps it (with its times). */
+export type KeptExchange = Extract<EvidenceSource, { kind: 'exchange' }> & { tEnd: number };
+export function evidenceRec(r: ExchangeRecord): KeptExchange;
+export function evidenceRec(r: ExchangeRecord | WebhookRecord): EvidenceSource & { tEnd?: number };
+export function evidenceRec(r: ExchangeRecord | WebhookRecord): EvidenceSource & { tEnd?: number } {
+  const payment = r.payment ? { id: r.payment.id } : null;
+  const refund = r.refund ? { paymentId: r.refund.paymentId } : null;
+  if (r.kind === 'webhook') return { kind: 'webhook', seq: r.seq, tReceived: r.tReceived, payment, refund };
+  const rid = r.error?.request_id;
+  const kept: KeptExchange = {
+    kind: 'exchange',
+    seq: r.seq,
+    tStart: r.tStart,
+    tEnd: r.tEnd,
+    key: r.key,
+    error: typeof rid === 'string' ? { request_id: rid } : null,
+    payment,
+    refund,
+    sent: r.sent.paymentId !== undefined ? { paymentId: r.sent.paymentId } : {},
+  };
+  if (r.idemKey !== undefined) kept.idemKey = r.idemKey;
+  // Trimmed as evidence trims it: what is kept is what a report could show.
+  if (r.bodySnippet) kept.bodySnippet = trim(r.bodySnippet);
+  return kept;
+}
 
 function trim(s: string): string {
   return s.length > BODY_MAX ? s.slice(0, BODY_MAX - 1) + '…' : s;
