@@ -5,30 +5,18 @@
 // payment, sorted by start at the end): the same count, the same checks, the same evidence.
 import { describe, expect, it } from 'vitest';
 import type { ExchangeRecord, HistoryRecord } from '../../src/history/index.ts';
-import { evidence, MAX_EXAMPLES } from '../../src/oracle/lib/findings.ts';
-import { show } from '../../src/oracle/lib/findings.ts';
+import { evidence, MAX_EXAMPLES, show } from '../../src/oracle/lib/findings.ts';
+import { seededRandom } from '../../src/spec/random.ts';
 import { abandonedEnding } from '../../src/oracle/invariants/three-ds-outcome.ts';
 import type { Evidence } from '../../src/spec/index.ts';
 import { create, ex, judgeOne, resetSeq, retrieve, withPagesOnDisk } from './fixtures.ts';
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const STATUSES = ['requires_action', 'requires_action', 'requires_action', 'pending', 'succeeded', 'failed', 'expired', 'canceled'] as const;
 const REASONS = ['three_d_secure', 'three_d_secure', 'hosted_payment_page', null] as const;
 
 /** Hosted payments (some Direct API ones among them), submitted with the 3DS card or not, looked at out of order. */
 function history(seed: number): HistoryRecord[] {
-  const r = rng(seed);
+  const r = seededRandom(seed);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)];
   resetSeq();
   const out: ExchangeRecord[] = [];
