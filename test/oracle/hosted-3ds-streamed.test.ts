@@ -101,4 +101,27 @@ describe('hosted-3ds-stays-requires-action, observations kept as numbers', () =>
     expect(failing).toBeGreaterThan(20);
     expect(judged - failing).toBeGreaterThan(5);
   }, 120_000);
+
+  it('counts the same violations in a history out of completion order, naming the same records', async () => {
+    let failing = 0;
+    for (let seed = 1; seed <= 80; seed++) {
+      // The submits moved last: the observations that follow a submit come before it, so none kept
+      // its evidence when seen (the creates stay first: a payment is known from its create).
+      const h = history(seed) as ExchangeRecord[];
+      const rank = (r: ExchangeRecord) => (r.op === 'create' || r.op === 'create_hpp' ? 0 : r.op === 'submit_hpp' ? 2 : 1);
+      const records = h.map((r, i) => [r, i] as const).sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1]).map(([r]) => r);
+      const want = replaced(records);
+      const got = await judgeOne('hosted-3ds-stays-requires-action', records);
+      const sorted = (xs: number[] | undefined) => [...(xs ?? [])].sort((a, b) => a - b);
+      expect({ seed, violations: got.violations, checked: got.checked, seqs: got.examples.map((e) => sorted(e.seqs)), messages: got.examples.map((e) => e.message) }).toEqual({
+        seed,
+        violations: want.violations,
+        checked: want.checked,
+        seqs: want.examples.map((e) => sorted(e.seqs)),
+        messages: want.examples.map((e) => e.message),
+      });
+      if (want.violations > 0) failing++;
+    }
+    expect(failing).toBeGreaterThan(5);
+  });
 });

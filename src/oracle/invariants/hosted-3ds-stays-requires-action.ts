@@ -1,6 +1,7 @@
 import type { Invariant } from '../types.ts';
 import { Findings, evidence, evidenceRec, show, type EvidenceSource } from '../lib/findings.ts';
 import { SpillColumns } from '../lib/spill.ts';
+import { ValueCodes } from '../lib/paged-column.ts';
 import { sortRows } from '../lib/columns.ts';
 import { observedPayment } from '../lib/observations.ts';
 import { abandonedEnding } from './three-ds-outcome.ts';
@@ -11,12 +12,6 @@ const THREE_DS = 2;
 const HOSTED_REASON = 4;
 const REQUIRES_ACTION = 8;
 
-/** What a message names of an observation that may be a violation (few, where the service conforms). */
-interface Suspect {
-  wire: string;
-  reason: string | null;
-  rec: EvidenceSource;
-}
 
 /**
  * SM-5: after the hosted page is submitted with a 3DS card, the payment stays
@@ -36,12 +31,22 @@ const invariant: Invariant = {
     const completion = new Map<string, number>();
     /**
      * Every observation of a hosted payment, as numbers on disk (lib/spill.ts): its payment's row,
-     * its times, its facts as `flags`, and its place in `suspects` (-1: it cannot be a violation,
-     * requires_action with the 3DS reason or an abandoned ending). A list of observations per
-     * payment with each record held grew a kilobyte or more an observation through a soak.
+     * seq and times, its facts as `flags`, its wire status and reason as codes, and its place in
+     * `suspects` (-1: none kept). A list of observations per payment with each record held grew a
+     * kilobyte or more an observation through a soak.
      */
-    const seen = new SpillColumns(['row', 'tStart', 'tEnd', 'flags', 'suspect'] as const);
-    const suspects: Suspect[] = [];
+    const seen = new SpillColumns(['row', 'seq', 'tStart', 'tEnd', 'flags', 'wire', 'reason', 'suspect'] as const);
+    /** Wire statuses and reasons (a reason of null as none). */
+    const texts = new ValueCodes<string>();
+    /**
+     * The evidence of observations that may be violations: not requires_action with the 3DS reason
+     * nor an abandoned ending, and made after the payment's page was submitted with the 3DS card.
+     * Records come in the order they completed (k6's, in the order they started), so an
+     * observation that started after the submit ended comes after it; the others (a hosted page
+     * polled before it is submitted: most of a soak's) can never be judged, and keep no evidence.
+     * Were a history out of that order, such a violation would still count, named by its seq.
+     */
+    const suspects: EvidenceSource[] = [];
     return {
       onRecord(rec) {
         if (rec.kind === 'exchange' && rec.sent.paymentId) {
@@ -61,15 +66,17 @@ const invariant: Invariant = {
           (reason === 'hosted_payment_page' ? HOSTED_REASON : 0) |
           (p.status === 'requires_action' ? REQUIRES_ACTION : 0);
         const harmless = (flags & ABANDONED) !== 0 || (flags & (REQUIRES_ACTION | THREE_DS)) === (REQUIRES_ACTION | THREE_DS);
-        if (!harmless) suspects.push({ wire: p.wireStatus, reason, rec: evidenceRec(o) });
-        seen.pushValues(facts.row, o.tStart, o.tEnd, flags, harmless ? -1 : suspects.length - 1);
+        const s = harmless ? undefined : submitted.get(p.id);
+        const kept = s !== undefined && o.tStart > s.tEnd;
+        if (kept) suspects.push(evidenceRec(o));
+        seen.pushValues(facts.row, o.seq, o.tStart, o.tEnd, flags, texts.codeOf(p.wireStatus), texts.codeOf(reason ?? undefined), kept ? suspects.length - 1 : -1);
       },
       finish() {
         if (submitted.size === 0) return f.outcome('no hosted page was submitted with the 3DS card and then looked at before the challenge');
         // Every observation, by payment row and then by start (ties in arrival order), read back once.
         const n = seen.length;
-        const cols = { row: new Float64Array(n), tStart: new Float64Array(n), tEnd: new Float64Array(n), flags: new Float64Array(n), suspect: new Float64Array(n) };
-        const names = ['row', 'tStart', 'tEnd', 'flags', 'suspect'] as const;
+        const names = seen.names;
+        const cols = Object.fromEntries(names.map((name) => [name, new Float64Array(n)])) as Record<(typeof names)[number], Float64Array>;
         let at = 0;
         for (const chunk of seen.chunks()) {
           for (const name of names) cols[name].set(chunk.cols[seen.index(name)].subarray(0, chunk.n), at);
@@ -105,8 +112,9 @@ const invariant: Invariant = {
             const stillDeciding = (flags & HOSTED_REASON) !== 0 && tStart < threeDsSeenBy;
             if (threeDs) threeDsSeenBy = Math.min(threeDsSeenBy, tEnd);
             if (!(flags & REQUIRES_ACTION) || !(threeDs || stillDeciding)) {
-              const o = suspects[cols.suspect[i]];
-              f.violation(evidence(`hosted payment ${id} submitted with the 3DS card shows ${o.wire} with next_action.reason ${show(o.reason)} before the challenge was done`, [s.rec, o.rec]));
+              const message = `hosted payment ${id} submitted with the 3DS card shows ${texts.valueOf(cols.wire[i])} with next_action.reason ${show(texts.valueOf(cols.reason[i]) ?? null)} before the challenge was done`;
+              const o = cols.suspect[i] >= 0 ? suspects[cols.suspect[i]] : undefined;
+              f.violation(o ? evidence(message, [s.rec, o]) : evidence(message, [s.rec], { seqs: [cols.seq[i]], times: [Math.round(tStart * 10) / 10], paymentIds: [id] }));
             }
           }
         }

@@ -1,10 +1,12 @@
 /**
  * The ledger's POSTs with an Idempotency-Key, one row each in arrival order: a soak makes millions,
  * most a first 2xx create. A column per field, not an object per request (about 136 bytes with its
- * boxed times), and the rarer fields (an error, a refund path, a probe's marks, a retry) in one
- * shared-shape object only for a request that has one. What a check is handed is a view of a row.
+ * boxed times); the refund path, a probe's mark and the attempt as bits of a number, and the rarer
+ * fields (an error, a probe's group, a merchant reference) as sparse columns (lib/sparse-values.ts).
+ * What a check is handed is a view of a row.
  */
 import { Float64Column, StringColumn, Uint32Column, ValueCodes } from './paged-column.ts';
+import { SparseValues } from './sparse-values.ts';
 
 /** One POST that carried an Idempotency-Key, as idempotency rules need it. */
 export interface IdemRequest {
@@ -36,10 +38,10 @@ export interface IdemRequest {
 }
 
 /**
- * What few idempotent requests carry (an error, a refund path, a probe's marks, a retry). The
- * refund path, the bad-input mark and the attempt are kept as bits of a number per row (every
- * refund request has a path, every retry an attempt); the rest in an object only for a request
- * that has any of it.
+ * What few idempotent requests carry (an error, a refund path, a probe's marks, a retry), as the
+ * ledger hands it to `add`. The refund path, the bad-input mark and the attempt are kept as bits of
+ * a number per row (every refund request has a path, every retry an attempt); the rest as sparse
+ * columns, a field a row that has it.
  */
 export interface IdemRare {
   code: string | null;
@@ -53,14 +55,14 @@ export interface IdemRare {
   attempt: number;
 }
 
-/** The bits of IdemTable's `marks`: the refund path (two bits), the bad-input mark, an attempt kept in the rare object, then the attempt. */
+/** The bits of IdemTable's `marks`: the refund path (two bits), the bad-input mark, an attempt kept apart (`oddAttempts`), then the attempt. */
 const PATH_PAYMENT = 1;
 const PATH_REFUNDS = 2;
 const PATH_MASK = 3;
 const BAD_INPUT = 4;
 const ATTEMPT_IN_RARE = 8;
 const ATTEMPT_UNIT = 16;
-/** The largest attempt the 32 bits hold beside the marks (a larger or odd one is kept in the rare object). */
+/** The largest attempt the 32 bits hold beside the marks (a larger or odd one is kept apart). */
 const MAX_MARKED_ATTEMPT = 2 ** 28 - 1;
 
 export class IdemTable {
@@ -78,8 +80,13 @@ export class IdemTable {
   private readonly objectIds = new StringColumn();
   /** Refund path, bad-input mark and attempt, as bits (see MARKS). */
   private readonly marks = new Uint32Column();
-  /** By row: the rare fields of the requests that have any beyond `marks`. */
-  private readonly rares = new Map<number, IdemRare>();
+  /**
+   * By row: the rarer fields of the requests that have them. Under faults most answers carry an
+   * error (and its request id), so an object a request that had one held the heap to the end.
+   */
+  private readonly rare = new SparseValues(['code', 'type', 'requestId', 'merchantReference', 'group', 'errorSig'] as const);
+  /** Attempts the marks cannot hold (not a whole number, or past MAX_MARKED_ATTEMPT): a client's odd retry counter. */
+  private readonly oddAttempts = new Map<number, number>();
 
   get size(): number {
     return this.count;
@@ -100,7 +107,14 @@ export class IdemTable {
     if (rare !== undefined) {
       const fits = Number.isInteger(rare.attempt) && rare.attempt >= 0 && rare.attempt <= MAX_MARKED_ATTEMPT;
       this.marks.set(r, (rare.refundPath === 'payment' ? PATH_PAYMENT : rare.refundPath === 'refunds' ? PATH_REFUNDS : 0) | (rare.badInput ? BAD_INPUT : 0) | (fits ? rare.attempt * ATTEMPT_UNIT : ATTEMPT_IN_RARE));
-      if (!fits || rare.code !== null || rare.type !== null || rare.requestId !== undefined || rare.merchantReference !== undefined || rare.group !== undefined || rare.errorSig !== undefined) this.rares.set(r, rare);
+      if (!fits) this.oddAttempts.set(r, rare.attempt);
+      const v = this.rare;
+      if (rare.code !== null) v.set(r, 'code', rare.code);
+      if (rare.type !== null) v.set(r, 'type', rare.type);
+      v.set(r, 'requestId', rare.requestId);
+      v.set(r, 'merchantReference', rare.merchantReference);
+      v.set(r, 'group', rare.group);
+      v.set(r, 'errorSig', rare.errorSig);
     }
     return r;
   }
@@ -147,8 +161,23 @@ export class IdemTable {
   objectIdOf(r: number): string | undefined {
     return this.objectIds.get(r);
   }
-  rareOf(r: number): IdemRare | undefined {
-    return this.rares.get(r);
+  codeOf(r: number): string | null {
+    return this.rare.string(r, 'code') ?? null;
+  }
+  typeOf(r: number): string | null {
+    return this.rare.string(r, 'type') ?? null;
+  }
+  requestIdOf(r: number): string | undefined {
+    return this.rare.string(r, 'requestId');
+  }
+  merchantReferenceOf(r: number): unknown {
+    return this.rare.get(r, 'merchantReference');
+  }
+  groupOf(r: number): string | undefined {
+    return this.rare.string(r, 'group');
+  }
+  errorSigOf(r: number): string | undefined {
+    return this.rare.string(r, 'errorSig');
   }
   refundPathOf(r: number): 'payment' | 'refunds' | undefined {
     const m = this.marks.get(r) & PATH_MASK;
@@ -159,7 +188,7 @@ export class IdemTable {
   }
   attemptOf(r: number): number {
     const m = this.marks.get(r);
-    return m & ATTEMPT_IN_RARE ? this.rares.get(r)!.attempt : Math.floor(m / ATTEMPT_UNIT);
+    return m & ATTEMPT_IN_RARE ? this.oddAttempts.get(r)! : Math.floor(m / ATTEMPT_UNIT);
   }
 }
 
@@ -197,28 +226,28 @@ class IdemView implements IdemRequest {
     return this.table.objectIdOf(this.row);
   }
   get code(): string | null {
-    return this.table.rareOf(this.row)?.code ?? null;
+    return this.table.codeOf(this.row);
   }
   get type(): string | null {
-    return this.table.rareOf(this.row)?.type ?? null;
+    return this.table.typeOf(this.row);
   }
   get requestId(): string | undefined {
-    return this.table.rareOf(this.row)?.requestId;
+    return this.table.requestIdOf(this.row);
   }
   get refundPath(): 'payment' | 'refunds' | undefined {
     return this.table.refundPathOf(this.row);
   }
   get merchantReference(): unknown {
-    return this.table.rareOf(this.row)?.merchantReference;
+    return this.table.merchantReferenceOf(this.row);
   }
   get badInput(): boolean {
     return this.table.badInputOf(this.row);
   }
   get group(): string | undefined {
-    return this.table.rareOf(this.row)?.group;
+    return this.table.groupOf(this.row);
   }
   get errorSig(): string | undefined {
-    return this.table.rareOf(this.row)?.errorSig;
+    return this.table.errorSigOf(this.row);
   }
   get attempt(): number {
     return this.table.attemptOf(this.row);

@@ -237,22 +237,6 @@ export class ValueCodes<V extends string> {
   }
 }
 
-/** References by row (undefined where never set): strings and the odd object, in pages, never copied as they grow. */
-export class RefColumn<T> {
-  private readonly pages: (T | undefined)[][] = [];
-
-  get(row: number): T | undefined {
-    const p = this.pages[row >>> PAGE_SHIFT];
-    return p === undefined ? undefined : p[row & PAGE_MASK];
-  }
-
-  set(row: number, value: T | undefined): void {
-    const i = row >>> PAGE_SHIFT;
-    while (this.pages.length <= i) this.pages.push(new Array<T | undefined>(PAGE_ROWS).fill(undefined));
-    this.pages[i][row & PAGE_MASK] = value;
-  }
-}
-
 /** Buffer's own latin1 decoder (what toString('latin1', ...) calls after checking its arguments, which these are). */
 type LatinSlicing = Buffer & { latin1Slice(start: number, end: number): string };
 

@@ -3,11 +3,12 @@
  * of its payments. A column per field (paged, old pages on disk: lib/paged-column.ts), not an
  * object of eighteen fields a request (about 200 bytes, with a list per payment and a log of them
  * all), and what few requests carry (an error's code, type, message and request id; an amount sent
- * that is not a number) in one object only for a request that has one. A payment's requests are a
+ * that is not a number) as sparse columns (lib/sparse-values.ts). A payment's requests are a
  * chain of rows by its row in the ledger's payment rows, not a list in a Map by id. What a check is
  * handed is a view of a row.
  */
-import { Float64Column, RefColumn, StringColumn, Uint32Column, Uint8Column, ValueCodes } from './paged-column.ts';
+import { Float64Column, StringColumn, Uint32Column, Uint8Column, ValueCodes } from './paged-column.ts';
+import { SparseValues } from './sparse-values.ts';
 import type { PaymentRows } from './payment-rows.ts';
 
 /** One refund request (either path), as refund rules need it. */
@@ -38,16 +39,6 @@ export interface RefundRequest {
   readonly slack: number;
 }
 
-/** What few refund requests carry: kept only when one does. */
-interface RefundRare {
-  code: string | null;
-  type: string | null;
-  message: unknown;
-  requestId: string | undefined;
-  /** The amount sent when it is not a number (nor absent). */
-  amountSent: unknown;
-}
-
 const AMOUNT_NUMBER = 1;
 const PATH_REFUNDS = 2;
 const BAD_INPUT = 4;
@@ -69,7 +60,12 @@ export class RefundRequestTable {
   private readonly payRows = new Uint32Column();
   private readonly refundIds = new StringColumn();
   private readonly idemKeys = new StringColumn();
-  private readonly rares = new RefColumn<RefundRare>();
+  /**
+   * What few requests carry, a field a row that has it: an error's code, type, message and request
+   * id, and the amount sent when it is not a number (nor absent). Under faults most answers carry an
+   * error, and an object a request held the heap to the end.
+   */
+  private readonly rare = new SparseValues(['code', 'type', 'message', 'requestId', 'amountSent'] as const);
   /** The next request row of the same payment, plus one (0: the last). */
   private readonly next = new Uint32Column();
   /** By payment row: its first and last request rows, plus one (0: none). */
@@ -106,9 +102,12 @@ export class RefundRequestTable {
     this.payRows.set(r, pr);
     this.refundIds.set(r, q.refundId);
     this.idemKeys.set(r, q.idemKey);
-    if (q.code !== null || q.type !== null || q.message !== undefined || q.requestId !== undefined || (!numeric && q.amountSent !== undefined)) {
-      this.rares.set(r, { code: q.code, type: q.type, message: q.message, requestId: q.requestId, amountSent: numeric ? undefined : q.amountSent });
-    }
+    const v = this.rare;
+    if (q.code !== null) v.set(r, 'code', q.code);
+    if (q.type !== null) v.set(r, 'type', q.type);
+    v.set(r, 'message', q.message);
+    v.set(r, 'requestId', q.requestId);
+    if (!numeric) v.set(r, 'amountSent', q.amountSent);
     const last = this.lastOf.get(pr);
     if (last === 0) {
       this.firstOf.set(pr, r + 1);
@@ -167,7 +166,7 @@ export class RefundRequestTable {
     return this.flags.get(r) & AMOUNT_NUMBER ? this.amounts.get(r) : undefined;
   }
   amountSentOf(r: number): unknown {
-    return this.flags.get(r) & AMOUNT_NUMBER ? this.amounts.get(r) : this.rares.get(r)?.amountSent;
+    return this.flags.get(r) & AMOUNT_NUMBER ? this.amounts.get(r) : this.rare.get(r, 'amountSent');
   }
   pathOf(r: number): 'payment' | 'refunds' {
     return this.flags.get(r) & PATH_REFUNDS ? 'refunds' : 'payment';
@@ -184,8 +183,17 @@ export class RefundRequestTable {
   idemKeyOf(r: number): string | undefined {
     return this.idemKeys.get(r);
   }
-  rareOf(r: number): RefundRare | undefined {
-    return this.rares.get(r);
+  codeOf(r: number): string | null {
+    return this.rare.string(r, 'code') ?? null;
+  }
+  typeOf(r: number): string | null {
+    return this.rare.string(r, 'type') ?? null;
+  }
+  messageOf(r: number): unknown {
+    return this.rare.get(r, 'message');
+  }
+  requestIdOf(r: number): string | undefined {
+    return this.rare.string(r, 'requestId');
   }
 }
 
@@ -254,16 +262,16 @@ class RefundView implements RefundRequest {
     return this.table.statusOf(this.row);
   }
   get code(): string | null {
-    return this.table.rareOf(this.row)?.code ?? null;
+    return this.table.codeOf(this.row);
   }
   get type(): string | null {
-    return this.table.rareOf(this.row)?.type ?? null;
+    return this.table.typeOf(this.row);
   }
   get message(): unknown {
-    return this.table.rareOf(this.row)?.message;
+    return this.table.messageOf(this.row);
   }
   get requestId(): string | undefined {
-    return this.table.rareOf(this.row)?.requestId;
+    return this.table.requestIdOf(this.row);
   }
   get amount(): number | undefined {
     return this.table.amountOf(this.row);
