@@ -25,6 +25,23 @@ describe('PAY-7: declines answered with a server error', () => {
     expect(r.examples[0].seqs).toEqual([41, 42, 43]);
   });
 
+  it('a 500 repeated under its key and Idempotency-Key counts once, and the example names each counted create as its record does', async () => {
+    const withIds = (r: ReturnType<typeof declined500>, rid: string) => ({ ...r, error: err('internal_error', { request_id: rid }), bodySnippet: `{"error":"${rid}"}` });
+    const r = await judgeOne('decline-not-http-error', [
+      ...others(),
+      withIds(declined500({ seq: 41, t: 100, idemKey: 'idem-a' }), 'req_41'),
+      withIds(declined500({ seq: 42, t: 150, idemKey: 'idem-a' }), 'req_42'),
+      declined500({ seq: 43, t: 200, idemKey: 'idem-b' }),
+      withIds(declined500({ seq: 44, t: 250, idemKey: 'idem-c' }), 'réq_44'),
+      endRec(),
+    ]);
+    expect(r.violations).toBe(1);
+    expect(r.examples[0].message).toMatch(/^3 of the 3 test-mode creates/);
+    expect(r.examples[0]).toMatchObject({ seqs: [41, 43, 44], times: [100, 200, 250], idemKeys: ['idem-a', 'idem-b', 'idem-c'], bodies: ['{"error":"req_41"}', '{"error":"réq_44"}'] });
+    // 43 carries the fixture's own request id.
+    expect(r.examples[0].requestIds).toEqual(['req_41', expect.stringMatching(/^req_/), 'réq_44']);
+  });
+
   it('most decline-card creates answered 500 and one answered 201 (its processor answer came late) is still a violation', async () => {
     const late = create({ t: 300, id: 'pay_00000000-0000-4000-8000-000000000009', sent: { cardOutcome: 'do_not_honor' } });
     const r = await judgeOne('decline-not-http-error', [...others(), declined500({ t: 100 }), declined500({ t: 150 }), declined500({ t: 200 }), late, endRec()]);

@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { readHistory, type ExchangeRecord, type WebhookRecord } from '../../src/history/index.ts';
 import { evidence, evidenceRec } from '../../src/oracle/lib/findings.ts';
 import { corpusEntries, REPO_ROOT } from '../../scripts/corpus/corpus.ts';
+import { EvidenceTable } from '../../src/oracle/lib/evidence-table.ts';
+import { pageSettings } from '../../src/oracle/lib/paged-column.ts';
 import { create, err, ex, refundObj, refundReq, resetSeq, retrieve, webhook, pay } from './fixtures.ts';
 
 const SAMPLE = join(REPO_ROOT, 'test', 'fixtures', 'oracle-corpus');
@@ -64,5 +66,31 @@ describe('evidenceRec', () => {
       }
     }
     expect(n).toBeGreaterThan(1000);
+  }, 120_000);
+
+  it('an EvidenceTable gives back, from its columns on disk, what each exchange of the corpus sample gives', async () => {
+    const saved = { ...pageSettings };
+    Object.assign(pageSettings, { rows: 2, resident: 1, reloaded: 1 });
+    let table: EvidenceTable;
+    try {
+      table = new EvidenceTable();
+    } finally {
+      Object.assign(pageSettings, saved);
+    }
+    const kept: ExchangeRecord[] = [];
+    for (const name of corpusEntries(SAMPLE).filter((e) => !e.startsWith('synthetic')).slice(0, 6)) {
+      for await (const r of readHistory(join(SAMPLE, name, 'history.bin.gz'))) {
+        if (r.kind !== 'exchange') continue;
+        expect(table.push(r)).toBe(kept.length);
+        kept.push(r);
+      }
+    }
+    expect(kept.length).toBeGreaterThan(1000);
+    // Read back after all were kept: the early rows from the scratch file.
+    for (let i = 0; i < kept.length; i++) {
+      const back = table.at(i);
+      expect(evidence('m', [back])).toEqual(evidence('m', [kept[i]]));
+      expect([back.tStart, back.tEnd]).toEqual([kept[i].tStart, kept[i].tEnd]);
+    }
   }, 120_000);
 });
