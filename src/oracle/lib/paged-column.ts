@@ -1,15 +1,10 @@
 /**
  * Per-row columns for tables that grow a row at a time and are read by row number: typed arrays in
- * pages of PAGE_ROWS rows, made as rows arrive and never copied (a doubling array would hold up to
+ * pages of rows (`pageSettings.rows`), made as rows arrive and never copied (a doubling array would hold up to
  * twice the rows in use, and three times while it grows), and codes for values of which a run has
  * few (key labels, merchants, card outcomes).
  */
 import { openScratch, readScratch, writeScratch } from './spill.ts';
-
-/** Rows per page (a shift and a mask, for tables that lay out pages of their own: lib/status-spans.ts). */
-export const PAGE_SHIFT = 12;
-export const PAGE_ROWS = 1 << PAGE_SHIFT;
-export const PAGE_MASK = PAGE_ROWS - 1;
 
 type Page = Float64Array | Uint32Array | Uint8Array;
 
