@@ -1,4 +1,4 @@
-import type { Evidence, IdempotencyScope } from '../../spec/index.ts';
+import { OPERATION_SCOPE, type Evidence, type IdempotencyScope } from '../../spec/index.ts';
 import type { ExchangeRecord, FaultRecord } from '../../history/index.ts';
 import type { Invariant } from '../types.ts';
 import { errorCode, errorType, is2xx, isCreate, isInconclusive } from '../lib/exchange.ts';
@@ -9,7 +9,7 @@ import { EvidenceTable } from '../lib/evidence-table.ts';
 import { Float64Column, Uint32Column, Uint8Column, ValueCodes } from '../lib/paged-column.ts';
 
 /** The scope of a Direct API create (`op` create), under which the ledger keeps its Idempotency-Keys. */
-const CREATE_SCOPE: IdempotencyScope = 'payment_create';
+const CREATE_SCOPE: IdempotencyScope = OPERATION_SCOPE.create!;
 
 const DECLINE_CARDS = new Set(['do_not_honor', 'insufficient_funds']);
 

@@ -12,7 +12,6 @@ const THREE_DS = 2;
 const HOSTED_REASON = 4;
 const REQUIRES_ACTION = 8;
 
-
 /**
  * SM-5: after the hosted page is submitted with a 3DS card, the payment stays
  * requires_action (reason three_d_secure where the presentation has a reason) until

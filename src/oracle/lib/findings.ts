@@ -107,6 +107,9 @@ export type EvidenceSource =
 
 type Rec = EvidenceSource;
 
+/** An exchange as evidenceRec keeps it (with its times). */
+export type KeptExchange = Extract<EvidenceSource, { kind: 'exchange' }> & { tEnd: number };
+
 /**
  * The part of a record `evidence` reads (and the times), for a check that keeps a record past its
  * onRecord to name it later: a few numbers and strings the record already holds, where the record
@@ -114,8 +117,6 @@ type Rec = EvidenceSource;
  * hosted payment or an observation (the hosted page's and 3DS's checks) otherwise holds a soak's
  * records.
  */
-/** An exchange as evidenceRec keeps it (with its times). */
-export type KeptExchange = Extract<EvidenceSource, { kind: 'exchange' }> & { tEnd: number };
 export function evidenceRec(r: ExchangeRecord): KeptExchange;
 export function evidenceRec(r: ExchangeRecord | WebhookRecord): EvidenceSource & { tEnd?: number };
 export function evidenceRec(r: ExchangeRecord | WebhookRecord): EvidenceSource & { tEnd?: number } {
