@@ -2,6 +2,12 @@ import type { Invariant } from '../types.ts';
 import { is2xx } from '../lib/exchange.ts';
 import { Findings, evidence, evidenceRec, show, type EvidenceSource } from '../lib/findings.ts';
 import { observedPayment } from '../lib/observations.ts';
+import { Float64Column, Uint8Column } from '../lib/paged-column.ts';
+
+/** What `flags` holds of a payment, as bits. */
+const HOSTED_B = 1;
+const SUBMITTED = 2;
+const CARD_SEEN = 4;
 
 /**
  * PAY-12: a hosted create answers 201, REQUIRES_ACTION, integration_type HOSTED_PAYMENT_PAGE
@@ -13,17 +19,49 @@ const invariant: Invariant = {
   id: 'hosted-create-shape',
   title: 'A hosted create returns 201 REQUIRES_ACTION with a hosted_payment_page redirect; B: card null until the page is completed',
   rules: ['PAY-12'],
-  create() {
+  create(ctx) {
     const f = new Findings();
-    const hostedB = new Set<string>();
-    /** Earliest-ending observation of a hosted B payment that showed a card. */
-    const cardSeen = new Map<string, { tEnd: number; seq: number; rec: EvidenceSource }>();
-    const submitted = new Map<string, number>();
+    const rows = ctx.ledger.paymentRows;
+    // What it knows of each payment, by the payment's row (paged columns: a soak's old hosted
+    // payments wait on disk, where Sets and Maps by id grew with every one).
+    const flags = new Uint8Column();
+    /** The earliest start of a submit of the payment's form (SUBMITTED). */
+    const submitStarts = new Float64Column();
+    /** When (in `cardsSeen`) a hosted B payment was first seen with a card (CARD_SEEN): the order violations are named in. */
+    const firstCardAt = new Float64Column();
+    let cardsSeen = 0;
+    /** Earliest submit of a payment the ledger had no row for when it was submitted (its create unrecorded). */
+    const orphanSubmits = new Map<string, number>();
+    const submitOf = (id: string, row: number | undefined): number | undefined => {
+      const a = row !== undefined && flags.get(row) & SUBMITTED ? submitStarts.get(row) : undefined;
+      const b = orphanSubmits.get(id);
+      return a === undefined ? b : b === undefined ? a : Math.min(a, b);
+    };
+    /**
+     * Earliest-ending observation showing a card of each hosted B payment that may still be a
+     * violation: its form was not submitted yet, or the observation ended before the submit
+     * started. One that ended after a submit started can never be one (submits only make that
+     * start earlier), so a payment polled after its form keeps nothing; what stays is a payment in
+     * flight or a violation.
+     */
+    const suspects = new Map<string, { tEnd: number; at: number; rec: EvidenceSource }>();
     return {
       onRecord(rec) {
         if (rec.kind === 'exchange' && rec.op === 'submit_hpp' && rec.sent.paymentId) {
-          const prev = submitted.get(rec.sent.paymentId);
-          if (prev === undefined || rec.tStart < prev) submitted.set(rec.sent.paymentId, rec.tStart);
+          const id = rec.sent.paymentId;
+          const row = rows.find(id);
+          if (row === undefined) {
+            const prev = orphanSubmits.get(id);
+            if (prev === undefined || rec.tStart < prev) orphanSubmits.set(id, rec.tStart);
+          } else {
+            const fl = flags.get(row);
+            if (!(fl & SUBMITTED) || rec.tStart < submitStarts.get(row)) {
+              submitStarts.set(row, rec.tStart);
+              if (!(fl & SUBMITTED)) flags.set(row, fl | SUBMITTED);
+            }
+          }
+          const s = suspects.get(id);
+          if (s && s.tEnd >= rec.tStart) suspects.delete(id);
         }
         if (rec.kind === 'exchange' && rec.op === 'create_hpp' && is2xx(rec.status)) {
           f.check();
@@ -38,7 +76,9 @@ const invariant: Invariant = {
             const reasonOk = na?.reason === 'hosted_payment_page' || (p.presentation === 'B' && !na?.reason);
             if (!na || na.type !== 'redirect' || !na.redirectUrl || !reasonOk) problems.push(`next_action ${show(na)}`);
             if (p.presentation === 'B') {
-              hostedB.add(p.id);
+              // The ledger gave the payment its row when it read this answer.
+              const row = rows.rowOf(p.id);
+              flags.set(row, flags.get(row) | HOSTED_B);
               if (p.card !== null) problems.push('card is set before the page was completed');
             }
           }
@@ -46,15 +86,26 @@ const invariant: Invariant = {
           return;
         }
         const o = observedPayment(rec);
-        if (o && hostedB.has(o.payment.id) && o.payment.card !== null) {
-          const end = o.kind === 'exchange' ? o.tEnd : o.tReceived;
-          const prev = cardSeen.get(o.payment.id);
-          if (!prev || end < prev.tEnd) cardSeen.set(o.payment.id, { tEnd: end, seq: o.seq, rec: evidenceRec(o) });
+        if (!o || o.payment.card === null) return;
+        const row = rows.find(o.payment.id);
+        if (row === undefined) return;
+        const fl = flags.get(row);
+        if (!(fl & HOSTED_B)) return;
+        if (!(fl & CARD_SEEN)) {
+          firstCardAt.set(row, cardsSeen++);
+          flags.set(row, fl | CARD_SEEN);
         }
+        const id = o.payment.id;
+        const end = o.kind === 'exchange' ? o.tEnd : o.tReceived;
+        const sub = submitOf(id, row);
+        if (sub !== undefined && end >= sub) return;
+        const prev = suspects.get(id);
+        if (!prev || end < prev.tEnd) suspects.set(id, { tEnd: end, at: firstCardAt.get(row), rec: evidenceRec(o) });
       },
       finish() {
-        for (const [id, seen] of cardSeen) {
-          const sub = submitted.get(id);
+        // In the order the payments were first seen with a card.
+        for (const [id, seen] of [...suspects].sort((a, b) => a[1].at - b[1].at)) {
+          const sub = submitOf(id, rows.find(id));
           if (sub === undefined || seen.tEnd < sub) {
             f.violation(evidence(`hosted payment ${id} showed a card before its page was completed` + (sub === undefined ? ' (the form was never submitted)' : ''), [seen.rec]));
           }
