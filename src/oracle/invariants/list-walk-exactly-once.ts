@@ -33,7 +33,7 @@ const invariant: Invariant = {
   create(ctx) {
     const f = new Findings();
     const groups = new Map<string, { key: string; pages: Page[] }>();
-    const facts = new StatusFilterFacts();
+    const facts = new StatusFilterFacts(ctx.ledger.paymentRows);
     return {
       kinds: ['exchange'],
       ops: ['list', ...StatusFilterFacts.OPS],

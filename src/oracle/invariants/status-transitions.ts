@@ -2,6 +2,7 @@ import { PAYMENT_STATUSES, TERMINAL_STATUSES, isAllowedTransition, type PaymentS
 import type { Invariant } from '../types.ts';
 import { is2xx } from '../lib/exchange.ts';
 import { Findings, evidence } from '../lib/findings.ts';
+import { Float64Column, Uint8Column } from '../lib/paged-column.ts';
 
 const KNOWN_STATUSES: ReadonlySet<string> = new Set(PAYMENT_STATUSES);
 
@@ -32,8 +33,18 @@ const invariant: Invariant = {
   rules: ['SM-1'],
   create(ctx) {
     const f = new Findings();
-    /** Payments a customer acted on (hosted page submitted, 3DS completed; not refused): id -> earliest start. */
-    const acted = new Map<string, number>();
+    const rows = ctx.ledger.paymentRows;
+    // Payments a customer acted on (hosted page submitted, 3DS completed; not refused), and the
+    // earliest start of such an action, by the payment's row (paged: a Map by id grew with every
+    // hosted payment of a soak); by id for a payment the ledger has no row for yet.
+    const acted = new Uint8Column();
+    const actedFrom = new Float64Column();
+    const actedById = new Map<string, number>();
+    const actedAt = (id: string): number => {
+      const row = rows.find(id);
+      const byRow = row !== undefined && acted.get(row) === 1 ? actedFrom.get(row) : Infinity;
+      return Math.min(byRow, actedById.get(id) ?? Infinity);
+    };
     return {
       kinds: ['exchange'],
       ops: ['submit_hpp', 'complete_3ds', 'create', 'create_hpp', 'retrieve', 'list', 'refund', 'refund_create'],
@@ -56,7 +67,12 @@ const invariant: Invariant = {
         // A refused action (404, 410, 400...) did nothing; one that got no answer may have been taken.
         if (rec.status >= 400) return;
         const id = rec.sent.paymentId;
-        acted.set(id, Math.min(acted.get(id) ?? Infinity, rec.tStart));
+        const row = rows.find(id);
+        if (row === undefined) actedById.set(id, Math.min(actedById.get(id) ?? Infinity, rec.tStart));
+        else if (acted.get(row) === 0 || rec.tStart < actedFrom.get(row)) {
+          acted.set(row, 1);
+          actedFrom.set(row, rec.tStart);
+        }
       },
       finish() {
         const spans = ctx.ledger.paymentSpans;
@@ -68,7 +84,7 @@ const invariant: Invariant = {
             (p) =>
               !TERMINAL_STATUSES.has(p.from) &&
               !isAllowedTransition(p.from, p.to) &&
-              !(p.from === 'requires_action' && AFTER_CUSTOMER_ACTION.has(p.to) && (acted.get(id) ?? Infinity) < p.toStart),
+              !(p.from === 'requires_action' && AFTER_CUSTOMER_ACTION.has(p.to) && actedAt(id) < p.toStart),
           );
           if (bad) f.violation({ message: `payment ${id} moved ${bad.from} -> ${bad.to}, which the transition table does not allow`, seqs: [bad.fromSeq, bad.toSeq], times: [bad.fromEnd, bad.toStart], paymentIds: [id] });
         }
