@@ -19,7 +19,12 @@ const invariant: Invariant = {
   rules: ['REF-4'],
   create(ctx) {
     const f = new Findings();
-    /** Per payment, its refunded totals as seen: [answer start, total], in record order. */
+    /**
+     * Per payment, the refunded totals seen that a later one does not make redundant: [answer end,
+     * total] pairs with both rising. All finish() asks is the largest total seen before a time, and
+     * a total seen no earlier than a larger one never is it; every poll of a refunded payment was
+     * kept before, and a soak polls its refunded payments all through.
+     */
     const totals = new Map<string, [number, number][]>();
     return {
       answers: 'payments',
@@ -29,7 +34,7 @@ const invariant: Invariant = {
         const l = totals.get(o.payment.id);
         // A list made with its first entry holds one slot, not the sixteen a first push makes room for.
         if (!l) totals.set(o.payment.id, [[o.tEnd, o.payment.amountRefunded]]);
-        else l.push([o.tEnd, o.payment.amountRefunded]);
+        else keepRising(l, o.tEnd, o.payment.amountRefunded);
       },
       finish() {
         const { ledger } = ctx;
@@ -59,4 +64,18 @@ const invariant: Invariant = {
     };
   },
 };
+/**
+ * Adds total `v` seen at `t` to `l` (pairs by rising time, totals rising with them) unless a pair
+ * seen no later holds at least as much, and drops the pairs it makes redundant (seen no earlier,
+ * holding no more). The largest total of the pairs seen before any time is what it was with every pair kept.
+ */
+export function keepRising(l: [number, number][], t: number, v: number): void {
+  let i = 0;
+  while (i < l.length && l[i][0] <= t) i++;
+  // l[i - 1] is the latest pair seen no later, and holds the most of those.
+  if (i > 0 && l[i - 1][1] >= v) return;
+  let j = i;
+  while (j < l.length && l[j][1] <= v) j++;
+  l.splice(i, j - i, [t, v]);
+}
 export default invariant;
