@@ -7,17 +7,35 @@
  * proxy on another host.
  */
 import type { HistoryRecord } from '../../history/index.ts';
+import { StringColumn } from './paged-column.ts';
+import { PaymentRows } from './payment-rows.ts';
 
 export class DriverLinks {
-  private readonly byPath = new Map<string, string>();
+  /**
+   * Each redirect path a row (an index whose old entries wait on disk: lib/payment-rows.ts), and
+   * by row the payment that showed it last. A Map from path to id held every redirecting
+   * payment's URL and id to the end: most of the judge's growth through a soak of hosted pages.
+   */
+  private readonly paths = new PaymentRows();
+  private readonly ids = new StringColumn();
 
   private remember(url: string | null | undefined, paymentId: string): void {
     if (!url) return;
+    let path: string;
     try {
-      this.byPath.set(new URL(url, 'http://x').pathname, paymentId);
+      path = new URL(url, 'http://x').pathname;
     } catch {
-      /* not a URL: nothing to link */
+      return; // not a URL: nothing to link
     }
+    const row = this.paths.rowOf(path);
+    // A payment is seen many times while it waits on its redirect: its row is set once.
+    if (!this.ids.equals(row, paymentId)) this.ids.set(row, paymentId);
+  }
+
+  /** The payment that showed this redirect path last. */
+  private paymentOf(path: string): string | undefined {
+    const row = this.paths.find(path);
+    return row === undefined ? undefined : this.ids.get(row);
   }
 
   /** Learns redirect paths from payments, and fills `sent.paymentId` of driver calls that lack it. */
@@ -28,7 +46,7 @@ export class DriverLinks {
     }
     if (rec.kind !== 'exchange') return;
     if ((rec.op === 'complete_3ds' || rec.op === 'submit_hpp') && !rec.sent.paymentId && rec.sent.path) {
-      const id = this.byPath.get(rec.sent.path);
+      const id = this.paymentOf(rec.sent.path);
       if (id) rec.sent.paymentId = id;
     }
     const p = rec.payment;
