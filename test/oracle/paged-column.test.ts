@@ -88,6 +88,23 @@ describe('StringColumn with pages on disk', () => {
     expect(col.get(n + 100)).toBeUndefined();
   });
 
+  it('sends strings that are not ASCII to disk as UTF-8, keeping in the heap only what UTF-8 cannot carry', () => {
+    // Key labels hold an ellipsis: every row of a soak's evidence naming a key was kept in the heap.
+    const col = tiny(() => new StringColumn());
+    const n = 200;
+    const value = (r: number): string => (r % 50 === 7 ? `lone\ud800${r}` : `acme/test/…${String(r).padStart(4, '0')}${r % 3 ? 'é' : '\u{1F4B3}'}`);
+    for (let r = 0; r < n; r++) col.set(r, value(r));
+    const kept = (col as unknown as { kept: Map<number, string> }).kept;
+    expect([...kept.keys()].sort((a, b) => a - b)).toEqual([7, 57, 107, 157].filter((r) => r < n - 2));
+    for (const r of shuffled(n)) {
+      const v = value(r);
+      expect(col.equals(r, v)).toBe(true);
+      // The same length and the same bytes but one: told apart in the file and in memory.
+      expect(col.equals(r, v.replace('…', '‥'))).toBe(v.includes('…') ? false : true);
+      expect(col.get(r)).toBe(v);
+    }
+  });
+
   it('tells a different string of the same length, or a prefix, from the one set', () => {
     const col = tiny(() => new StringColumn());
     for (let r = 0; r < 40; r++) col.set(r, `pay_${String(r).padStart(4, '0')}`);

@@ -244,14 +244,21 @@ interface PackedStrings {
 
 const NONE = 0;
 const ASCII = 1;
-/** A string kept in the heap (`kept`): one that is not ASCII (read back as written only as a JS string), or set after its page went out. */
+/** A string kept in the heap (`kept`): one UTF-8 cannot carry (a lone surrogate), or one set after its page went out. */
 const KEPT = 2;
+/** A string that is not ASCII, as UTF-8 (key labels hold an ellipsis: kept in the heap, every row of a soak's evidence held one). */
+const UTF8 = 3;
+
+/** Whether UTF-8 gives `s` back (it does unless `s` holds a lone surrogate). */
+function utf8Carries(s: string): boolean {
+  return Buffer.from(s, 'utf8').toString('utf8') === s;
+}
 
 /**
  * Strings by row (undefined where never set), for tables that set a row once as it arrives (ids,
  * idempotency keys, body digests): the newest pages as strings, older ones packed as bytes in a
- * scratch file and read back a page at a time. A string that is not ASCII stays in the heap, so
- * what is read back is always the string set.
+ * scratch file and read back a page at a time: ASCII as Latin-1, other strings as UTF-8. One that
+ * UTF-8 cannot carry (a lone surrogate) stays in the heap, so what is read back is always the string set.
  */
 export class StringColumn {
   private readonly pages: ((string | undefined)[] | undefined)[] = [];
@@ -285,6 +292,7 @@ export class StringColumn {
     const k = row & this.mask;
     const kind = q.kinds[k];
     if (kind === ASCII) return (q.chars as LatinSlicing).latin1Slice(q.starts[k], q.starts[k + 1]);
+    if (kind === UTF8) return q.chars.toString('utf8', q.starts[k], q.starts[k + 1]);
     return kind === KEPT ? this.kept.get(row) : undefined;
   }
 
@@ -305,6 +313,7 @@ export class StringColumn {
     if (q === undefined) return this.equalsInFile(i, k, s);
     const kind = q.kinds[k];
     if (kind === KEPT) return this.kept.get(row) === s;
+    if (kind === UTF8) return q.chars.toString('utf8', q.starts[k], q.starts[k + 1]) === s;
     if (kind !== ASCII) return false;
     const a = q.starts[k];
     if (q.starts[k + 1] - a !== s.length) return false;
@@ -325,13 +334,14 @@ export class StringColumn {
     this.slots.readPart(i, 4 * (n + 1) + k, this.partKind);
     const kind = this.partKind[0];
     if (kind === KEPT) return this.kept.get((i << this.shift) + k) === s;
-    if (kind !== ASCII) return false;
+    if (kind !== ASCII && kind !== UTF8) return false;
     this.slots.readPart(i, 4 * k, new Uint8Array(this.partStarts.buffer));
     const len = this.partStarts[1] - this.partStarts[0];
-    if (len !== s.length) return false;
+    if (len !== (kind === ASCII ? s.length : Buffer.byteLength(s, 'utf8'))) return false;
     if (this.partChars.length < len) this.partChars = Buffer.alloc(2 * len);
     const c = this.partChars.subarray(0, len);
     this.slots.readPart(i, 4 * (n + 1) + n + this.partStarts[0], c);
+    if (kind === UTF8) return c.toString('utf8') === s;
     for (let j = 0; j < len; j++) if (c[j] !== s.charCodeAt(j)) return false;
     return true;
   }
@@ -363,10 +373,16 @@ export class StringColumn {
     const p = this.pages[i]!;
     const n = this.rows;
     const base = i << this.shift;
+    // Each row's kind and size in bytes first (a string UTF-8 cannot carry stays in the heap).
+    const kindOf = new Uint8Array(n);
+    const bytes = new Uint32Array(n);
     let total = 0;
     for (let k = 0; k < n; k++) {
       const s = p[k];
-      if (s !== undefined && Buffer.byteLength(s, 'utf8') === s.length) total += s.length;
+      if (s === undefined) continue;
+      const b = Buffer.byteLength(s, 'utf8');
+      kindOf[k] = b === s.length ? ASCII : utf8Carries(s) ? UTF8 : KEPT;
+      if (kindOf[k] !== KEPT) (bytes[k] = b), (total += b);
     }
     const head = 4 * (n + 1) + n;
     const buf = Buffer.alloc(head + total);
@@ -377,13 +393,11 @@ export class StringColumn {
       starts[k] = at;
       const s = p[k];
       if (s === undefined) continue;
-      if (Buffer.byteLength(s, 'utf8') === s.length) {
-        kinds[k] = ASCII;
-        buf.write(s, head + at, 'latin1');
-        at += s.length;
-      } else {
-        kinds[k] = KEPT;
-        this.kept.set(base + k, s);
+      kinds[k] = kindOf[k];
+      if (kindOf[k] === KEPT) this.kept.set(base + k, s);
+      else {
+        buf.write(s, head + at, kindOf[k] === ASCII ? 'latin1' : 'utf8');
+        at += bytes[k];
       }
     }
     starts[n] = at;
