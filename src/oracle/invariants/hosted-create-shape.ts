@@ -3,11 +3,11 @@ import { is2xx } from '../lib/exchange.ts';
 import { Findings, evidence, evidenceRec, show, type EvidenceSource } from '../lib/findings.ts';
 import { observedPayment } from '../lib/observations.ts';
 import { Float64Column, Uint8Column } from '../lib/paged-column.ts';
+import { EarliestByPayment } from '../lib/payment-times.ts';
 
 /** What `flags` holds of a payment, as bits. */
 const HOSTED_B = 1;
-const SUBMITTED = 2;
-const CARD_SEEN = 4;
+const CARD_SEEN = 2;
 
 /**
  * PAY-12: a hosted create answers 201, REQUIRES_ACTION, integration_type HOSTED_PAYMENT_PAGE
@@ -25,18 +25,11 @@ const invariant: Invariant = {
     // What it knows of each payment, by the payment's row (paged columns: a soak's old hosted
     // payments wait on disk, where Sets and Maps by id grew with every one).
     const flags = new Uint8Column();
-    /** The earliest start of a submit of the payment's form (SUBMITTED). */
-    const submitStarts = new Float64Column();
     /** When (in `cardsSeen`) a hosted B payment was first seen with a card (CARD_SEEN): the order violations are named in. */
     const firstCardAt = new Float64Column();
     let cardsSeen = 0;
-    /** Earliest submit of a payment the ledger had no row for when it was submitted (its create unrecorded). */
-    const orphanSubmits = new Map<string, number>();
-    const submitOf = (id: string, row: number | undefined): number | undefined => {
-      const a = row !== undefined && flags.get(row) & SUBMITTED ? submitStarts.get(row) : undefined;
-      const b = orphanSubmits.get(id);
-      return a === undefined ? b : b === undefined ? a : Math.min(a, b);
-    };
+    /** The earliest start of a submit of each payment's form. */
+    const submitted = new EarliestByPayment(rows);
     /**
      * Earliest-ending observation showing a card of each hosted B payment that may still be a
      * violation: its form was not submitted yet, or the observation ended before the submit
@@ -49,17 +42,7 @@ const invariant: Invariant = {
       onRecord(rec) {
         if (rec.kind === 'exchange' && rec.op === 'submit_hpp' && rec.sent.paymentId) {
           const id = rec.sent.paymentId;
-          const row = rows.find(id);
-          if (row === undefined) {
-            const prev = orphanSubmits.get(id);
-            if (prev === undefined || rec.tStart < prev) orphanSubmits.set(id, rec.tStart);
-          } else {
-            const fl = flags.get(row);
-            if (!(fl & SUBMITTED) || rec.tStart < submitStarts.get(row)) {
-              submitStarts.set(row, rec.tStart);
-              if (!(fl & SUBMITTED)) flags.set(row, fl | SUBMITTED);
-            }
-          }
+          submitted.note(id, rec.tStart);
           const s = suspects.get(id);
           if (s && s.tEnd >= rec.tStart) suspects.delete(id);
         }
@@ -97,7 +80,7 @@ const invariant: Invariant = {
         }
         const id = o.payment.id;
         const end = o.kind === 'exchange' ? o.tEnd : o.tReceived;
-        const sub = submitOf(id, row);
+        const sub = submitted.get(id);
         if (sub !== undefined && end >= sub) return;
         const prev = suspects.get(id);
         if (!prev || end < prev.tEnd) suspects.set(id, { tEnd: end, at: firstCardAt.get(row), rec: evidenceRec(o) });
@@ -105,7 +88,7 @@ const invariant: Invariant = {
       finish() {
         // In the order the payments were first seen with a card.
         for (const [id, seen] of [...suspects].sort((a, b) => a[1].at - b[1].at)) {
-          const sub = submitOf(id, rows.find(id));
+          const sub = submitted.get(id);
           if (sub === undefined || seen.tEnd < sub) {
             f.violation(evidence(`hosted payment ${id} showed a card before its page was completed` + (sub === undefined ? ' (the form was never submitted)' : ''), [seen.rec]));
           }

@@ -4,6 +4,7 @@ import { faultOverlapping } from '../lib/faults.ts';
 import { Findings, evidence, evidenceRec, show, type EvidenceSource } from '../lib/findings.ts';
 import { EvidenceTable } from '../lib/evidence-table.ts';
 import { Float64Column, Uint32Column, Uint8Column } from '../lib/paged-column.ts';
+import { EarliestByPayment } from '../lib/payment-times.ts';
 import { endedFromRequiresAction } from '../lib/implied-states.ts';
 
 /** The outcomes judged, coded 1.. by their place here (0: no submit judged). */
@@ -38,24 +39,19 @@ const invariant: Invariant = {
     /** Rows in the order of their first judged submit (the order violations are named in). */
     const order = new Float64Column();
     let submits = 0;
-    /** Payments a complete_3ds was sent for, by row. */
-    const challengedRows = new Uint8Column();
+    /** Payments a complete_3ds was sent for. */
+    const challenged = new EarliestByPayment(rows);
     // A payment the ledger has no row for (never seen in an answer: its create was not recorded)
     // is kept by id, and named in `order` as -1 - its place in `orphans`.
     const orphans: { id: string; s: Submit; rec: EvidenceSource }[] = [];
     const orphanAt = new Map<string, number>();
-    const challengedIds = new Set<string>();
     return {
       kinds: ['exchange'],
       ops: ['complete_3ds', 'submit_hpp'],
       onRecord(rec) {
         if (rec.kind !== 'exchange' || !rec.sent.paymentId) return;
         const id = rec.sent.paymentId;
-        if (rec.op === 'complete_3ds') {
-          const row = rows.find(id);
-          if (row === undefined) challengedIds.add(id);
-          else challengedRows.set(row, 1);
-        }
+        if (rec.op === 'complete_3ds') challenged.note(id, rec.tStart);
         const code = rec.sent.cardOutcome ? JUDGED.indexOf(rec.sent.cardOutcome) + 1 : 0;
         if (rec.op !== 'submit_hpp' || code === 0 || rec.status === 0 || rec.status >= 400) return;
         if (orphanAt.has(id)) return;
@@ -79,17 +75,13 @@ const invariant: Invariant = {
           const at = order.get(k);
           let id: string;
           let s: Submit;
-          let challenged: boolean;
           // The submit's exchange, read back only to name a violation.
           const recOf = (): EvidenceSource => (at < 0 ? orphans[-1 - at].rec : kept.at(evidenceAt.get(at)));
           if (at < 0) {
             ({ id, s } = orphans[-1 - at]);
-            const row = rows.find(id);
-            challenged = challengedIds.has(id) || (row !== undefined && challengedRows.get(row) === 1);
           } else {
             id = rows.idAt(at);
             s = { outcome: JUDGED[outcomes.get(at) - 1], tStart: starts.get(at), tEnd: ends.get(at) };
-            challenged = challengedRows.get(at) === 1 || challengedIds.has(id);
           }
           const facts = ledger.payments.get(id);
           if (facts && facts.mode !== 'test') continue;
@@ -97,7 +89,7 @@ const invariant: Invariant = {
           if (s.outcome === 'three_ds_challenge') {
             // Expired (or failed three_d_secure_*) after the form implies the challenge opened, even
             // when it timed out before a poll saw it (lib/implied-states.ts).
-            const waited = ledger.paymentSpans.lastStart(id, 'requires_action').t > s.tEnd || ledger.threeDs.has(id) || challenged || endedFromRequiresAction(ctx, id);
+            const waited = ledger.paymentSpans.lastStart(id, 'requires_action').t > s.tEnd || ledger.threeDs.has(id) || challenged.has(id) || endedFromRequiresAction(ctx, id);
             if (waited) f.check();
             else if (end && end.status !== 'canceled') {
               f.check();

@@ -2,7 +2,7 @@ import { PAYMENT_STATUSES, TERMINAL_STATUSES, isAllowedTransition, type PaymentS
 import type { Invariant } from '../types.ts';
 import { is2xx } from '../lib/exchange.ts';
 import { Findings, evidence } from '../lib/findings.ts';
-import { Float64Column, Uint8Column } from '../lib/paged-column.ts';
+import { EarliestByPayment } from '../lib/payment-times.ts';
 
 const KNOWN_STATUSES: ReadonlySet<string> = new Set(PAYMENT_STATUSES);
 
@@ -33,18 +33,8 @@ const invariant: Invariant = {
   rules: ['SM-1'],
   create(ctx) {
     const f = new Findings();
-    const rows = ctx.ledger.paymentRows;
-    // Payments a customer acted on (hosted page submitted, 3DS completed; not refused), and the
-    // earliest start of such an action, by the payment's row (paged: a Map by id grew with every
-    // hosted payment of a soak); by id for a payment the ledger has no row for yet.
-    const acted = new Uint8Column();
-    const actedFrom = new Float64Column();
-    const actedById = new Map<string, number>();
-    const actedAt = (id: string): number => {
-      const row = rows.find(id);
-      const byRow = row !== undefined && acted.get(row) === 1 ? actedFrom.get(row) : Infinity;
-      return Math.min(byRow, actedById.get(id) ?? Infinity);
-    };
+    /** Payments a customer acted on (hosted page submitted, 3DS completed; not refused): the earliest start. */
+    const acted = new EarliestByPayment(ctx.ledger.paymentRows);
     return {
       kinds: ['exchange'],
       ops: ['submit_hpp', 'complete_3ds', 'create', 'create_hpp', 'retrieve', 'list', 'refund', 'refund_create'],
@@ -67,12 +57,7 @@ const invariant: Invariant = {
         // A refused action (404, 410, 400...) did nothing; one that got no answer may have been taken.
         if (rec.status >= 400) return;
         const id = rec.sent.paymentId;
-        const row = rows.find(id);
-        if (row === undefined) actedById.set(id, Math.min(actedById.get(id) ?? Infinity, rec.tStart));
-        else if (acted.get(row) === 0 || rec.tStart < actedFrom.get(row)) {
-          acted.set(row, 1);
-          actedFrom.set(row, rec.tStart);
-        }
+        acted.note(id, rec.tStart);
       },
       finish() {
         const spans = ctx.ledger.paymentSpans;
@@ -84,7 +69,7 @@ const invariant: Invariant = {
             (p) =>
               !TERMINAL_STATUSES.has(p.from) &&
               !isAllowedTransition(p.from, p.to) &&
-              !(p.from === 'requires_action' && AFTER_CUSTOMER_ACTION.has(p.to) && actedAt(id) < p.toStart),
+              !(p.from === 'requires_action' && AFTER_CUSTOMER_ACTION.has(p.to) && (acted.get(id) ?? Infinity) < p.toStart),
           );
           if (bad) f.violation({ message: `payment ${id} moved ${bad.from} -> ${bad.to}, which the transition table does not allow`, seqs: [bad.fromSeq, bad.toSeq], times: [bad.fromEnd, bad.toStart], paymentIds: [id] });
         }

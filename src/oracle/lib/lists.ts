@@ -5,7 +5,7 @@ import type { PaymentFacts } from '../ledger.ts';
 import type { PaymentList } from './payment-table.ts';
 import type { OracleContext } from '../types.ts';
 import { withoutQuery } from './exchange.ts';
-import { Uint8Column } from './paged-column.ts';
+import { EarliestByPayment } from './payment-times.ts';
 import type { PaymentRows } from './payment-rows.ts';
 
 export interface ListParams {
@@ -70,19 +70,16 @@ const NON_TERMINAL_FILTERS: ReadonlySet<string> = new Set<PaymentStatus>(['pendi
 export class StatusFilterFacts {
   /** Operations whose records `note` wants: the answers carrying payments, and the customer's actions. */
   static readonly OPS = ['create', 'create_hpp', 'retrieve', 'submit_hpp', 'complete_3ds', 'raw'] as const;
-  /**
-   * Payments a customer action (hosted page submit, 3DS completion) was sent for: by the
-   * payment's row (a paged column: a Set of ids grew with every hosted payment of a soak), by id
-   * for one the ledger had no row for then.
-   */
-  private readonly actedRows = new Uint8Column();
-  private readonly actedIds = new Set<string>();
+  /** Payments a customer action (hosted page submit, 3DS completion) was sent for. */
+  private readonly acted: EarliestByPayment;
   /** A customer action that named no payment: it may have been for any. */
   private unattributed = false;
   private sawA = false;
   private sawB = false;
 
-  constructor(private readonly rows: PaymentRows) {}
+  constructor(rows: PaymentRows) {
+    this.acted = new EarliestByPayment(rows);
+  }
 
   note(rec: ExchangeRecord): void {
     const p = rec.payment;
@@ -91,22 +88,13 @@ export class StatusFilterFacts {
       else this.sawB = true;
     }
     if (rec.op === 'submit_hpp' || rec.op === 'complete_3ds') {
-      const id = rec.sent.paymentId;
-      if (id) {
-        const row = this.rows.find(id);
-        if (row === undefined) this.actedIds.add(id);
-        else this.actedRows.set(row, 1);
-      } else this.unattributed = true;
+      if (rec.sent.paymentId) this.acted.note(rec.sent.paymentId, rec.tStart);
+      else this.unattributed = true;
     } else if (rec.op === 'raw' && !API_PATH.test(withoutQuery(rec.sent.path ?? ''))) {
       // A hand-made request off the API's own paths (a user scenario following redirect_url
       // itself) may be a customer action, for any payment.
       this.unattributed = true;
     }
-  }
-
-  private acted(id: string): boolean {
-    const row = this.rows.find(id);
-    return (row !== undefined && this.actedRows.get(row) === 1) || this.actedIds.has(id);
   }
 
   /** Whether a filter on this non-terminal status can be judged at all in this run. */
@@ -119,7 +107,7 @@ export class StatusFilterFacts {
   /** Whether payment `id` was surely in non-terminal `status` all through [from, to] (see the class). */
   throughout(ctx: OracleContext, id: string, status: PaymentStatus, from: number, to: number): boolean {
     const spans = ctx.ledger.paymentSpans;
-    if (this.acted(id)) return false;
+    if (this.acted.has(id)) return false;
     if (status === 'pending' && spans.seen(id, 'processing')) return false;
     return spans.firstEnd(id, status).t < from && spans.lastStart(id, status).t > to;
   }
