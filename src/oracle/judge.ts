@@ -7,6 +7,7 @@ import { ScenarioActivity, scenarioProgress, type EndRecord, type HistoryRecord,
 import { createContext } from './context.ts';
 import { DriverLinks } from './lib/driver-links.ts';
 import { findingsCreated, type Findings, liveViolations } from './lib/findings.ts';
+import { ScratchScope } from './lib/spill.ts';
 import { INVARIANTS } from './invariants/index.ts';
 import type { Invariant, InvariantCheck, OracleContext, RecordTrait } from './types.ts';
 
@@ -77,13 +78,25 @@ function stackOf(e: unknown): string {
   return e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e);
 }
 
-/** Every record in order; a batched source (readHistory) spares a promise per record. */
-async function eachRecord(records: Iterable<HistoryRecord> | AsyncIterable<HistoryRecord>, onRecord: (rec: HistoryRecord) => void): Promise<void> {
+/**
+ * Every record in order; a batched source (readHistory) spares a promise per record. With a
+ * scope, the records are judged within it (the scratch files they make are the judgement's).
+ */
+async function eachRecord(records: Iterable<HistoryRecord> | AsyncIterable<HistoryRecord>, onRecord: (rec: HistoryRecord) => void, scope?: ScratchScope): Promise<void> {
   const batched = (records as { batches?: () => AsyncIterable<HistoryRecord[]> }).batches;
   if (typeof batched === 'function') {
-    for await (const batch of batched.call(records)) for (const rec of batch) onRecord(rec);
+    const judgeBatch = (batch: HistoryRecord[]) => {
+      for (const rec of batch) onRecord(rec);
+    };
+    for await (const batch of batched.call(records)) {
+      if (scope) scope.within(() => judgeBatch(batch));
+      else judgeBatch(batch);
+    }
   } else {
-    for await (const rec of records) onRecord(rec);
+    for await (const rec of records) {
+      if (scope) scope.within(() => onRecord(rec));
+      else onRecord(rec);
+    }
   }
 }
 
@@ -177,13 +190,24 @@ export async function judge(records: Iterable<HistoryRecord> | AsyncIterable<His
     liveViolations.sink = null;
     if (dropped) dispatch();
   };
-  await eachRecord(records, onRecord);
-  if (!ctx) start(undefined);
-  if (opts.interim) opts.interim.conclude = null;
-  return conclude(false);
+  // The judgement's scratch files close when it ends, not when its columns are collected.
+  const scratch = new ScratchScope();
+  try {
+    await eachRecord(records, onRecord, scratch);
+    if (!ctx) scratch.within(() => start(undefined));
+    if (opts.interim) opts.interim.conclude = null;
+    return conclude(false);
+  } finally {
+    if (opts.interim) opts.interim.conclude = null;
+    scratch.close();
+  }
 
   /** Every invariant's result over the records judged so far: at the end of the pass, or midway (interim: what finish() adds to its counts is taken back). */
   function conclude(interim: boolean): Judgement {
+    return scratch.within(() => concludeNow(interim));
+  }
+
+  function concludeNow(interim: boolean): Judgement {
     const findings = new Map<string, Finding>();
     const lastRateReader = slots.map((s) => s.inv.readsRateTables === true).lastIndexOf(true);
     const results: InvariantResult[] = slots.map(({ inv, check, error, findings: made }, index) => {

@@ -16,7 +16,7 @@
  * offered to the caller until one is confirmed, and the callers' strings are unique.
  */
 import { pageSettings, pagesFromEnv } from './paged-column.ts';
-import { closeScratch, openScratch, readScratch, writeScratch } from './spill.ts';
+import { closeScratch, openScratch, readScratch, writeScratch, type ScratchFile } from './spill.ts';
 
 /**
  * Entries the table in memory holds before they go to a run (98,304 fill a 1 MB table three
@@ -52,7 +52,7 @@ function mix(h: number): number {
 
 /** A run: entries sorted by hash in a scratch file, pairs [hash, row] of 32 bits. */
 class Run {
-  fd: number | null = null;
+  fd: ScratchFile | null = null;
   count = 0;
   /** First hash of each page. */
   pageFirst: Uint32Array;
@@ -155,7 +155,7 @@ class Run {
 
   /** Closes the run's file (its space is freed: the file was unlinked at open). */
   close(): void {
-    if (this.fd !== null) closeScratch(this, this.fd);
+    if (this.fd !== null) closeScratch(this.fd);
     this.fd = null;
   }
 }

@@ -4,7 +4,7 @@
  * twice the rows in use, and three times while it grows), and codes for values of which a run has
  * few (key labels, merchants, card outcomes).
  */
-import { openScratch, readScratch, writeScratch } from './spill.ts';
+import { openScratch, readScratch, writeScratch, type ScratchFile } from './spill.ts';
 
 type Page = Float64Array | Uint32Array | Uint8Array;
 
@@ -49,7 +49,7 @@ export function valuesReadInPlace(): number {
  * back) overwrites its own bytes.
  */
 class PageSlots {
-  private fd: number | null = null;
+  private fd: ScratchFile | null = null;
   private next = 0;
   /** File position of each page written, by page index (-1: never written). */
   readonly at: number[] = [];

@@ -7,7 +7,8 @@
  * where a row was kept.
  *
  * The scratch file is unlinked as soon as it is opened: it is gone when the judge's process
- * ends, however it ends, and its descriptor is closed once the table is collected.
+ * ends, however it ends. Its descriptor is closed when the judgement that opened it ends
+ * (`ScratchScope`), or once the table is collected if that comes first.
  */
 import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,10 +31,60 @@ function chunkRowsFromEnv(): number | undefined {
   return undefined;
 }
 
+/** An open scratch file: unlinked, so closing it frees its space. */
+export interface ScratchFile {
+  readonly fd: number;
+  closed: boolean;
+  /** The judgement whose end closes it (null: only its owner's collection does). */
+  scope: ScratchScope | null;
+}
+
+function closeFile(file: ScratchFile): void {
+  if (file.closed) return;
+  file.closed = true;
+  file.scope?.files.delete(file);
+  file.scope = null;
+  closeSync(file.fd);
+}
+
 /** Closes a collected table's scratch file (its disk space is freed then: the file was unlinked at open). */
-const closeOnCollect = new FinalizationRegistry<number>((fd) => {
-  closeSync(fd);
-});
+const closeOnCollect = new FinalizationRegistry<ScratchFile>(closeFile);
+
+/**
+ * The scratch files one judgement opens, closed together when it ends (judge.ts). A judge's
+ * columns live until it is collected, which may be long after a process judged many histories
+ * (a test suite, a long-lived service): every one of their descriptors stayed open till then,
+ * and such a process ran out of them. A file opened while no scope is entered closes when its
+ * owner is collected, as before.
+ */
+export class ScratchScope {
+  readonly files = new Set<ScratchFile>();
+  private static current: ScratchScope | null = null;
+
+  /** The scope files opened now are charged to (the judgement whose code runs). */
+  static get active(): ScratchScope | null {
+    return ScratchScope.current;
+  }
+
+  /** Runs `fn` with this scope active: what it opens, however deep, is closed with the scope. */
+  within<T>(fn: () => T): T {
+    const outer = ScratchScope.current;
+    ScratchScope.current = this;
+    try {
+      return fn();
+    } finally {
+      ScratchScope.current = outer;
+    }
+  }
+
+  /** Closes every file still open; a column that reads one after this throws, rather than reading another file. */
+  close(): void {
+    for (const f of [...this.files]) {
+      closeOnCollect.unregister(f);
+      closeFile(f);
+    }
+  }
+}
 
 let files = 0;
 let written = 0;
@@ -60,7 +111,7 @@ export class SpillColumns<K extends string> {
   private cap: number;
   private inChunk = 0;
   private spilled = 0;
-  private fd: number | null = null;
+  private fd: ScratchFile | null = null;
   private readonly position: Record<K, number>;
 
   constructor(
@@ -161,7 +212,8 @@ export class SpillColumns<K extends string> {
 }
 
 /** Writes all of `bytes` at `pos` of a scratch file; a full disk is an error that names TMPDIR. */
-export function writeScratch(fd: number, bytes: Uint8Array, pos: number): void {
+export function writeScratch(file: ScratchFile, bytes: Uint8Array, pos: number): void {
+  const fd = usable(file);
   try {
     let put = 0;
     while (put < bytes.length) put += writeSync(fd, bytes, put, bytes.length - put, pos + put);
@@ -172,7 +224,8 @@ export function writeScratch(fd: number, bytes: Uint8Array, pos: number): void {
 }
 
 /** Fills `into` from `pos` of a scratch file; `what` names the part read when the file ended early. */
-export function readScratch(fd: number, into: Uint8Array, pos: number, what: string): void {
+export function readScratch(file: ScratchFile, into: Uint8Array, pos: number, what: string): void {
+  const fd = usable(file);
   let got = 0;
   while (got < into.length) {
     const r = readSync(fd, into, got, into.length - got, pos + got);
@@ -181,8 +234,14 @@ export function readScratch(fd: number, into: Uint8Array, pos: number, what: str
   }
 }
 
-/** Opens a scratch file in TMPDIR, unlinked at once; its descriptor is closed when `owner` is collected. */
-export function openScratch(owner: object): number {
+/** The descriptor of a file still open; one closed with its judgement is an error, never a read of whatever file got its number since. */
+function usable(file: ScratchFile): number {
+  if (file.closed) throw new Error("the judge's scratch file was read after its judgement ended and closed it");
+  return file.fd;
+}
+
+/** Opens a scratch file in TMPDIR, unlinked at once; it is closed when the active ScratchScope ends, or when `owner` is collected. */
+export function openScratch(owner: object): ScratchFile {
   const path = join(tmpdir(), `paystorm-judge-${process.pid}-${threadId}-${++files}.spill`);
   let fd: number;
   try {
@@ -191,12 +250,15 @@ export function openScratch(owner: object): number {
     throw new Error(`the judge could not open a scratch file in ${tmpdir()} (${(e as Error).message}): set TMPDIR to a directory it can write`, { cause: e });
   }
   unlinkSync(path);
-  closeOnCollect.register(owner, fd, owner);
-  return fd;
+  const scope = ScratchScope.active;
+  const file: ScratchFile = { fd, closed: false, scope };
+  scope?.files.add(file);
+  closeOnCollect.register(owner, file, file);
+  return file;
 }
 
-/** Closes `owner`'s scratch file now, not when it is collected (its disk space is freed). */
-export function closeScratch(owner: object, fd: number): void {
-  closeOnCollect.unregister(owner);
-  closeSync(fd);
+/** Closes a scratch file now, not when its owner is collected (its disk space is freed). */
+export function closeScratch(file: ScratchFile): void {
+  closeOnCollect.unregister(file);
+  closeFile(file);
 }

@@ -16,9 +16,9 @@ export async function judgeWith(check: Invariant, records: HistoryRecord[]): Pro
 
 /**
  * Expects `now` to judge the histories of seeds 1..`seeds` as `was` does, the odd seeds on pages
- * of two rows (nearly every read through the scratch files; each judge's files stay open until it
- * is collected, so not every seed: three checks' 600 judges ran out of file descriptors). Gives how
- * many histories `was` passed and failed, for the test to show both verdicts were reached.
+ * of two rows (nearly every read through the scratch files) and the even ones on the default pages
+ * (all in memory). Gives how many histories `was` passed and failed, for the test to show both
+ * verdicts were reached.
  */
 export async function expectJudgedAsReplaced(now: Invariant, was: Invariant, history: (seed: number) => HistoryRecord[], seeds = 200): Promise<{ pass: number; fail: number }> {
   const tally = { pass: 0, fail: 0 };
