@@ -236,6 +236,17 @@ export async function judgeOne(id: string, records: HistoryRecord[], run: Partia
   return invariants[0];
 }
 
+/** What `make` builds (synchronously) with pages of `rows` rows, one resident and one reloaded: nearly every read of it goes to the scratch file. */
+export function withTinyPages<T>(make: () => T, rows = 2): T {
+  const saved = { ...pageSettings };
+  Object.assign(pageSettings, { rows, resident: 1, reloaded: 1 });
+  try {
+    return make();
+  } finally {
+    Object.assign(pageSettings, saved);
+  }
+}
+
 /**
  * `fn` run with every paged column made meanwhile on pages of two rows, one kept in memory and one
  * read back (lib/paged-column.ts), every index from ids to rows keeping two entries in memory and

@@ -4,17 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { Float64Column, StringColumn, Uint32Column, Uint8Column, pageSettings, pagesReadBack, valuesReadInPlace } from '../../src/oracle/lib/paged-column.ts';
 import { PaymentRows } from '../../src/oracle/lib/payment-rows.ts';
 import { scratchFilesOpened } from '../../src/oracle/lib/spill.ts';
+import { withTinyPages } from './fixtures.ts';
 
 /** Makes what `make` builds with tiny pages: four rows, one resident, one reloaded, so nearly every read goes to the file. */
-function tiny<T>(make: () => T): T {
-  const saved = { ...pageSettings };
-  Object.assign(pageSettings, { rows: 4, resident: 1, reloaded: 1 });
-  try {
-    return make();
-  } finally {
-    Object.assign(pageSettings, saved);
-  }
-}
+const tiny = <T>(make: () => T): T => withTinyPages(make, 4);
 
 /** A fixed shuffle of 0..n-1 (a linear congruential order, so a failure repeats). */
 function shuffled(n: number): number[] {

@@ -7,10 +7,10 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { judge } from '../../src/oracle/index.ts';
-import { Float64Column, pageSettings } from '../../src/oracle/lib/paged-column.ts';
+import { Float64Column } from '../../src/oracle/lib/paged-column.ts';
 import { openScratch, readScratch, scratchFilesOpened, ScratchScope } from '../../src/oracle/lib/spill.ts';
 import { syntheticHistory } from '../../bench/lib/synthetic-history.ts';
-import { withPagesOnDisk } from './fixtures.ts';
+import { withPagesOnDisk, withTinyPages } from './fixtures.ts';
 
 const openDescriptors = () => readdirSync('/proc/self/fd').length;
 
@@ -44,7 +44,7 @@ describe('scratch files of a judgement', () => {
 
   it('a column read after its scope closed throws, naming why', () => {
     const scope = new ScratchScope();
-    const column = scope.within(() => withPagesOnDiskSync(() => {
+    const column = scope.within(() => withTinyPages(() => {
       const c = new Float64Column();
       for (let row = 0; row < 10; row++) c.set(row, row * 1.5);
       return c;
@@ -75,14 +75,3 @@ describe('scratch files of a judgement', () => {
     expect(inB.closed).toBe(true);
   });
 });
-
-/** Pages of two rows, one kept in memory, while `fn` runs (withPagesOnDisk's setting, synchronously). */
-function withPagesOnDiskSync<T>(fn: () => T): T {
-  const saved = { ...pageSettings };
-  Object.assign(pageSettings, { rows: 2, resident: 1, reloaded: 1 });
-  try {
-    return fn();
-  } finally {
-    Object.assign(pageSettings, saved);
-  }
-}
