@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { judge } from '../../src/oracle/index.ts';
 import { Float64Column } from '../../src/oracle/lib/paged-column.ts';
-import { openScratch, readScratch, scratchFilesOpened, ScratchScope } from '../../src/oracle/lib/spill.ts';
+import { openScratch, readScratch, scratchFilesOpened, ScratchScope, writeScratch } from '../../src/oracle/lib/spill.ts';
 import { syntheticHistory } from '../../bench/lib/synthetic-history.ts';
 import { withPagesOnDisk, withTinyPages } from './fixtures.ts';
 
@@ -53,7 +53,9 @@ describe('scratch files of a judgement', () => {
     expect(column.get(9)).toBe(13.5);
     scope.close();
     expect(scope.files.size).toBe(0);
-    expect(() => column.get(0)).toThrow(/read after its judgement ended/);
+    expect(() => column.get(0)).toThrow(/read or written after its judgement ended/);
+    // Setting a row of a page that is on disk reads it back first: a write after the close says so too.
+    expect(() => column.set(1, 7)).toThrow(/read or written after its judgement ended/);
   });
 
   it('a file opened outside any scope is left to its owner, and one scope does not close another\'s', () => {
@@ -70,7 +72,8 @@ describe('scratch files of a judgement', () => {
     // A nested within() gives the outer scope back: the last file opened in b is b's.
     expect(b.files.has(inB)).toBe(true);
     const byte = new Uint8Array(1);
-    expect(() => readScratch(inA, byte, 0, 'a page')).toThrow(/read after its judgement ended/);
+    expect(() => readScratch(inA, byte, 0, 'a page')).toThrow(/read or written after its judgement ended/);
+    expect(() => writeScratch(inA, byte, 0)).toThrow(/read or written after its judgement ended/);
     b.close();
     expect(inB.closed).toBe(true);
   });

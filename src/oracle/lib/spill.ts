@@ -236,7 +236,7 @@ export function readScratch(file: ScratchFile, into: Uint8Array, pos: number, wh
 
 /** The descriptor of a file still open; one closed with its judgement is an error, never a read of whatever file got its number since. */
 function usable(file: ScratchFile): number {
-  if (file.closed) throw new Error("the judge's scratch file was read after its judgement ended and closed it");
+  if (file.closed) throw new Error("the judge's scratch file was read or written after its judgement ended and closed it");
   return file.fd;
 }
 
